@@ -1,0 +1,120 @@
+package org.railyard;
+
+import org.railyard.bootstrap.Bootstrap;
+import org.railyard.bootstrap.Bootstraps;
+import org.railyard.engine.Engine;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/**
+ * The entry point: one per process. {@link #init} joins the job the process was started in (by
+ * {@code railyard run}, by MPICH Hydra's {@code mpiexec}, or alone as a job of one), and
+ * {@link #close} leaves it.
+ *
+ * <pre>{@code
+ * try (Railyard ry = Railyard.init(args)) {
+ *     Comm world = ry.world();
+ *     double[] x = new double[1024];
+ *     if (world.rank() == 0) world.send(x, 0, x.length, 1, 7);
+ *     else if (world.rank() == 1) world.recv(x, 0, x.length, 0, 7);
+ * }
+ * }</pre>
+ */
+public final class Railyard implements AutoCloseable {
+    private static Railyard current;
+
+    private final Engine engine;
+    private final Comm world;
+    private final Comm self;
+
+    private Railyard(Engine engine) {
+        this.engine = engine;
+        this.world = new Comm(engine, engine.world());
+        this.self = new Comm(engine, engine.self());
+    }
+
+    /** Joins the job; the arguments are accepted for symmetry with MPI_Init and not read. */
+    public static synchronized Railyard init(String... args) {
+        if (current != null) {
+            throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard.init was already called in this process");
+        }
+        Bootstrap b = Bootstraps.detect();
+        current = new Railyard(Engine.start(b));
+        return current;
+    }
+
+    /** The instance {@link #init} returned, or null before init and after close. */
+    public static synchronized Railyard current() {
+        return current;
+    }
+
+    /** True between init and close. */
+    public static synchronized boolean initialized() {
+        return current != null;
+    }
+
+    /** All processes of the job. */
+    public Comm world() {
+        return world;
+    }
+
+    /** This process alone. */
+    public Comm self() {
+        return self;
+    }
+
+    /** Rank in the world. */
+    public int rank() {
+        return world.rank();
+    }
+
+    /** Size of the world. */
+    public int size() {
+        return world.size();
+    }
+
+    /** The engine; for the facades and tools built on this API. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** Wall-clock seconds since an arbitrary origin, for timing. */
+    public static double wtime() {
+        return System.nanoTime() * 1e-9;
+    }
+
+    /** Resolution of {@link #wtime()}, seconds. */
+    public static double wtick() {
+        return 1e-9;
+    }
+
+    /** Name of the node this process runs on. */
+    public String processorName() {
+        return engine.nodeName();
+    }
+
+    /** The choices the library made so far (transport per peer, protocol thresholds, algorithms). */
+    public String choices() {
+        return engine.describeChoices();
+    }
+
+    /** Ends the job for every process: this process exits with {@code code}, and the launcher stops the rest. */
+    public void abort(int code) {
+        engine.abort(code);
+    }
+
+    /**
+     * Leaves the job: completes what this process has sent, says goodbye to its peers, closes its
+     * connections. Collective in spirit (as MPI_Finalize), but never waits on a peer forever.
+     */
+    @Override
+    public void close() {
+        synchronized (Railyard.class) {
+            if (current != this) {
+                return;
+            }
+            current = null;
+        }
+        engine.close();
+    }
+}

@@ -1,0 +1,57 @@
+package org.railyard.bootstrap;
+
+import java.time.Duration;
+
+/**
+ * How a process learns who it is in a job and finds its peers: a key-value space shared by the
+ * job, with a collective fence. Implementations: the Railyard launcher's key-value server
+ * ({@link KvBootstrap}), MPICH Hydra's PMI-1 ({@link Pmi1Bootstrap}), and a process started alone
+ * ({@link SingletonBootstrap}). {@link Bootstraps#detect()} picks one from the environment.
+ *
+ * <p>Protocol of use: every process {@link #put}s its own keys, calls {@link #fence()} once, and may
+ * then {@link #get} any key put before the fence by any process. Keys and values are printable
+ * ASCII without spaces, '=' or newlines (values are encoded by the caller where needed).
+ */
+public interface Bootstrap extends AutoCloseable {
+
+    /** This process's rank in the job, in [0, size). */
+    int rank();
+
+    /** Number of processes in the job. */
+    int size();
+
+    /** Identifier of the job, equal in every process of the job; printable, no spaces. */
+    String jobId();
+
+    /**
+     * The job secret, equal in every process of the job and unknown outside it. Under the Railyard
+     * launcher it is created by the launcher and handed over in the environment; under PMI, rank 0
+     * draws it and publishes it through the key-value space before the first fence.
+     */
+    byte[] jobSecret();
+
+    /** Publishes a key; visible to others after the next {@link #fence()}. */
+    void put(String key, String value);
+
+    /** Collective: waits until every process of the job has reached it, bounded by {@code timeout}. */
+    void fence(Duration timeout);
+
+    /** Default-bounded fence. */
+    default void fence() {
+        fence(Bootstraps.DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Reads a key put by any process before the last fence.
+     *
+     * @throws org.railyard.error.RailyardException (BOOTSTRAP) if absent or the server is gone
+     */
+    String get(String key);
+
+    /** Name of the mechanism, printed by {@code --print-choices}: "railyard-kv", "pmi-1", "singleton". */
+    String name();
+
+    /** Tells the job's manager this process ends normally; releases sockets. */
+    @Override
+    void close();
+}

@@ -1,0 +1,128 @@
+package org.railyard.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/**
+ * Element kinds the engine moves, with their wire layout (little endian, whatever the host). A
+ * buffer is a Java primitive array of the kind, or, for {@link #BYTE} (and any kind read through
+ * it), a {@link ByteBuffer} or {@link MemorySegment}.
+ */
+public enum Kind {
+    BYTE(1, ValueLayout.JAVA_BYTE),
+    BOOLEAN(1, ValueLayout.JAVA_BYTE),
+    CHAR(2, ValueLayout.JAVA_CHAR_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN)),
+    SHORT(2, ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN)),
+    INT(4, ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN)),
+    LONG(8, ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN)),
+    FLOAT(4, ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN)),
+    DOUBLE(8, ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN));
+
+    /** Bytes per element on the wire. */
+    public final int size;
+    /** Layout of one element on the wire. */
+    public final ValueLayout wire;
+
+    Kind(int size, ValueLayout wire) {
+        this.size = size;
+        this.wire = wire;
+    }
+
+    /** The kind a buffer object carries; throws a BUFFER error naming the class otherwise. */
+    public static Kind ofBuffer(Object buf) {
+        return switch (buf) {
+            case null -> throw new RailyardException(ErrorClass.BUFFER, "buffer is null");
+            case byte[] a -> BYTE;
+            case double[] a -> DOUBLE;
+            case int[] a -> INT;
+            case long[] a -> LONG;
+            case float[] a -> FLOAT;
+            case short[] a -> SHORT;
+            case char[] a -> CHAR;
+            case boolean[] a -> BOOLEAN;
+            case ByteBuffer b -> BYTE;
+            case MemorySegment s -> BYTE;
+            default -> throw new RailyardException(ErrorClass.BUFFER, "buffer of class " + buf.getClass().getName()
+                    + " is not supported: use a primitive array, a ByteBuffer or a MemorySegment");
+        };
+    }
+
+    /**
+     * Capacity of a buffer in elements of this kind, after checking the buffer can hold this kind
+     * (a primitive array must be of this kind exactly; byte buffers hold any kind).
+     */
+    public long capacity(Object buf) {
+        return switch (buf) {
+            case ByteBuffer b -> b.capacity() / size;
+            case MemorySegment s -> s.byteSize() / size;
+            default -> {
+                Kind k = ofBuffer(buf);
+                if (k != this) {
+                    throw new RailyardException(ErrorClass.TYPE, "datatype " + this + " does not match a buffer of type "
+                            + buf.getClass().getSimpleName());
+                }
+                yield java.lang.reflect.Array.getLength(buf);
+            }
+        };
+    }
+
+    /** Checks (buf, offset, count) names a valid range; messages name the argument and its range. */
+    public void checkRange(Object buf, int offset, int count) {
+        long cap = capacity(buf);
+        if (count < 0) {
+            throw new RailyardException(ErrorClass.COUNT, "count " + count + " is negative");
+        }
+        if (offset < 0 || offset > cap) {
+            throw new RailyardException(ErrorClass.BUFFER, "offset " + offset + " is out of range [0, " + cap
+                    + "] for a buffer of " + cap + " " + this + " elements");
+        }
+        if ((long) offset + count > cap) {
+            throw new RailyardException(ErrorClass.COUNT, "count " + count + " at offset " + offset
+                    + " exceeds the buffer of " + cap + " " + this + " elements (at most " + (cap - offset) + ")");
+        }
+    }
+
+    /**
+     * Copies {@code len} bytes of a message held in {@code buf} (starting at element {@code offset},
+     * then {@code msgOff} bytes in) to {@code dst} at {@code dstOff}. {@code msgOff} and {@code len}
+     * are multiples of the element size, except that {@code len} may end the message.
+     */
+    public void copyOut(Object buf, int offset, long msgOff, MemorySegment dst, long dstOff, long len) {
+        if (len == 0) {
+            return;
+        }
+        switch (buf) {
+            case MemorySegment s -> MemorySegment.copy(s, (long) offset * size + msgOff, dst, dstOff, len);
+            case ByteBuffer b -> MemorySegment.copy(MemorySegment.ofBuffer(b), (long) offset * size + msgOff, dst, dstOff, len);
+            case boolean[] a -> {
+                int first = offset + (int) msgOff;
+                for (int i = 0; i < len; i++) {
+                    dst.set(ValueLayout.JAVA_BYTE, dstOff + i, a[first + i] ? (byte) 1 : (byte) 0);
+                }
+            }
+            default -> MemorySegment.copy(buf, offset + (int) (msgOff / size), dst, wire, dstOff, (int) (len / size));
+        }
+    }
+
+    /** The inverse of {@link #copyOut}: {@code len} bytes from {@code src} into the message held in {@code buf}. */
+    public void copyIn(MemorySegment src, long srcOff, Object buf, int offset, long msgOff, long len) {
+        if (len == 0) {
+            return;
+        }
+        switch (buf) {
+            case MemorySegment s -> MemorySegment.copy(src, srcOff, s, (long) offset * size + msgOff, len);
+            case ByteBuffer b -> MemorySegment.copy(src, srcOff, MemorySegment.ofBuffer(b), (long) offset * size + msgOff, len);
+            case boolean[] a -> {
+                int first = offset + (int) msgOff;
+                for (int i = 0; i < len; i++) {
+                    a[first + i] = src.get(ValueLayout.JAVA_BYTE, srcOff + i) != 0;
+                }
+            }
+            default -> MemorySegment.copy(src, wire, srcOff, buf, offset + (int) (msgOff / size), (int) (len / size));
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package org.railyard.util;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Every setting of the library in one place. A setting {@code railyard.a.b} is read from the system
+ * property of that name, else from the environment variable {@code RAILYARD_A_B}, else its default.
+ * The launcher passes its options down as environment variables, so a setting given to
+ * {@code railyard run} reaches every rank.
+ */
+public final class Config {
+    private Config() {
+    }
+
+    /** Transports allowed, in any order, comma separated; empty means all that are found. */
+    public static final String TRANSPORTS_PROP = "railyard.transports";
+    public static final String TRANSPORTS_DEFAULT = "";
+
+    /** Messages up to this many bytes go eagerly; larger ones use rendezvous. */
+    public static final String EAGER_LIMIT_PROP = "railyard.eager.limit";
+    public static final long EAGER_LIMIT_DEFAULT = 64 * 1024;
+
+    /** Bytes per shared-memory ring (one per direction and pair of processes); a power of two. */
+    public static final String SHM_RING_PROP = "railyard.shm.ring";
+    public static final long SHM_RING_DEFAULT = 4L << 20;
+
+    /** Largest frame on a shared-memory ring, bytes. */
+    public static final String SHM_FRAME_PROP = "railyard.shm.frame";
+    public static final long SHM_FRAME_DEFAULT = 256 * 1024;
+
+    /** Largest frame on a TCP connection, bytes; also the size of its staging buffers / 4. */
+    public static final String TCP_FRAME_PROP = "railyard.tcp.frame";
+    public static final long TCP_FRAME_DEFAULT = 256 * 1024;
+
+    /** Socket buffer sizes asked of the kernel for TCP data connections, bytes (0: kernel default). */
+    public static final String TCP_SOCKBUF_PROP = "railyard.tcp.sockbuf";
+    public static final long TCP_SOCKBUF_DEFAULT = 4L << 20;
+
+    /** Address to bind and publish for TCP; empty: wildcard bind, publish every interface. */
+    public static final String TCP_HOST_PROP = "railyard.tcp.host";
+    public static final String TCP_HOST_DEFAULT = "";
+
+    /** Bound on opening a connection to a peer, handshake included. */
+    public static final String CONNECT_TIMEOUT_PROP = "railyard.connect.timeout";
+    public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(20);
+
+    /** How long requests that depend on a peer whose connection broke wait before they fail. */
+    public static final String PEER_TIMEOUT_PROP = "railyard.peer.timeout";
+    public static final Duration PEER_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
+
+    /** Bound on bootstrap fences and lookups. */
+    public static final String BOOTSTRAP_TIMEOUT_PROP = "railyard.bootstrap.timeout";
+    public static final Duration BOOTSTRAP_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
+
+    /** Print each choice the library makes (transport per peer, protocol per size, algorithms) to stderr. */
+    public static final String PRINT_CHOICES_PROP = "railyard.print.choices";
+    public static final boolean PRINT_CHOICES_DEFAULT = false;
+
+    /** Busy-poll iterations of an idle waiter before it yields, then parks. */
+    public static final String IDLE_SPINS_PROP = "railyard.idle.spins";
+    public static final long IDLE_SPINS_DEFAULT = 20_000;
+
+    /** Longest park of an idle waiter, microseconds. */
+    public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
+    public static final long IDLE_MAX_PARK_DEFAULT = 500;
+
+    /** Raw lookup: system property, then environment, then null. */
+    public static String raw(String prop) {
+        String v = System.getProperty(prop);
+        if (v == null) {
+            v = System.getenv(envName(prop));
+        }
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    public static String envName(String prop) {
+        return prop.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    public static String string(String prop, String def) {
+        String v = raw(prop);
+        return v == null ? def : v;
+    }
+
+    public static boolean bool(String prop, boolean def) {
+        String v = raw(prop);
+        if (v == null) {
+            return def;
+        }
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "1", "true", "yes", "on", "y" -> true;
+            case "0", "false", "no", "off", "n" -> false;
+            default -> throw bad(prop, v, "a boolean (true/false)");
+        };
+    }
+
+    /** Reads a size; accepts suffixes k, m, g (powers of 1024). */
+    public static long bytes(String prop, long def) {
+        String v = raw(prop);
+        if (v == null) {
+            return def;
+        }
+        return parseBytes(prop, v);
+    }
+
+    public static long parseBytes(String what, String v) {
+        String s = v.toLowerCase(Locale.ROOT).replace("ib", "").replace("b", "");
+        long mult = 1;
+        char last = s.isEmpty() ? ' ' : s.charAt(s.length() - 1);
+        switch (last) {
+            case 'k' -> mult = 1L << 10;
+            case 'm' -> mult = 1L << 20;
+            case 'g' -> mult = 1L << 30;
+            default -> { }
+        }
+        if (mult != 1) {
+            s = s.substring(0, s.length() - 1);
+        }
+        try {
+            long n = Long.parseLong(s.trim());
+            if (n < 0) {
+                throw bad(what, v, "a non-negative size such as 65536, 64k or 4m");
+            }
+            return n * mult;
+        } catch (NumberFormatException e) {
+            throw bad(what, v, "a non-negative size such as 65536, 64k or 4m");
+        }
+    }
+
+    public static long number(String prop, long def) {
+        String v = raw(prop);
+        if (v == null) {
+            return def;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw bad(prop, v, "a whole number");
+        }
+    }
+
+    /** Reads a duration: "500ms", "20s", "2m", "1h", or a bare number of seconds. */
+    public static Duration duration(String prop, Duration def) {
+        String v = raw(prop);
+        return v == null ? def : parseDuration(prop, v);
+    }
+
+    public static Duration parseDuration(String what, String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2).trim()));
+            }
+            if (s.endsWith("us")) {
+                return Duration.ofNanos(1000 * Long.parseLong(s.substring(0, s.length() - 2).trim()));
+            }
+            char unit = s.charAt(s.length() - 1);
+            String num = Character.isDigit(unit) ? s : s.substring(0, s.length() - 1).trim();
+            double d = Double.parseDouble(num);
+            double seconds = switch (unit) {
+                case 'h' -> d * 3600;
+                case 'm' -> d * 60;
+                case 's' -> d;
+                default -> {
+                    if (!Character.isDigit(unit)) {
+                        throw new NumberFormatException();
+                    }
+                    yield d;
+                }
+            };
+            if (seconds < 0) {
+                throw new NumberFormatException();
+            }
+            return Duration.ofNanos((long) (seconds * 1e9));
+        } catch (RuntimeException e) {
+            throw bad(what, v, "a duration such as 500ms, 20s, 2m or 1h");
+        }
+    }
+
+    private static IllegalArgumentException bad(String prop, String value, String expected) {
+        return new IllegalArgumentException("setting " + prop + " (env " + envName(prop) + ") = '" + value
+                + "' is not " + expected);
+    }
+}
