@@ -125,4 +125,40 @@ public enum Kind {
             default -> MemorySegment.copy(src, wire, srcOff, buf, offset + (int) (msgOff / size), (int) (len / size));
         }
     }
+
+    /** A new Java array of this kind. */
+    public Object newArray(int n) {
+        return switch (this) {
+            case BYTE -> new byte[n];
+            case BOOLEAN -> new boolean[n];
+            case CHAR -> new char[n];
+            case SHORT -> new short[n];
+            case INT -> new int[n];
+            case LONG -> new long[n];
+            case FLOAT -> new float[n];
+            case DOUBLE -> new double[n];
+        };
+    }
+
+    /** Copies {@code count} elements of {@code buf} from {@code offset} into a new Java array of this kind. */
+    public Object toArray(Object buf, int offset, int count) {
+        Object a = newArray(count);
+        if (buf.getClass() == a.getClass()) {
+            System.arraycopy(buf, offset, a, 0, count);
+        } else {
+            MemorySegment src = buf instanceof ByteBuffer b ? MemorySegment.ofBuffer(b) : (MemorySegment) buf;
+            copyIn(src, (long) offset * size, a, 0, 0, (long) count * size);
+        }
+        return a;
+    }
+
+    /** Copies {@code count} elements of the Java array {@code a} into {@code buf} at {@code offset}. */
+    public void fromArray(Object a, Object buf, int offset, int count) {
+        if (buf.getClass() == a.getClass()) {
+            System.arraycopy(a, 0, buf, offset, count);
+        } else {
+            MemorySegment dst = buf instanceof ByteBuffer b ? MemorySegment.ofBuffer(b) : (MemorySegment) buf;
+            copyOut(a, 0, 0, dst, (long) offset * size, (long) count * size);
+        }
+    }
 }

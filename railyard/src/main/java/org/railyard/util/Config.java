@@ -45,10 +45,6 @@ public final class Config {
     public static final String CONNECT_TIMEOUT_PROP = "railyard.connect.timeout";
     public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(20);
 
-    /** How long requests that depend on a peer whose connection broke wait before they fail. */
-    public static final String PEER_TIMEOUT_PROP = "railyard.peer.timeout";
-    public static final Duration PEER_TIMEOUT_DEFAULT = Duration.ofSeconds(5);
-
     /** Bound on bootstrap fences and lookups. */
     public static final String BOOTSTRAP_TIMEOUT_PROP = "railyard.bootstrap.timeout";
     public static final Duration BOOTSTRAP_TIMEOUT_DEFAULT = Duration.ofSeconds(120);

@@ -1,0 +1,987 @@
+package org.railyard.engine;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.bootstrap.Bootstrap;
+import org.railyard.channel.ChannelTable;
+import org.railyard.channel.FrameSink;
+import org.railyard.channel.VirtualChannel;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.transport.Connector;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.util.BackoffIdle;
+import org.railyard.util.Config;
+import org.railyard.wire.FrameHeader;
+import org.railyard.wire.FrameType;
+
+/**
+ * The point-to-point engine of one process: matching of messages to receives (per context, source
+ * and tag, in arrival order), the eager and rendezvous protocols, the progress agent, and the
+ * collectives built on them ({@link Collectives}).
+ *
+ * <p>Threads: all engine state is guarded by one progress lock. A caller posts under the lock; a
+ * caller waiting for a request drives progress itself while it can take the lock, so a blocked
+ * ping-pong never hands off between threads; a background agent drives progress when no caller
+ * does (a program computing while a rendezvous is under way), parking with backoff when idle.
+ * Several application threads may call at once (MPI_THREAD_MULTIPLE): calls are serialised by
+ * the lock, and each waits on its own request.
+ *
+ * <p>Protocol per message: a standard send of at most {@link #eagerLimit()} bytes goes as one EAGER
+ * frame and completes when that frame is in the link's memory; a larger one (and every synchronous
+ * send) sends an RTS, and its payload follows as DATA frames once the receiver has matched it and
+ * answered CTS. Unexpected eager payloads are copied aside into pooled buffers; unexpected
+ * rendezvous messages cost only their envelope.
+ */
+public final class Engine implements FrameSink {
+    public static final int ANY_SOURCE = -1;
+    public static final int ANY_TAG = -1;
+    public static final int PROC_NULL = -2;
+    public static final int UNDEFINED = -32766;
+    public static final int TAG_UB = (1 << 30) - 1;
+    public static final int MODE_STANDARD = 0;
+    public static final int MODE_SYNC = 1;
+
+    private static final System.Logger LOG = System.getLogger("org.railyard.engine");
+
+    private final Bootstrap bootstrap;
+    private final int rank;
+    private final int size;
+    private final String node;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ChannelTable channels;
+    private final Connector connector;
+    private final TransferTable table = new TransferTable();
+    private final long eagerLimit;
+    private final List<String> transportNames;
+    private final boolean printChoices;
+    private final List<String> choiceLog = new ArrayList<>();
+    private final CommState world;
+    private final CommState self;
+    private final Collectives collectives;
+    private final ThreadLocal<BackoffIdle> waiterIdle;
+    private final Thread agent;
+    private volatile boolean closed;
+    private int nextContext = 4;
+
+    private Transfer postedHead, postedTail;
+    private Unexpected unexpectedHead, unexpectedTail;
+    private final Unexpected[] unexpectedPool = new Unexpected[32];
+    private SendTransfer[] sendPool = new SendTransfer[8];
+    private int sendPoolCount;
+    private RecvTransfer[] recvPool = new RecvTransfer[8];
+    private int recvPoolCount;
+
+    private Engine(Bootstrap bootstrap, List<Transport> transports, String node) throws IOException {
+        this.bootstrap = bootstrap;
+        this.rank = bootstrap.rank();
+        this.size = bootstrap.size();
+        this.node = node;
+        this.printChoices = Config.bool(Config.PRINT_CHOICES_PROP, Config.PRINT_CHOICES_DEFAULT);
+        Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
+        this.connector = new Connector(rank, size, bootstrap.jobId(), bootstrap.jobSecret(), transports, connectTimeout);
+        List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
+        this.transportNames = connector.transports().stream().map(Transport::name).toList();
+        int minFrame = Integer.MAX_VALUE;
+        for (Transport t : transports) {
+            minFrame = Math.min(minFrame, t.maxFrame());
+        }
+        long requested = Config.bytes(Config.EAGER_LIMIT_PROP, Config.EAGER_LIMIT_DEFAULT);
+        this.eagerLimit = Math.min(requested, minFrame - FrameHeader.LENGTH);
+        AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
+                transportNames.stream().filter(n -> !n.equals("self")).toList());
+        bootstrap.put(AddressCard.key(rank), mine.encode());
+        bootstrap.fence();
+        Map<Integer, AddressCard> cards = new HashMap<>();
+        connector.cards(mine, peer -> {
+            synchronized (cards) {
+                return cards.computeIfAbsent(peer, p -> AddressCard.decode(p, bootstrap.get(AddressCard.key(p))));
+            }
+        });
+        this.channels = new ChannelTable(rank, size, connector, this, connectTimeout.toNanos(),
+                printChoices ? this::choice : null, s -> LOG.log(System.Logger.Level.WARNING, s));
+        int[] all = new int[size];
+        for (int i = 0; i < size; i++) {
+            all[i] = i;
+        }
+        this.world = new CommState(0, all, size, rank, "WORLD");
+        this.self = new CommState(2, new int[] {rank}, size, rank, "SELF");
+        this.collectives = new Collectives(this);
+        boolean oversubscribed = size > Runtime.getRuntime().availableProcessors();
+        long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 200 : Config.IDLE_SPINS_DEFAULT);
+        long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
+        this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, 100, 1000, maxPark));
+        choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
+                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins);
+        this.agent = Thread.ofPlatform().daemon().name("railyard-progress-" + rank).start(this::agentLoop);
+    }
+
+    /**
+     * Starts the engine of this process: the transports allowed by {@code railyard.transports}
+     * (all found by {@link ServiceLoader} otherwise), the handshake listener, and the exchange of
+     * address cards through the bootstrap.
+     */
+    public static Engine start(Bootstrap bootstrap) {
+        String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
+        List<String> wanted = allowed.isEmpty() ? List.of() : Arrays.stream(allowed.split(",")).map(String::trim).toList();
+        List<Transport> found = new ArrayList<>();
+        for (Transport t : ServiceLoader.load(Transport.class, Engine.class.getClassLoader())) {
+            found.add(t);
+        }
+        List<String> names = found.stream().map(Transport::name).toList();
+        for (String w : wanted) {
+            if (!names.contains(w)) {
+                throw new RailyardException(ErrorClass.ARG, "transport '" + w + "' in " + Config.TRANSPORTS_PROP
+                        + " is unknown; available: " + String.join(", ", names));
+            }
+        }
+        String node = nodeIdentity();
+        TransportEnv env = new TransportEnv(bootstrap.rank(), bootstrap.size(), bootstrap.jobId(), node);
+        List<Transport> started = new ArrayList<>();
+        try {
+            for (Transport t : found) {
+                // self is always kept: a process must be able to send to itself whatever is allowed
+                if ((wanted.isEmpty() || wanted.contains(t.name()) || t.name().equals("self")) && t.start(env)) {
+                    started.add(t);
+                }
+            }
+            return new Engine(bootstrap, started, node);
+        } catch (IOException e) {
+            throw new RailyardException(ErrorClass.IO, "cannot start the engine: " + e.getMessage(), e);
+        }
+    }
+
+    private static String nodeIdentity() {
+        String forced = Config.raw("railyard.node");
+        if (forced != null) {
+            return forced;
+        }
+        String host;
+        try {
+            host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        } catch (IOException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+        try {
+            String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+            return host + "." + boot.substring(0, 8);
+        } catch (IOException | RuntimeException e) {
+            return host;
+        }
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public CommState world() {
+        return world;
+    }
+
+    public CommState self() {
+        return self;
+    }
+
+    public String nodeName() {
+        return node;
+    }
+
+    /** Standard sends up to this many bytes go eagerly. */
+    public long eagerLimit() {
+        return eagerLimit;
+    }
+
+    // ================================================================== argument checks
+
+    private void checkComm(CommState c) {
+        if (closed) {
+            throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard was closed in this process");
+        }
+        c.checkUsable();
+    }
+
+    private static void checkDest(CommState c, int dest, String what) {
+        if (dest != PROC_NULL && (dest < 0 || dest >= c.size())) {
+            throw new RailyardException(ErrorClass.RANK, what + " rank " + dest + " is out of range [0, " + c.size()
+                    + ") for communicator " + c.name() + " (or PROC_NULL)");
+        }
+    }
+
+    private static void checkSource(CommState c, int source) {
+        if (source != PROC_NULL && source != ANY_SOURCE && (source < 0 || source >= c.size())) {
+            throw new RailyardException(ErrorClass.RANK, "source rank " + source + " is out of range [0, " + c.size()
+                    + ") for communicator " + c.name() + " (or ANY_SOURCE, PROC_NULL)");
+        }
+    }
+
+    private static void checkSendTag(int tag) {
+        if (tag < 0 || tag > TAG_UB) {
+            throw new RailyardException(ErrorClass.TAG, "tag " + tag + " is out of range [0, " + TAG_UB + "]");
+        }
+    }
+
+    private static void checkRecvTag(int tag) {
+        if (tag != ANY_TAG && (tag < 0 || tag > TAG_UB)) {
+            throw new RailyardException(ErrorClass.TAG, "tag " + tag + " is out of range [0, " + TAG_UB + "] (or ANY_TAG)");
+        }
+    }
+
+    private static void checkBuffer(Object buf, Kind k, int off, int count) {
+        if (k == null) {
+            throw new RailyardException(ErrorClass.TYPE, "datatype is null");
+        }
+        k.checkRange(buf, off, count);
+        if ((long) count * k.size > Integer.MAX_VALUE) {
+            throw new RailyardException(ErrorClass.COUNT, "message of " + (long) count * k.size
+                    + " bytes is larger than the limit of " + Integer.MAX_VALUE + " bytes");
+        }
+    }
+
+    // ================================================================== point to point
+
+    public void send(CommState c, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
+        checkComm(c);
+        checkDest(c, dest, "dest");
+        checkSendTag(tag);
+        checkBuffer(buf, k, off, count);
+        if (dest == PROC_NULL) {
+            return;
+        }
+        SendTransfer t;
+        lock.lock();
+        try {
+            t = acquireSend();
+            postSend(t, c, c.context, buf, k, off, count, c.worldRanks[dest], tag, mode);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            await(t);
+        } finally {
+            lock.lock();
+            try {
+                releaseSend(t);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    public Transfer isend(CommState c, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
+        checkComm(c);
+        checkDest(c, dest, "dest");
+        checkSendTag(tag);
+        checkBuffer(buf, k, off, count);
+        return isendUnchecked(c, c.context, buf, k, off, count, dest, tag, mode);
+    }
+
+    Transfer isendUnchecked(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
+        SendTransfer t = new SendTransfer(this);
+        if (dest == PROC_NULL) {
+            t.init(c, ctx, buf, k, off, 0, PROC_NULL, tag);
+            t.state = Transfer.DONE;
+            return t;
+        }
+        lock.lock();
+        try {
+            postSend(t, c, ctx, buf, k, off, count, c.worldRanks[dest], tag, mode);
+        } finally {
+            lock.unlock();
+        }
+        return t;
+    }
+
+    public void recv(CommState c, Object buf, Kind k, int off, int count, int source, int tag, StatusSink status) {
+        checkComm(c);
+        checkSource(c, source);
+        checkRecvTag(tag);
+        checkBuffer(buf, k, off, count);
+        if (source == PROC_NULL) {
+            status.setStatus(PROC_NULL, ANY_TAG, 0, k.size);
+            return;
+        }
+        RecvTransfer t;
+        lock.lock();
+        try {
+            t = acquireRecv();
+            postRecv(t, c, c.context, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            await(t);
+            t.fillStatus(status);
+        } finally {
+            lock.lock();
+            try {
+                releaseRecv(t);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    public Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int source, int tag) {
+        checkComm(c);
+        checkSource(c, source);
+        checkRecvTag(tag);
+        checkBuffer(buf, k, off, count);
+        return irecvUnchecked(c, c.context, buf, k, off, count, source, tag);
+    }
+
+    Transfer irecvUnchecked(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
+        RecvTransfer t = new RecvTransfer(this);
+        if (source == PROC_NULL) {
+            t.init(c, ctx, buf, k, off, 0, PROC_NULL, tag);
+            t.statusSource = PROC_NULL;
+            t.statusTag = ANY_TAG;
+            t.state = Transfer.DONE;
+            return t;
+        }
+        lock.lock();
+        try {
+            postRecv(t, c, ctx, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag);
+        } finally {
+            lock.unlock();
+        }
+        return t;
+    }
+
+    private void postSend(SendTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int destWorld,
+                          int tag, int mode) {
+        t.init(c, ctx, buf, k, off, count, destWorld, tag);
+        t.sourceWorld = rank;
+        t.sent = 0;
+        t.remoteCookie = 0;
+        t.phase = mode == MODE_STANDARD && t.capacityBytes <= eagerLimit ? SendTransfer.PHASE_EAGER : SendTransfer.PHASE_RTS;
+        table.register(t);
+        VirtualChannel ch = channels.channel(destWorld);
+        if (ch.state() == VirtualChannel.State.DOWN || ch.state() == VirtualChannel.State.CLOSED) {
+            t.fail(ErrorClass.PEER_FAILED, "cannot send to rank " + c.localRank(destWorld) + " of " + c.name()
+                    + " (world rank " + destWorld + "): " + ch.failure());
+            return;
+        }
+        ch.sendEnvelope(t);
+        ch.progressSend();
+    }
+
+    private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
+        t.init(c, ctx, buf, k, off, count, srcWorld, tag);
+        t.rendezvous = false;
+        t.channel = null;
+        t.received = 0;
+        t.messageBytes = 0;
+        table.register(t);
+        for (Unexpected u = unexpectedHead; u != null; u = u.next) {
+            if (u.matches(ctx, srcWorld, tag)) {
+                unlinkUnexpected(u);
+                t.matched(u.source, u.tag, u.bytes);
+                if (u.rendezvous) {
+                    startRendezvous(t, u.channel, u.senderCookie);
+                } else {
+                    t.deliver(u.dataSeg, 0, 0, u.bytes);
+                    t.finishIfComplete();
+                }
+                releaseUnexpected(u);
+                return;
+            }
+        }
+        if (srcWorld != ANY_SOURCE) {
+            VirtualChannel ch = channels.existing(srcWorld);
+            if (ch != null && (ch.state() == VirtualChannel.State.DOWN || ch.state() == VirtualChannel.State.CLOSED)) {
+                t.fail(ErrorClass.PEER_FAILED, "cannot receive from rank " + c.localRank(srcWorld) + " of " + c.name()
+                        + " (world rank " + srcWorld + "): " + ch.failure());
+                return;
+            }
+        }
+        t.prevMatch = postedTail;
+        t.nextMatch = null;
+        if (postedTail == null) {
+            postedHead = t;
+        } else {
+            postedTail.nextMatch = t;
+        }
+        postedTail = t;
+    }
+
+    private void startRendezvous(RecvTransfer t, VirtualChannel ch, long senderCookie) {
+        t.rendezvous = true;
+        t.senderCookie = senderCookie;
+        t.channel = ch;
+        if (ch.state() != VirtualChannel.State.UP) {
+            t.fail(ErrorClass.PEER_FAILED, "rank " + t.statusSource + " of " + t.comm.name() + " is gone: " + ch.failure());
+            return;
+        }
+        ch.sendEnvelope(t);
+    }
+
+    private void unlinkPosted(Transfer t) {
+        if (t.prevMatch == null) {
+            postedHead = t.nextMatch;
+        } else {
+            t.prevMatch.nextMatch = t.nextMatch;
+        }
+        if (t.nextMatch == null) {
+            postedTail = t.prevMatch;
+        } else {
+            t.nextMatch.prevMatch = t.prevMatch;
+        }
+        t.nextMatch = null;
+        t.prevMatch = null;
+    }
+
+    private boolean isPosted(Transfer t) {
+        return t.prevMatch != null || postedHead == t;
+    }
+
+    private RecvTransfer findPosted(int ctx, int src, int tag) {
+        for (Transfer t = postedHead; t != null; t = t.nextMatch) {
+            if (t.context == ctx && (t.peer == ANY_SOURCE || t.peer == src) && (t.tag == ANY_TAG || t.tag == tag)) {
+                return (RecvTransfer) t;
+            }
+        }
+        return null;
+    }
+
+    // ================================================================== frames from the channel floor
+
+    @Override
+    public void onFrame(VirtualChannel from, MemorySegment seg, long off, int length) {
+        byte type = FrameHeader.type(seg, off);
+        int src = from.peer();
+        if (FrameHeader.source(seg, off) != src) {
+            from.protocolError("frame names source rank " + FrameHeader.source(seg, off) + " on the connection of rank " + src);
+            return;
+        }
+        switch (type) {
+            case FrameType.EAGER, FrameType.RTS -> onEnvelope(from, seg, off, length, type == FrameType.RTS);
+            case FrameType.CTS -> onCts(from, seg, off);
+            case FrameType.DATA -> onData(from, seg, off, length);
+            default -> from.protocolError("unexpected frame type " + FrameType.name(type));
+        }
+    }
+
+    private void onEnvelope(VirtualChannel from, MemorySegment seg, long off, int length, boolean rts) {
+        int ctx = FrameHeader.context(seg, off);
+        int src = from.peer();
+        int tag = FrameHeader.tag(seg, off);
+        long bytes = FrameHeader.messageLength(seg, off);
+        if (!rts && bytes != length - FrameHeader.LENGTH) {
+            from.protocolError("eager frame of " + length + " bytes announces a message of " + bytes + " bytes");
+            return;
+        }
+        RecvTransfer t = findPosted(ctx, src, tag);
+        if (t != null) {
+            unlinkPosted(t);
+            t.matched(src, tag, bytes);
+            if (rts) {
+                startRendezvous(t, from, FrameHeader.cookie(seg, off));
+            } else {
+                t.deliver(seg, off + FrameHeader.LENGTH, 0, bytes);
+                t.finishIfComplete();
+            }
+            return;
+        }
+        Unexpected u = acquireUnexpected(rts ? 0 : bytes);
+        u.context = ctx;
+        u.source = src;
+        u.tag = tag;
+        u.bytes = bytes;
+        u.rendezvous = rts;
+        u.channel = from;
+        u.senderCookie = rts ? FrameHeader.cookie(seg, off) : 0;
+        if (!rts && bytes > 0) {
+            MemorySegment.copy(seg, off + FrameHeader.LENGTH, u.dataSeg, 0, bytes);
+        }
+        u.next = null;
+        u.prev = unexpectedTail;
+        if (unexpectedTail == null) {
+            unexpectedHead = u;
+        } else {
+            unexpectedTail.next = u;
+        }
+        unexpectedTail = u;
+    }
+
+    private void onCts(VirtualChannel from, MemorySegment seg, long off) {
+        Transfer x = table.get(FrameHeader.cookie(seg, off));
+        if (!(x instanceof SendTransfer s) || s.phase != SendTransfer.PHASE_WAIT_CTS || s.peer != from.peer()) {
+            from.protocolError("CTS names no rendezvous send waiting for it (id " + FrameHeader.cookie(seg, off) + ")");
+            return;
+        }
+        s.remoteCookie = FrameHeader.arg(seg, off);
+        if (s.capacityBytes == 0) {
+            s.complete();
+            return;
+        }
+        s.phase = SendTransfer.PHASE_DATA;
+        from.sendBulk(s);
+    }
+
+    private void onData(VirtualChannel from, MemorySegment seg, long off, int length) {
+        Transfer x = table.get(FrameHeader.cookie(seg, off));
+        long msgOff = FrameHeader.arg(seg, off);
+        long len = length - FrameHeader.LENGTH;
+        if (!(x instanceof RecvTransfer r) || !r.rendezvous || r.matchedSource != from.peer()
+                || msgOff < 0 || msgOff + len > r.messageBytes) {
+            from.protocolError("DATA frame for no receive expecting it (id " + FrameHeader.cookie(seg, off) + ", offset "
+                    + msgOff + ", " + len + " bytes)");
+            return;
+        }
+        r.deliver(seg, off + FrameHeader.LENGTH, msgOff, len);
+        r.finishIfComplete();
+    }
+
+    @Override
+    public void onChannelDown(VirtualChannel ch, String why, boolean orderly) {
+        int peer = ch.peer();
+        if (!orderly) {
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + why);
+        }
+        List<Transfer> victims = new ArrayList<>();
+        table.forEach(t -> {
+            if (t.state != Transfer.PENDING) {
+                return;
+            }
+            if (t instanceof SendTransfer && t.peer == peer) {
+                victims.add(t);
+            } else if (t instanceof RecvTransfer r) {
+                boolean fromPeer = r.rendezvous ? r.matchedSource == peer : (isPosted(r) && r.peer == peer);
+                boolean wildcard = !orderly && isPosted(r) && r.peer == ANY_SOURCE;
+                if (fromPeer || wildcard) {
+                    victims.add(t);
+                }
+            }
+        });
+        for (Transfer t : victims) {
+            if (isPosted(t)) {
+                unlinkPosted(t);
+            }
+            String who = t.comm == null ? "world rank " + peer : "rank " + t.comm.localRank(peer) + " of " + t.comm.name()
+                    + " (world rank " + peer + ")";
+            t.fail(ErrorClass.PEER_FAILED, (t instanceof SendTransfer ? "send to " : "receive from ") + who + " failed: " + why);
+        }
+    }
+
+    void completed(Transfer t) {
+        table.unregister(t);
+    }
+
+    // ================================================================== waiting
+
+    /** Waits for {@code t}, driving progress; throws its error if it failed. */
+    public void await(Transfer t) {
+        await(t, Long.MAX_VALUE);
+    }
+
+    /** Waits at most {@code timeoutNanos}; false if still pending then. Throws the error of a failed transfer. */
+    public boolean await(Transfer t, long timeoutNanos) {
+        if (t.state == Transfer.PENDING) {
+            BackoffIdle idle = waiterIdle.get();
+            idle.reset();
+            long start = timeoutNanos == Long.MAX_VALUE ? 0 : System.nanoTime();
+            while (t.state == Transfer.PENDING) {
+                int work = 0;
+                if (lock.tryLock()) {
+                    try {
+                        work = channels.progress();
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+                if (t.state != Transfer.PENDING) {
+                    break;
+                }
+                if (timeoutNanos != Long.MAX_VALUE && System.nanoTime() - start > timeoutNanos) {
+                    return false;
+                }
+                idle.idle(work);
+            }
+        }
+        throwIfFailed(t);
+        return true;
+    }
+
+    private static void throwIfFailed(Transfer t) {
+        if (t.state == Transfer.FAILED) {
+            RailyardException e = t.error;
+            throw new RailyardException(e.errorClass(), e.getMessage(), e);
+        }
+    }
+
+    /** Drives progress once; true if {@code t} is complete (throws if it failed). */
+    public boolean test(Transfer t) {
+        if (t.state == Transfer.PENDING && lock.tryLock()) {
+            try {
+                channels.progress();
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (t.state == Transfer.PENDING) {
+            return false;
+        }
+        throwIfFailed(t);
+        return true;
+    }
+
+    /** Waits until one of {@code ts} (nulls ignored) is complete; returns its index. */
+    public int awaitAny(Transfer[] ts) {
+        BackoffIdle idle = waiterIdle.get();
+        idle.reset();
+        while (true) {
+            for (int i = 0; i < ts.length; i++) {
+                if (ts[i] != null && ts[i].state != Transfer.PENDING) {
+                    throwIfFailed(ts[i]);
+                    return i;
+                }
+            }
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    work = channels.progress();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            idle.idle(work);
+        }
+    }
+
+    /** Cancels a receive that has not matched yet; true if it was cancelled. */
+    public boolean cancel(Transfer t) {
+        lock.lock();
+        try {
+            if (t instanceof RecvTransfer && t.state == Transfer.PENDING && isPosted(t)) {
+                unlinkPosted(t);
+                t.state = Transfer.CANCELLED;
+                completed(t);
+                return true;
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ================================================================== probe
+
+    public boolean iprobe(CommState c, int source, int tag, StatusSink out) {
+        checkComm(c);
+        checkSource(c, source);
+        checkRecvTag(tag);
+        if (source == PROC_NULL) {
+            out.setStatus(PROC_NULL, ANY_TAG, 0, 1);
+            return true;
+        }
+        int srcWorld = source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source];
+        lock.lock();
+        try {
+            channels.progress();
+            for (Unexpected u = unexpectedHead; u != null; u = u.next) {
+                if (u.matches(c.context, srcWorld, tag)) {
+                    out.setStatus(c.localRank(u.source), u.tag, u.bytes, 1);
+                    return true;
+                }
+            }
+            if (srcWorld != ANY_SOURCE) {
+                VirtualChannel ch = channels.existing(srcWorld);
+                if (ch != null && (ch.state() == VirtualChannel.State.DOWN || ch.state() == VirtualChannel.State.CLOSED)) {
+                    throw new RailyardException(ErrorClass.PEER_FAILED, "probe of rank " + source + " of " + c.name()
+                            + ": " + ch.failure());
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void probe(CommState c, int source, int tag, StatusSink out) {
+        BackoffIdle idle = waiterIdle.get();
+        idle.reset();
+        while (!iprobe(c, source, tag, out)) {
+            idle.idle(0);
+        }
+    }
+
+    // ================================================================== collectives and communicators
+
+    public void barrier(CommState c) {
+        checkComm(c);
+        collectives.barrier(c);
+    }
+
+    public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
+        checkComm(c);
+        checkRoot(c, root);
+        checkBuffer(buf, k, off, count);
+        collectives.bcast(c, buf, k, off, count, root);
+    }
+
+    public void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
+        checkComm(c);
+        checkRoot(c, root);
+        checkBuffer(sbuf, k, soff, count);
+        if (c.rank == root) {
+            checkBuffer(rbuf, k, roff, count);
+        }
+        collectives.reduce(c, sbuf, soff, rbuf, roff, count, k, op, root);
+    }
+
+    public void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        checkComm(c);
+        checkBuffer(sbuf, k, soff, count);
+        checkBuffer(rbuf, k, roff, count);
+        collectives.allreduce(c, sbuf, soff, rbuf, roff, count, k, op);
+    }
+
+    private static void checkRoot(CommState c, int root) {
+        if (root < 0 || root >= c.size()) {
+            throw new RailyardException(ErrorClass.RANK, "root rank " + root + " is out of range [0, " + c.size()
+                    + ") for communicator " + c.name());
+        }
+    }
+
+    /** Collective over {@code c}: agrees on a context id no member uses yet. */
+    private int agreeContext(CommState c) {
+        long[] mine = {nextContext};
+        long[] max = new long[1];
+        collectives.allreduce(c, mine, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
+        int ctx = (int) max[0];
+        nextContext = ctx + 2;
+        return ctx;
+    }
+
+    public CommState dup(CommState c) {
+        checkComm(c);
+        int ctx = agreeContext(c);
+        return new CommState(ctx, c.worldRanks.clone(), size, rank, c.name() + ".dup" + (++c.children));
+    }
+
+    public CommState split(CommState c, int color, int key) {
+        checkComm(c);
+        if (color < 0 && color != UNDEFINED) {
+            throw new RailyardException(ErrorClass.ARG, "color " + color + " must be non-negative or UNDEFINED");
+        }
+        int n = c.size();
+        long[] mine = new long[2 * n];
+        mine[2 * c.rank] = color;
+        mine[2 * c.rank + 1] = key;
+        long[] all = new long[2 * n];
+        collectives.allreduce(c, mine, 0, all, 0, 2 * n, Kind.LONG, Reduction.SUM);
+        int ctx = agreeContext(c);
+        int child = ++c.children;
+        if (color == UNDEFINED) {
+            return null;
+        }
+        List<int[]> members = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (all[2 * r] == color) {
+                members.add(new int[] {(int) all[2 * r + 1], r});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        int[] group = new int[members.size()];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = c.worldRanks[members.get(i)[1]];
+        }
+        return new CommState(ctx, group, size, rank, c.name() + ".split" + child + "(" + color + ")");
+    }
+
+    public void free(CommState c) {
+        if (c == world || c == self) {
+            throw new RailyardException(ErrorClass.COMM, "communicator " + c.name() + " cannot be freed");
+        }
+        c.freed = true;
+    }
+
+    // ================================================================== pools
+
+    private SendTransfer acquireSend() {
+        SendTransfer t = sendPoolCount > 0 ? sendPool[--sendPoolCount] : new SendTransfer(this);
+        t.pooled = true;
+        return t;
+    }
+
+    private void releaseSend(SendTransfer t) {
+        if (t.state == Transfer.PENDING) {
+            return; // still referenced by a queue (cannot happen after await); let it go
+        }
+        t.clear();
+        if (sendPoolCount == sendPool.length) {
+            sendPool = Arrays.copyOf(sendPool, sendPoolCount * 2);
+        }
+        sendPool[sendPoolCount++] = t;
+    }
+
+    private RecvTransfer acquireRecv() {
+        RecvTransfer t = recvPoolCount > 0 ? recvPool[--recvPoolCount] : new RecvTransfer(this);
+        t.pooled = true;
+        return t;
+    }
+
+    private void releaseRecv(RecvTransfer t) {
+        if (t.state == Transfer.PENDING) {
+            return;
+        }
+        t.clear();
+        t.channel = null;
+        if (recvPoolCount == recvPool.length) {
+            recvPool = Arrays.copyOf(recvPool, recvPoolCount * 2);
+        }
+        recvPool[recvPoolCount++] = t;
+    }
+
+    /** An unexpected-message record whose buffer holds at least {@code bytes}; size classes are powers of two. */
+    private Unexpected acquireUnexpected(long bytes) {
+        int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(Math.max(bytes, 64) - 1);
+        Unexpected u = unexpectedPool[cls];
+        if (u != null) {
+            unexpectedPool[cls] = u.next;
+            return u;
+        }
+        u = new Unexpected();
+        if (cls > 0) {
+            u.data = new byte[1 << cls];
+            u.dataSeg = MemorySegment.ofArray(u.data);
+        }
+        return u;
+    }
+
+    private void releaseUnexpected(Unexpected u) {
+        u.channel = null;
+        int cls = u.data == null ? 0 : 31 - Integer.numberOfLeadingZeros(u.data.length);
+        u.next = unexpectedPool[cls];
+        u.prev = null;
+        unexpectedPool[cls] = u;
+    }
+
+    private void unlinkUnexpected(Unexpected u) {
+        if (u.prev == null) {
+            unexpectedHead = u.next;
+        } else {
+            u.prev.next = u.next;
+        }
+        if (u.next == null) {
+            unexpectedTail = u.prev;
+        } else {
+            u.next.prev = u.prev;
+        }
+        u.next = null;
+        u.prev = null;
+    }
+
+    // ================================================================== agent, choices, shutdown
+
+    private void agentLoop() {
+        BackoffIdle idle = new BackoffIdle(0, 10, 20_000, 1_000_000);
+        while (!closed) {
+            int work = 0;
+            if (lock.tryLock()) {
+                try {
+                    if (!closed) {
+                        work = channels.progress();
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+            idle.idle(work);
+        }
+    }
+
+    private void choice(String s) {
+        synchronized (choiceLog) {
+            choiceLog.add(s);
+        }
+        if (printChoices) {
+            System.err.println("railyard: " + s);
+        }
+    }
+
+    /** Every choice made so far, and the state of each channel. */
+    public String describeChoices() {
+        StringBuilder sb = new StringBuilder();
+        synchronized (choiceLog) {
+            for (String s : choiceLog) {
+                sb.append(s).append('\n');
+            }
+        }
+        lock.lock();
+        try {
+            sb.append(channels.describe());
+        } finally {
+            lock.unlock();
+        }
+        return sb.toString();
+    }
+
+    /** Ends this process with {@code code}; the launcher stops the others. */
+    public void abort(int code) {
+        System.err.println("railyard: rank " + rank + " called abort(" + code + ")");
+        System.err.flush();
+        Runtime.getRuntime().halt(code == 0 ? 1 : code);
+    }
+
+    /**
+     * Says goodbye to every peer, waits (bounded) until all queued frames are written, and closes
+     * the connections and the bootstrap.
+     */
+    public void close() {
+        if (closed) {
+            return;
+        }
+        lock.lock();
+        try {
+            channels.sayGoodbye();
+        } finally {
+            lock.unlock();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        BackoffIdle idle = new BackoffIdle(1000, 100, 1000, 1_000_000);
+        while (System.nanoTime() < deadline) {
+            int work;
+            lock.lock();
+            try {
+                work = channels.progress();
+                if (channels.allSent()) {
+                    break;
+                }
+            } finally {
+                lock.unlock();
+            }
+            idle.idle(work);
+        }
+        closed = true;
+        try {
+            agent.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        lock.lock();
+        try {
+            channels.closeAll();
+        } finally {
+            lock.unlock();
+        }
+        bootstrap.close();
+    }
+}

@@ -1,0 +1,82 @@
+package org.railyard.engine;
+
+import java.lang.foreign.MemorySegment;
+import org.railyard.channel.VirtualChannel;
+import org.railyard.error.ErrorClass;
+import org.railyard.wire.FrameHeader;
+import org.railyard.wire.FrameType;
+
+/**
+ * A receive. Posted, it waits in the engine's list until a message matches; matched to a
+ * rendezvous, it sends a CTS naming itself and collects the DATA frames that follow. A message
+ * longer than the buffer is still drained to its end, then the receive fails with TRUNCATE.
+ */
+final class RecvTransfer extends Transfer {
+    /** World rank of the matched sender, and its request id (for CTS). */
+    int matchedSource;
+    long senderCookie;
+    long messageBytes;
+    long received;
+    boolean rendezvous;
+    VirtualChannel channel;
+
+    RecvTransfer(Engine engine) {
+        super(engine);
+    }
+
+    /** Records the match; the status is written now, the data as it comes. */
+    void matched(int sourceWorld, int msgTag, long msgBytes) {
+        matchedSource = sourceWorld;
+        messageBytes = msgBytes;
+        statusSource = comm.localRank(sourceWorld);
+        statusTag = msgTag;
+        statusBytes = msgBytes;
+        received = 0;
+    }
+
+    /** Copies a piece of the message at {@code msgOff}, dropping what does not fit. */
+    void deliver(MemorySegment seg, long off, long msgOff, long len) {
+        long fit = Math.max(0, Math.min(len, capacityBytes - msgOff));
+        kind.copyIn(seg, off, buf, offset, msgOff, fit);
+        received += len;
+    }
+
+    /** Completes once every byte is in; fails with TRUNCATE if the message was too long. */
+    void finishIfComplete() {
+        if (received < messageBytes) {
+            return;
+        }
+        if (messageBytes > capacityBytes) {
+            statusBytes = capacityBytes;
+            fail(ErrorClass.TRUNCATE, "message of " + messageBytes + " bytes from rank " + statusSource + " tag " + statusTag
+                    + " on " + comm.name() + " truncated: the receive buffer holds " + capacityBytes + " bytes");
+            return;
+        }
+        complete();
+    }
+
+    @Override
+    protected int nextFrameLength(int maxFrame) {
+        return FrameHeader.LENGTH;
+    }
+
+    @Override
+    protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
+        FrameHeader.write(seg, off, frameLength, FrameType.CTS, (byte) 0, context, engine.rank(), statusTag,
+                (int) messageBytes, senderCookie, id);
+        return true;
+    }
+
+    @Override
+    protected void onWritten() {
+        if (messageBytes == 0) {
+            finishIfComplete();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "receive from " + (peer == Engine.ANY_SOURCE ? "any source" : "world rank " + peer)
+                + " tag " + (tag == Engine.ANY_TAG ? "any" : String.valueOf(tag)) + ", up to " + capacityBytes + " B";
+    }
+}

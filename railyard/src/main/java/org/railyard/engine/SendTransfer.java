@@ -1,0 +1,77 @@
+package org.railyard.engine;
+
+import java.lang.foreign.MemorySegment;
+import org.railyard.wire.FrameHeader;
+import org.railyard.wire.FrameType;
+
+/**
+ * A send: one EAGER frame for a small message; for a large or synchronous one, an RTS frame, then
+ * (once the receiver's CTS names its request) the payload as DATA frames on the bulk queue.
+ */
+final class SendTransfer extends Transfer {
+    static final int PHASE_EAGER = 0;
+    static final int PHASE_RTS = 1;
+    static final int PHASE_WAIT_CTS = 2;
+    static final int PHASE_DATA = 3;
+
+    int phase;
+    int sourceWorld;
+    long remoteCookie;
+    long sent;
+
+    SendTransfer(Engine engine) {
+        super(engine);
+    }
+
+    long bytes() {
+        return capacityBytes;
+    }
+
+    @Override
+    protected int nextFrameLength(int maxFrame) {
+        if (phase == PHASE_DATA) {
+            long room = ((maxFrame - FrameHeader.LENGTH) / 8) * 8;
+            return (int) (FrameHeader.LENGTH + Math.min(room, capacityBytes - sent));
+        }
+        return phase == PHASE_EAGER ? FrameHeader.LENGTH + (int) capacityBytes : FrameHeader.LENGTH;
+    }
+
+    @Override
+    protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
+        switch (phase) {
+            case PHASE_EAGER -> {
+                FrameHeader.write(seg, off, frameLength, FrameType.EAGER, (byte) 0, context, sourceWorld, tag,
+                        (int) capacityBytes, 0, 0);
+                kind.copyOut(buf, offset, 0, seg, off + FrameHeader.LENGTH, capacityBytes);
+                return true;
+            }
+            case PHASE_RTS -> {
+                FrameHeader.write(seg, off, frameLength, FrameType.RTS, (byte) 0, context, sourceWorld, tag,
+                        (int) capacityBytes, id, 0);
+                return true;
+            }
+            default -> {
+                int len = frameLength - FrameHeader.LENGTH;
+                FrameHeader.write(seg, off, frameLength, FrameType.DATA, (byte) 0, context, sourceWorld, tag,
+                        (int) capacityBytes, remoteCookie, sent);
+                kind.copyOut(buf, offset, sent, seg, off + FrameHeader.LENGTH, len);
+                sent += len;
+                return sent == capacityBytes;
+            }
+        }
+    }
+
+    @Override
+    protected void onWritten() {
+        switch (phase) {
+            case PHASE_EAGER, PHASE_DATA -> complete();
+            case PHASE_RTS -> phase = PHASE_WAIT_CTS;
+            default -> { }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "send to world rank " + peer + " tag " + tag + ", " + capacityBytes + " B";
+    }
+}

@@ -1,0 +1,103 @@
+package org.railyard.engine;
+
+import org.railyard.channel.Outbound;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/**
+ * A point-to-point operation under way: the engine's request. Its fields are written only by the
+ * thread driving progress (holding the progress lock); {@link #isDone()} may be read by any thread.
+ * Blocking calls take transfers from a pool and give them back, so the steady state allocates none.
+ */
+public abstract class Transfer extends Outbound {
+    static final int PENDING = 0;
+    static final int DONE = 1;
+    static final int FAILED = 2;
+    static final int CANCELLED = 3;
+
+    final Engine engine;
+    long id;
+    volatile int state;
+    RailyardException error;
+    boolean pooled;
+
+    Object buf;
+    Kind kind;
+    int offset;
+    long capacityBytes;
+
+    CommState comm;
+    int context;
+    /** World rank of the peer: destination of a send, source of a receive (or ANY_SOURCE). */
+    int peer;
+    int tag;
+
+    int statusSource = -1;
+    int statusTag = -1;
+    long statusBytes;
+
+    Transfer(Engine engine) {
+        this.engine = engine;
+    }
+
+    void init(CommState comm, int context, Object buf, Kind kind, int offset, int count, int peer, int tag) {
+        this.comm = comm;
+        this.context = context;
+        this.buf = buf;
+        this.kind = kind;
+        this.offset = offset;
+        this.capacityBytes = (long) count * kind.size;
+        this.peer = peer;
+        this.tag = tag;
+        this.state = PENDING;
+        this.error = null;
+        this.statusSource = -1;
+        this.statusTag = -1;
+        this.statusBytes = 0;
+        this.nextMatch = null;
+        this.prevMatch = null;
+    }
+
+    // intrusive list of posted receives
+    Transfer nextMatch;
+    Transfer prevMatch;
+
+    /** True once complete, failed or cancelled. */
+    public final boolean isDone() {
+        return state != PENDING;
+    }
+
+    public final boolean isCancelled() {
+        return state == CANCELLED;
+    }
+
+    /** The failure, or null. */
+    public final RailyardException error() {
+        return error;
+    }
+
+    /** Writes the status of a completed transfer. */
+    public final void fillStatus(StatusSink s) {
+        s.setStatus(statusSource, statusTag, statusBytes, kind == null ? 1 : kind.size);
+    }
+
+    void complete() {
+        state = DONE;
+        engine.completed(this);
+    }
+
+    void fail(ErrorClass c, String message) {
+        if (state != PENDING) {
+            return;
+        }
+        error = new RailyardException(c, message);
+        state = FAILED;
+        engine.completed(this);
+    }
+
+    void clear() {
+        buf = null;
+        comm = null;
+        error = null;
+    }
+}

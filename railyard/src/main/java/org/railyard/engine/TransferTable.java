@@ -1,0 +1,64 @@
+package org.railyard.engine;
+
+import java.util.Arrays;
+
+/**
+ * Gives transfers ids that can cross the wire (in RTS, CTS and DATA frames) and finds them again
+ * without a map: id = generation &lt;&lt; 32 | slot. A stale or forged id names a slot whose
+ * generation differs, and is refused.
+ */
+final class TransferTable {
+    private Transfer[] slots = new Transfer[64];
+    private int[] generation = new int[64];
+    private int[] free = new int[64];
+    private int freeCount;
+    private int used;
+
+    long register(Transfer t) {
+        int slot;
+        if (freeCount > 0) {
+            slot = free[--freeCount];
+        } else {
+            if (used == slots.length) {
+                slots = Arrays.copyOf(slots, used * 2);
+                generation = Arrays.copyOf(generation, used * 2);
+                free = Arrays.copyOf(free, used * 2);
+            }
+            slot = used++;
+        }
+        slots[slot] = t;
+        generation[slot]++;
+        t.id = ((long) generation[slot] << 32) | slot;
+        return t.id;
+    }
+
+    Transfer get(long id) {
+        int slot = (int) id;
+        if (slot < 0 || slot >= used) {
+            return null;
+        }
+        Transfer t = slots[slot];
+        if (t == null || generation[slot] != (int) (id >>> 32)) {
+            return null;
+        }
+        return t;
+    }
+
+    void unregister(Transfer t) {
+        int slot = (int) t.id;
+        if (slot >= 0 && slot < used && slots[slot] == t) {
+            slots[slot] = null;
+            free[freeCount++] = slot;
+        }
+        t.id = 0;
+    }
+
+    /** Calls {@code f} for every registered transfer (on failure paths only). */
+    void forEach(java.util.function.Consumer<Transfer> f) {
+        for (int i = 0; i < used; i++) {
+            if (slots[i] != null) {
+                f.accept(slots[i]);
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package org.railyard.engine;
+
+import java.lang.foreign.MemorySegment;
+import org.railyard.channel.VirtualChannel;
+
+/**
+ * A message that arrived before any receive matched it: an eager message with its payload copied
+ * aside, or the envelope of a rendezvous message (whose payload stays with the sender until a
+ * receive matches and answers with CTS). Pooled; kept in arrival order in an intrusive list.
+ */
+final class Unexpected {
+    int context;
+    int source;
+    int tag;
+    long bytes;
+    boolean rendezvous;
+    long senderCookie;
+    VirtualChannel channel;
+    byte[] data;
+    MemorySegment dataSeg;
+    Unexpected next;
+    Unexpected prev;
+
+    boolean matches(int ctx, int src, int tg) {
+        return context == ctx && (src == Engine.ANY_SOURCE || src == source) && (tg == Engine.ANY_TAG || tg == tag);
+    }
+}

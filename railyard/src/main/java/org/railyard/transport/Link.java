@@ -1,0 +1,77 @@
+package org.railyard.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One open connection to one peer over one transport: a rail, in the channel floor's words. It
+ * moves whole frames (a {@link org.railyard.wire.FrameHeader} and its payload), in order, and is
+ * driven by one thread at a time (the progress agent, or a caller that holds the progress lock).
+ *
+ * <p>Sending is claim / write / commit, as in Aeron: {@link #tryClaim} reserves room for a frame
+ * of a given length and returns the offset in {@link #claimSegment()} where the caller writes
+ * it; {@link #commit} publishes it. Nothing is allocated and the payload is copied once, from the
+ * user's buffer into the link's memory. A link that has no room returns {@link #BACK_PRESSURED},
+ * and the caller tries again after the next {@link #flush}/{@link #poll}.
+ *
+ * <p>A link built over the handshake socket finds it still in blocking mode; the connector switches
+ * it to non-blocking once the handshake's last message has crossed, before the link is used.
+ *
+ * <p>Receiving is {@link #poll}: complete frames are handed to a {@link FrameHandler} while they
+ * sit in the link's memory; the handler copies what it needs before returning.
+ */
+public interface Link {
+    /** Returned by {@link #tryClaim} when the link cannot take the frame now. */
+    long BACK_PRESSURED = -1;
+    /** Returned by {@link #tryClaim} when the link is closed or broken. */
+    long CLOSED = -2;
+
+    /** The transport this link belongs to. */
+    Transport transport();
+
+    /** The peer's world rank. */
+    int peer();
+
+    /** Largest frame (header included) this link carries. */
+    int maxFrame();
+
+    /** Reserves {@code frameLength} bytes; the offset in {@link #claimSegment()}, or a negative status. */
+    long tryClaim(int frameLength);
+
+    /** The memory the last successful claim lies in. */
+    MemorySegment claimSegment();
+
+    /** Publishes the frame written into the last claim. */
+    void commit();
+
+    /** Pushes buffered output toward the peer; returns a positive number if it moved anything. */
+    int flush();
+
+    /**
+     * Delivers up to {@code limit} complete frames to {@code handler}; returns how many. Reports a
+     * broken or misbehaving peer by closing itself (see {@link #failure()}), never by throwing.
+     */
+    int poll(FrameHandler handler, int limit);
+
+    /** True until closed or broken. */
+    boolean isOpen();
+
+    /** Why the link closed: null while open or after an orderly close. */
+    String failure();
+
+    /** A short description for logs and {@code --print-choices}: transport, addresses. */
+    String describe();
+
+    /** Closes the link; idempotent. */
+    void close();
+
+    /** Receives frames from {@link #poll}. */
+    @FunctionalInterface
+    interface FrameHandler {
+        /**
+         * One complete frame at {@code offset} in {@code segment}, {@code length} bytes. Valid only
+         * during the call. Returns false to stop delivering further frames for this poll (the
+         * frame itself counts as consumed).
+         */
+        boolean onFrame(Link link, MemorySegment segment, long offset, int length);
+    }
+}

@@ -1,0 +1,63 @@
+package org.railyard.transport.self;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.SocketChannel;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.transport.shm.FrameRing;
+import org.railyard.transport.shm.RingLink;
+
+/**
+ * A process sending to itself: one {@link FrameRing} in private memory, read and written by the
+ * same progress agent. Never goes through the handshake: the connector asks for {@link #loopback}.
+ */
+public final class SelfTransport implements Transport {
+    private static final long RING = 1L << 22;
+    private static final int FRAME = 256 * 1024;
+
+    @Override public String name() { return "self"; }
+    @Override public int priority() { return 100; }
+    @Override public int maxFrame() { return FRAME; }
+    @Override public boolean start(TransportEnv env) { return true; }
+
+    @Override
+    public boolean reaches(AddressCard self, AddressCard peer) {
+        return self.rank() == peer.rank();
+    }
+
+    /** The link of a process to itself. */
+    public Link loopback(int rank) throws IOException {
+        Arena arena = Arena.ofShared();
+        MemorySegment seg = arena.allocate(FrameRing.bytesFor(RING), 4096);
+        FrameRing ring = new FrameRing(seg, RING, FRAME);
+        FrameRing reader = new FrameRing(seg, RING, FRAME);
+        return new RingLink(this, rank, ring, reader, null, arena::close, "self ring " + (RING >> 10) + " KiB");
+    }
+
+    @Override
+    public String offer(int peer, AddressCard peerCard) {
+        throw new UnsupportedOperationException("self links are made by loopback(), not offered");
+    }
+
+    @Override
+    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) {
+        throw new UnsupportedOperationException("self links are made by loopback(), not offered");
+    }
+
+    @Override
+    public void abandon(int peer, String parameters) {
+    }
+
+    @Override
+    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
+        throw new IOException("self transport only links a process to itself");
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,146 @@
+package org.railyard.transport.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A single-producer single-consumer ring of frames in a {@link MemorySegment}: shared memory between
+ * two processes (a mapped file) or plain memory within one. Frames are stored whole and contiguous
+ * (8-byte aligned), so a reader hands each to the engine in place; a frame that would straddle the
+ * end is preceded by a padding record and written at the start instead.
+ *
+ * <pre>
+ * offset 0    producer position (i64, release-stored after each frame is written)
+ * offset 128  consumer position (i64, release-stored after each frame is consumed)
+ * offset 256  data, {@code capacity} bytes (a power of two)
+ * record      a frame (its first int is its positive length), or an int -n: skip n bytes
+ * </pre>
+ *
+ * Positions only grow; index = position &amp; (capacity - 1). The producer and consumer sit on
+ * separate cache lines (two apart, against adjacent-line prefetch), and each keeps a cached copy of
+ * the other's position so that it reads the shared one only when it must.
+ */
+public final class FrameRing {
+    public static final int HEADER = 256;
+    private static final long TAIL = 0;
+    private static final long HEAD = 128;
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final MemorySegment seg;
+    private final long capacity;
+    private final long mask;
+    private final int maxFrame;
+
+    // producer side
+    private long tail;
+    private long headCache;
+    private long claimTail;
+    // consumer side
+    private long head;
+    private long tailCache;
+
+    /** Bytes of memory a ring of {@code capacity} data bytes needs. */
+    public static long bytesFor(long capacity) {
+        return HEADER + capacity;
+    }
+
+    /**
+     * Wraps a ring laid out at the start of {@code seg} (zeroed memory is an empty ring).
+     *
+     * @param maxFrame largest frame accepted; at most a quarter of the capacity
+     */
+    public FrameRing(MemorySegment seg, long capacity, int maxFrame) {
+        if (Long.bitCount(capacity) != 1 || capacity < 1024) {
+            throw new IllegalArgumentException("ring capacity " + capacity + " is not a power of two >= 1024");
+        }
+        if (maxFrame > capacity / 4 || maxFrame < 64) {
+            throw new IllegalArgumentException("frame size " + maxFrame + " must be in [64, capacity/4 = " + capacity / 4 + "]");
+        }
+        this.seg = seg;
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxFrame = maxFrame;
+        this.tail = (long) LONG.getAcquire(seg, TAIL);
+        this.head = (long) LONG.getAcquire(seg, HEAD);
+        this.headCache = head;
+        this.tailCache = tail;
+    }
+
+    public MemorySegment segment() {
+        return seg;
+    }
+
+    public int maxFrame() {
+        return maxFrame;
+    }
+
+    /** Producer: reserves room for a frame; the offset in {@link #segment()}, or -1 when full. */
+    public long tryClaim(int frameLength) {
+        long aligned = align(frameLength);
+        long index = tail & mask;
+        long toEnd = capacity - index;
+        long need = aligned <= toEnd ? aligned : toEnd + aligned;
+        if (tail + need - headCache > capacity) {
+            headCache = (long) LONG.getAcquire(seg, HEAD);
+            if (tail + need - headCache > capacity) {
+                return -1;
+            }
+        }
+        if (aligned > toEnd) {
+            seg.set(INT, HEADER + index, (int) -toEnd);
+            index = 0;
+        }
+        claimTail = tail + need;
+        return HEADER + index;
+    }
+
+    /** Producer: publishes the frame written into the last claim. */
+    public void commit() {
+        tail = claimTail;
+        LONG.setRelease(seg, TAIL, tail);
+    }
+
+    /** Consumer: true if a frame (or padding) is waiting. */
+    public boolean hasData() {
+        if (head != tailCache) {
+            return true;
+        }
+        tailCache = (long) LONG.getAcquire(seg, TAIL);
+        return head != tailCache;
+    }
+
+    /**
+     * Consumer: offset of the next frame in {@link #segment()}, skipping padding, or -1 if none. The
+     * frame's first int is its length; call {@link #release} once done with it.
+     */
+    public long peek() {
+        while (hasData()) {
+            long off = HEADER + (head & mask);
+            int len = seg.get(INT, off);
+            if (len < 0) {
+                head += -len;
+                continue;
+            }
+            return off;
+        }
+        return -1;
+    }
+
+    /** Consumer: frees the frame returned by {@link #peek}, whose length is {@code frameLength}. */
+    public void release(int frameLength) {
+        head += align(frameLength);
+        LONG.setRelease(seg, HEAD, head);
+    }
+
+    /** A sanity bound for a length read from the ring (a corrupt ring must not send us off the end). */
+    public boolean plausible(int frameLength) {
+        return frameLength > 0 && frameLength <= maxFrame;
+    }
+
+    private static long align(int n) {
+        return (n + 7L) & ~7L;
+    }
+}

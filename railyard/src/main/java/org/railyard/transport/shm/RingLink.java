@@ -1,0 +1,144 @@
+package org.railyard.transport.shm;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.io.IOException;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+import org.railyard.wire.FrameHeader;
+
+/**
+ * A link made of two {@link FrameRing}s, one per direction: shared memory between processes of one
+ * node (shm), or a process talking to itself (self). For shm, the handshake socket stays open as a
+ * liveness line: the kernel closes it when the peer process dies, however it dies, which the
+ * shared memory alone would never tell.
+ */
+public final class RingLink implements Link {
+    private static final int LIVENESS_EVERY = 64;
+    private static final long LIVENESS_NANOS = 20_000_000L;
+
+    private final Transport transport;
+    private final int peer;
+    private final FrameRing out;
+    private final FrameRing in;
+    private final SocketChannel lifeline;
+    private final Runnable onClose;
+    private final String description;
+    private final ByteBuffer probe = ByteBuffer.allocateDirect(16);
+    private int pollsSinceCheck;
+    private long lastCheck = System.nanoTime();
+    private boolean open = true;
+    private String failure;
+
+    public RingLink(Transport transport, int peer, FrameRing out, FrameRing in, SocketChannel lifeline,
+                    Runnable onClose, String description) throws IOException {
+        this.transport = transport;
+        this.peer = peer;
+        this.out = out;
+        this.in = in;
+        this.lifeline = lifeline;
+        this.onClose = onClose;
+        this.description = description;
+    }
+
+    @Override public Transport transport() { return transport; }
+    @Override public int peer() { return peer; }
+    @Override public int maxFrame() { return out.maxFrame(); }
+
+    @Override
+    public long tryClaim(int frameLength) {
+        if (!open) {
+            return CLOSED;
+        }
+        return out.tryClaim(frameLength);
+    }
+
+    @Override public MemorySegment claimSegment() { return out.segment(); }
+    @Override public void commit() { out.commit(); }
+    @Override public int flush() { return 0; }
+
+    @Override
+    public int poll(FrameHandler handler, int limit) {
+        if (!open) {
+            return 0;
+        }
+        int n = 0;
+        MemorySegment seg = in.segment();
+        while (n < limit) {
+            long off = in.peek();
+            if (off < 0) {
+                break;
+            }
+            int len = FrameHeader.frameLength(seg, off);
+            if (!in.plausible(len)) {
+                fail("corrupt shared-memory ring: frame length " + len);
+                return n;
+            }
+            String bad = FrameHeader.validate(seg, off, in.maxFrame());
+            if (bad != null) {
+                fail(bad);
+                return n;
+            }
+            n++;
+            boolean more = handler.onFrame(this, seg, off, len);
+            in.release(len);
+            if (!more || !open) {
+                break;
+            }
+        }
+        if (n == 0 && lifeline != null && ++pollsSinceCheck >= LIVENESS_EVERY) {
+            pollsSinceCheck = 0;
+            long now = System.nanoTime();
+            if (now - lastCheck > LIVENESS_NANOS) {
+                lastCheck = now;
+                checkLifeline();
+            }
+        }
+        return n;
+    }
+
+    private void checkLifeline() {
+        try {
+            probe.clear();
+            int r = lifeline.read(probe);
+            if (r < 0) {
+                // Drain what the peer wrote before it went away, then report.
+                if (!in.hasData()) {
+                    fail("peer closed its end (process gone or finalized)");
+                }
+            }
+        } catch (IOException e) {
+            fail("liveness line broke: " + e.getMessage());
+        }
+    }
+
+    private void fail(String why) {
+        if (open) {
+            failure = why;
+            close();
+        }
+    }
+
+    @Override public boolean isOpen() { return open; }
+    @Override public String failure() { return failure; }
+    @Override public String describe() { return description; }
+
+    @Override
+    public void close() {
+        if (!open) {
+            return;
+        }
+        open = false;
+        try {
+            if (lifeline != null) {
+                lifeline.close();
+            }
+        } catch (IOException ignored) {
+            // closing; nothing left to tell
+        }
+        if (onClose != null) {
+            onClose.run();
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package org.railyard.transport.shm;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.util.Config;
+
+/**
+ * Shared memory between processes of one node: a file in {@code /dev/shm} (tmpfs) mapped by both,
+ * holding two {@link FrameRing}s. The connecting side creates and maps the file and offers its path;
+ * the accepting side maps it; once the handshake has ended the file is unlinked, so nothing is left
+ * behind whatever happens to the processes later. The file is created readable by its owner only.
+ */
+public final class ShmTransport implements Transport {
+    private long ringBytes;
+    private int maxFrame;
+    private Path dir;
+    private TransportEnv env;
+    private final SecureRandom random = new SecureRandom();
+
+    @Override public String name() { return "shm"; }
+    @Override public int priority() { return 80; }
+    @Override public int maxFrame() { return maxFrame; }
+
+    @Override
+    public boolean start(TransportEnv env) throws IOException {
+        this.env = env;
+        ringBytes = Config.bytes(Config.SHM_RING_PROP, Config.SHM_RING_DEFAULT);
+        maxFrame = (int) Math.min(Config.bytes(Config.SHM_FRAME_PROP, Config.SHM_FRAME_DEFAULT), ringBytes / 4);
+        if (Long.bitCount(ringBytes) != 1 || ringBytes < 4096) {
+            throw new IllegalArgumentException("setting " + Config.SHM_RING_PROP + " = " + ringBytes
+                    + " must be a power of two of at least 4096");
+        }
+        Path shm = Path.of("/dev/shm");
+        dir = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return true;
+    }
+
+    @Override
+    public boolean reaches(AddressCard self, AddressCard peer) {
+        return self.node().equals(peer.node()) && self.rank() != peer.rank();
+    }
+
+    @Override
+    public String offer(int peer, AddressCard peerCard) throws IOException {
+        String name = "railyard-" + env.jobId().replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + env.rank() + "-" + peer
+                + "-" + HexFormat.of().toHexDigits(random.nextInt());
+        Path file = dir.resolve(name);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            ch.truncate(0);
+            ch.write(java.nio.ByteBuffer.allocate(1), 2 * FrameRing.bytesFor(ringBytes) - 1);
+        }
+        return file + "|" + ringBytes + "|" + maxFrame;
+    }
+
+    @Override
+    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
+        Path file = Path.of(parameters.split("\\|")[0]);
+        try {
+            return map(peer, parameters, handshake, true);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    @Override
+    public void abandon(int peer, String parameters) {
+        try {
+            Files.deleteIfExists(Path.of(parameters.split("\\|")[0]));
+        } catch (IOException ignored) {
+            // a leftover file in tmpfs is harmless and named after the job
+        }
+    }
+
+    @Override
+    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
+        return map(peer, parameters, handshake, false);
+    }
+
+    private Link map(int peer, String parameters, SocketChannel handshake, boolean connector) throws IOException {
+        String[] p = parameters.split("\\|");
+        if (p.length != 3) {
+            throw new IOException("malformed shm offer '" + parameters + "'");
+        }
+        Path file = Path.of(p[0]);
+        long ring = Long.parseLong(p[1]);
+        int frame = Integer.parseInt(p[2]);
+        if (!file.getParent().equals(dir) || !file.getFileName().toString().startsWith("railyard-")) {
+            throw new IOException("shm offer names a file outside " + dir + ": " + file);
+        }
+        long each = FrameRing.bytesFor(ring);
+        Arena arena = Arena.ofShared();
+        MemorySegment all;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            if (ch.size() != 2 * each) {
+                throw new IOException("shm file " + file + " has " + ch.size() + " bytes, expected " + 2 * each);
+            }
+            all = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * each, arena);
+        } catch (IOException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        FrameRing a = new FrameRing(all.asSlice(0, each), ring, frame);
+        FrameRing b = new FrameRing(all.asSlice(each, each), ring, frame);
+        FrameRing out = connector ? a : b;
+        FrameRing in = connector ? b : a;
+        return new RingLink(this, peer, out, in, handshake, arena::close,
+                "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB");
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,76 @@
+package org.railyard.transport.tcp;
+
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SocketChannel;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.util.Config;
+
+/**
+ * TCP: the handshake socket itself becomes the data connection (Nagle off, large socket buffers).
+ * Reaches any peer whose handshake address is reachable, on this node or another.
+ */
+public final class TcpTransport implements Transport {
+    private int maxFrame;
+    private int sockbuf;
+
+    @Override public String name() { return "tcp"; }
+    @Override public int priority() { return 50; }
+    @Override public int maxFrame() { return maxFrame; }
+
+    @Override
+    public boolean start(TransportEnv env) {
+        maxFrame = (int) Config.bytes(Config.TCP_FRAME_PROP, Config.TCP_FRAME_DEFAULT);
+        if (maxFrame < 4096) {
+            throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below 4096");
+        }
+        sockbuf = (int) Config.bytes(Config.TCP_SOCKBUF_PROP, Config.TCP_SOCKBUF_DEFAULT);
+        return true;
+    }
+
+    @Override
+    public boolean reaches(AddressCard self, AddressCard peer) {
+        return self.rank() != peer.rank() && !peer.handshake().isEmpty();
+    }
+
+    @Override
+    public String offer(int peer, AddressCard peerCard) {
+        return Integer.toString(maxFrame);
+    }
+
+    @Override
+    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
+        return link(peer, Integer.toString(maxFrame), handshake);
+    }
+
+    @Override
+    public void abandon(int peer, String parameters) {
+    }
+
+    @Override
+    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
+        return link(peer, parameters, handshake);
+    }
+
+    private Link link(int peer, String parameters, SocketChannel ch) throws IOException {
+        int frame;
+        try {
+            frame = Math.min(maxFrame, Integer.parseInt(parameters));
+        } catch (NumberFormatException e) {
+            throw new IOException("malformed tcp offer '" + parameters + "'");
+        }
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        if (sockbuf > 0) {
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, sockbuf);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, sockbuf);
+        }
+        return new TcpLink(this, peer, ch, frame);
+    }
+
+    @Override
+    public void close() {
+    }
+}

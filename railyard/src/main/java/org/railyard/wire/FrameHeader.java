@@ -1,0 +1,154 @@
+package org.railyard.wire;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * The header every data frame starts with, on every transport. Little endian. The only place that
+ * knows these byte offsets; everyone else reads and writes through the accessors, which allocate
+ * nothing.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------------------------------------------------------+
+ * |                 frame length (header + payload)               |  0
+ * +-------------------------------+---------------+---------------+
+ * |          magic 'R' 'Y'        |     type      |     flags     |  4
+ * +-------------------------------+---------------+---------------+
+ * |                          context id                           |  8
+ * +---------------------------------------------------------------+
+ * |                  source rank (in the world)                   | 12
+ * +---------------------------------------------------------------+
+ * |                              tag                              | 16
+ * +---------------------------------------------------------------+
+ * |                 message length (bytes, whole message)         | 20
+ * +---------------------------------------------------------------+
+ * |                packet sequence number (64 bits)               | 24
+ * +---------------------------------------------------------------+
+ * |        cookie (64 bits): a request id, meaning per type       | 32
+ * +---------------------------------------------------------------+
+ * |   arg (64 bits): offset of a data fragment, or a request id   | 40
+ * +---------------------------------------------------------------+
+ * |                         payload ...                           | 48
+ * </pre>
+ *
+ * <p>Meaning per {@link FrameType}: EAGER carries a whole message (envelope + payload); RTS carries
+ * the envelope of a rendezvous message with cookie = the sender's request id; CTS answers it with
+ * cookie = the sender's request id and arg = the receiver's request id; DATA carries a fragment
+ * with cookie = the receiver's request id and arg = the fragment's offset in the message. The
+ * packet sequence number is stamped by the virtual channel (one sequence per peer), never by the
+ * engine.
+ */
+public final class FrameHeader {
+    private FrameHeader() {
+    }
+
+    public static final int FRAME_LENGTH_OFFSET = 0;
+    public static final int MAGIC_OFFSET = 4;
+    public static final int TYPE_OFFSET = 6;
+    public static final int FLAGS_OFFSET = 7;
+    public static final int CONTEXT_OFFSET = 8;
+    public static final int SOURCE_OFFSET = 12;
+    public static final int TAG_OFFSET = 16;
+    public static final int MESSAGE_LENGTH_OFFSET = 20;
+    public static final int PSN_OFFSET = 24;
+    public static final int COOKIE_OFFSET = 32;
+    public static final int ARG_OFFSET = 40;
+    /** Header length; payloads start here. Multiple of 8 so payloads stay aligned. */
+    public static final int LENGTH = 48;
+
+    /** 'R' 'Y' read as a little-endian short. */
+    public static final short MAGIC = (short) ('R' | ('Y' << 8));
+
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    /** Writes a whole header; the PSN is left for the channel to stamp. */
+    public static void write(MemorySegment s, long o, int frameLength, byte type, byte flags, int context,
+                             int source, int tag, int messageLength, long cookie, long arg) {
+        s.set(INT, o + FRAME_LENGTH_OFFSET, frameLength);
+        s.set(SHORT, o + MAGIC_OFFSET, MAGIC);
+        s.set(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET, type);
+        s.set(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET, flags);
+        s.set(INT, o + CONTEXT_OFFSET, context);
+        s.set(INT, o + SOURCE_OFFSET, source);
+        s.set(INT, o + TAG_OFFSET, tag);
+        s.set(INT, o + MESSAGE_LENGTH_OFFSET, messageLength);
+        s.set(LONG, o + COOKIE_OFFSET, cookie);
+        s.set(LONG, o + ARG_OFFSET, arg);
+    }
+
+    public static int frameLength(MemorySegment s, long o) {
+        return s.get(INT, o + FRAME_LENGTH_OFFSET);
+    }
+
+    public static short magic(MemorySegment s, long o) {
+        return s.get(SHORT, o + MAGIC_OFFSET);
+    }
+
+    public static byte type(MemorySegment s, long o) {
+        return s.get(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET);
+    }
+
+    public static byte flags(MemorySegment s, long o) {
+        return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
+    }
+
+    public static int context(MemorySegment s, long o) {
+        return s.get(INT, o + CONTEXT_OFFSET);
+    }
+
+    public static int source(MemorySegment s, long o) {
+        return s.get(INT, o + SOURCE_OFFSET);
+    }
+
+    public static int tag(MemorySegment s, long o) {
+        return s.get(INT, o + TAG_OFFSET);
+    }
+
+    public static int messageLength(MemorySegment s, long o) {
+        return s.get(INT, o + MESSAGE_LENGTH_OFFSET);
+    }
+
+    public static long psn(MemorySegment s, long o) {
+        return s.get(LONG, o + PSN_OFFSET);
+    }
+
+    public static void psn(MemorySegment s, long o, long psn) {
+        s.set(LONG, o + PSN_OFFSET, psn);
+    }
+
+    public static long cookie(MemorySegment s, long o) {
+        return s.get(LONG, o + COOKIE_OFFSET);
+    }
+
+    public static long arg(MemorySegment s, long o) {
+        return s.get(LONG, o + ARG_OFFSET);
+    }
+
+    /**
+     * Checks a header read from a peer; returns null if it is sound, else the reason it is not
+     * (for the log line that accompanies closing the connection).
+     */
+    public static String validate(MemorySegment s, long o, int maxFrame) {
+        short magic = magic(s, o);
+        if (magic != MAGIC) {
+            return String.format("foreign frame: magic 0x%04x, expected 0x%04x ('RY')", magic & 0xffff, MAGIC & 0xffff);
+        }
+        int len = frameLength(s, o);
+        if (len < LENGTH || len > maxFrame) {
+            return "malformed frame: length " + len + " outside [" + LENGTH + ", " + maxFrame + "]";
+        }
+        byte type = type(s, o);
+        if (!FrameType.valid(type)) {
+            return "malformed frame: unknown type " + type;
+        }
+        if (messageLength(s, o) < 0) {
+            return "malformed frame: negative message length " + messageLength(s, o);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,167 @@
+package org.railyard.wire;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pre-connection handshake, spoken over a blocking TCP socket before any data frame. Big
+ * endian (Java's data streams). Four messages:
+ *
+ * <pre>
+ * connector -> acceptor  HELLO     "RYHS" u8 version  i64 job hash  i32 from  i32 to  16B nonceC
+ * acceptor -> connector  CHALLENGE "RYHS" u8 status   16B nonceA  32B macA = HMAC(secret, "A", from, to, nonceC, nonceA)
+ * connector -> acceptor  PROOF     "RYHS" 32B macC = HMAC(secret, "C", from, to, nonceA, nonceC)
+ *                                  u8 n  n x (u8 len, name, u16 len, parameters)   transports, best first
+ * acceptor -> connector  ACCEPT    "RYHS" u8 status  u8 len, name of the chosen transport  i32 its frame limit
+ * </pre>
+ *
+ * Each side proves it knows the job secret without sending it; a side that cannot is dropped
+ * before it can send a single data frame. The connector offers the transports both cards share, in
+ * priority order (pscom's ARCH_REQ/ARCH_NEXT in one message); the acceptor takes the first it can
+ * open, or answers {@link #NO_TRANSPORT}.
+ */
+public final class Handshake {
+    private Handshake() {
+    }
+
+    public static final int MAGIC = 0x52594853; // "RYHS"
+    public static final byte VERSION = 1;
+    public static final int NONCE_BYTES = 16;
+    public static final int MAC_BYTES = 32;
+
+    /** CHALLENGE status: go on. */
+    public static final byte OK = 0;
+    /** CHALLENGE status: not this job (job hash differs). */
+    public static final byte WRONG_JOB = 1;
+    /** CHALLENGE status: the acceptor is not the rank the connector asked for. */
+    public static final byte WRONG_RANK = 2;
+    /** CHALLENGE status: a link between the two exists or is being made from the other side; use that one. */
+    public static final byte DUPLICATE = 3;
+    /** ACCEPT status: none of the offered transports could be opened. */
+    public static final byte NO_TRANSPORT = 4;
+    /** CHALLENGE status: the acceptor is shutting down. */
+    public static final byte CLOSING = 5;
+
+    public record Hello(long jobHash, int from, int to, byte[] nonce) { }
+
+    public record Challenge(byte status, byte[] nonce, byte[] mac) { }
+
+    public record Offer(String transport, String parameters) { }
+
+    public record Proof(byte[] mac, List<Offer> offers) { }
+
+    public record Accept(byte status, String transport, int maxFrame) { }
+
+    public static String statusName(byte s) {
+        return switch (s) {
+            case OK -> "OK";
+            case WRONG_JOB -> "WRONG_JOB";
+            case WRONG_RANK -> "WRONG_RANK";
+            case DUPLICATE -> "DUPLICATE";
+            case NO_TRANSPORT -> "NO_TRANSPORT";
+            case CLOSING -> "CLOSING";
+            default -> "status" + s;
+        };
+    }
+
+    public static void writeHello(DataOutputStream out, Hello h) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeByte(VERSION);
+        out.writeLong(h.jobHash());
+        out.writeInt(h.from());
+        out.writeInt(h.to());
+        out.write(h.nonce(), 0, NONCE_BYTES);
+        out.flush();
+    }
+
+    public static Hello readHello(DataInputStream in) throws IOException {
+        magic(in);
+        int version = in.readUnsignedByte();
+        if (version != VERSION) {
+            throw new IOException("handshake version " + version + ", this side speaks " + VERSION);
+        }
+        long job = in.readLong();
+        int from = in.readInt();
+        int to = in.readInt();
+        return new Hello(job, from, to, bytes(in, NONCE_BYTES));
+    }
+
+    public static void writeChallenge(DataOutputStream out, Challenge c) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeByte(c.status());
+        out.write(c.nonce(), 0, NONCE_BYTES);
+        out.write(c.mac(), 0, MAC_BYTES);
+        out.flush();
+    }
+
+    public static Challenge readChallenge(DataInputStream in) throws IOException {
+        magic(in);
+        byte status = in.readByte();
+        return new Challenge(status, bytes(in, NONCE_BYTES), bytes(in, MAC_BYTES));
+    }
+
+    public static void writeProof(DataOutputStream out, Proof p) throws IOException {
+        out.writeInt(MAGIC);
+        out.write(p.mac(), 0, MAC_BYTES);
+        out.writeByte(p.offers().size());
+        for (Offer o : p.offers()) {
+            byte[] name = o.transport().getBytes(StandardCharsets.US_ASCII);
+            byte[] params = o.parameters().getBytes(StandardCharsets.UTF_8);
+            if (name.length > 255 || params.length > 65535) {
+                throw new IOException("offer too long: " + o);
+            }
+            out.writeByte(name.length);
+            out.write(name);
+            out.writeShort(params.length);
+            out.write(params);
+        }
+        out.flush();
+    }
+
+    public static Proof readProof(DataInputStream in) throws IOException {
+        magic(in);
+        byte[] mac = bytes(in, MAC_BYTES);
+        int n = in.readUnsignedByte();
+        List<Offer> offers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
+            String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
+            offers.add(new Offer(name, params));
+        }
+        return new Proof(mac, offers);
+    }
+
+    public static void writeAccept(DataOutputStream out, Accept a) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeByte(a.status());
+        byte[] name = a.transport().getBytes(StandardCharsets.US_ASCII);
+        out.writeByte(name.length);
+        out.write(name);
+        out.writeInt(a.maxFrame());
+        out.flush();
+    }
+
+    public static Accept readAccept(DataInputStream in) throws IOException {
+        magic(in);
+        byte status = in.readByte();
+        String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
+        return new Accept(status, name, in.readInt());
+    }
+
+    private static void magic(DataInputStream in) throws IOException {
+        int m = in.readInt();
+        if (m != MAGIC) {
+            throw new IOException(String.format("foreign handshake: magic 0x%08x, expected 0x%08x ('RYHS')", m, MAGIC));
+        }
+    }
+
+    private static byte[] bytes(DataInputStream in, int n) throws IOException {
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return b;
+    }
+}
