@@ -1,0 +1,365 @@
+package org.railyard.bootstrap;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The key-value server of one job, run by the launcher; {@link KvBootstrap} is its client and
+ * documents the protocol. One connection per rank; a connection that cannot prove the job secret
+ * is refused and logged, and the server goes on serving the others.
+ *
+ * <p>Keys become visible to every rank as soon as their PUT arrives (a fence only guarantees they
+ * have arrived). Fences are numbered from 1; fence {@code n} completes when every rank of the job
+ * has entered it. A rank that said goodbye can never enter another fence, so fences waiting for it
+ * fail at once instead of running into their timeout. A rank whose connection merely drops is not
+ * treated that way: the launcher sees the process die and stops the job, which reports the real
+ * cause instead of a cascade of bootstrap failures.
+ */
+public final class KvServer implements AutoCloseable {
+    /** Bound on a connecting process proving itself, so a silent stranger cannot hold a thread forever. */
+    private static final int HANDSHAKE_TIMEOUT_MS = 30_000;
+
+    private final int size;
+    private final String jobId;
+    private final byte[] secret;
+    private final Consumer<String> log;
+    private final ServerSocket listener;
+    private final Thread acceptor;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Map<String, String> kv = new HashMap<>();
+    private final BitSet connected = new BitSet();
+    private final BitSet departed = new BitSet();
+    /** Ranks that have entered the fence now being gathered, number {@code completedFences + 1}. */
+    private final BitSet arrived = new BitSet();
+    private int completedFences;
+    private volatile boolean closed;
+
+    private KvServer(int size, String jobId, byte[] secret, Consumer<String> log, ServerSocket listener) {
+        this.size = size;
+        this.jobId = jobId;
+        this.secret = secret.clone();
+        this.log = log;
+        this.listener = listener;
+        this.acceptor = Thread.ofPlatform().daemon().name("railyard-kv-accept").unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Starts serving a job.
+     *
+     * @param size   number of ranks in the job
+     * @param jobId  the job's identifier (printable, no spaces)
+     * @param secret the job secret, 32 bytes
+     * @param bind   where to listen; port 0 picks a free port
+     * @param log    receives one line per notable event (refused connections, protocol errors)
+     */
+    public static KvServer start(int size, String jobId, byte[] secret, InetSocketAddress bind, Consumer<String> log)
+            throws IOException {
+        if (size < 1) {
+            throw new IllegalArgumentException("job size must be at least 1, got " + size);
+        }
+        if (!KvProtocol.isWord(jobId, false)) {
+            throw new IllegalArgumentException("job id '" + jobId + "' must be printable ASCII without spaces or '='");
+        }
+        if (secret.length != KvProtocol.SECRET_BYTES) {
+            throw new IllegalArgumentException("job secret must be " + KvProtocol.SECRET_BYTES + " bytes, got " + secret.length);
+        }
+        ServerSocket ss = new ServerSocket();
+        ss.setReuseAddress(true);
+        ss.bind(bind, Math.max(50, Math.min(size, 4096)));
+        KvServer server = new KvServer(size, jobId, secret, log, ss);
+        server.acceptor.start();
+        return server;
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** Number of ranks that said goodbye so far. */
+    public int departedCount() {
+        lock.lock();
+        try {
+            return departed.cardinality();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops listening and drops every connection; ranks still using it get an error. */
+    @Override
+    public void close() {
+        closed = true;
+        closeQuietly(listener);
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = listener.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    log.accept("railyard: key-value server stopped accepting connections: " + e.getMessage());
+                }
+                return;
+            }
+            open.add(s);
+            // One virtual thread per connection: a rank blocked in a fence costs no platform thread.
+            Thread.ofVirtual().name("railyard-kv-conn").start(() -> serve(s));
+        }
+    }
+
+    private void serve(Socket s) {
+        String peer = s.getRemoteSocketAddress().toString();
+        int rank = -1;
+        boolean saidBye = false;
+        try (s) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            OutputStream out = new BufferedOutputStream(s.getOutputStream());
+            rank = handshake(peer, in, out);
+            if (rank < 0) {
+                return;
+            }
+            // Ranks may sit between fences for as long as the program computes: no read timeout now.
+            s.setSoTimeout(0);
+            String line;
+            while ((line = KvProtocol.readLine(in)) != null) {
+                if (line.equals(KvProtocol.BYE)) {
+                    saidBye = true;
+                    return;
+                }
+                String reply = command(rank, line);
+                if (reply != null) {
+                    KvProtocol.writeLine(out, reply);
+                    if (reply.startsWith(KvProtocol.ERROR)) {
+                        log.accept("railyard: key-value server dropped rank " + rank + ": " + reply.substring(KvProtocol.ERROR.length()).trim());
+                        return;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            if (!closed && rank < 0) {
+                log.accept("railyard: refused a key-value connection from " + peer + ": " + e.getMessage());
+            }
+        } finally {
+            open.remove(s);
+            if (rank >= 0) {
+                leave(rank, saidBye);
+            }
+        }
+    }
+
+    /** Returns the rank the peer proved to be, or -1 after refusing it. */
+    private int handshake(String peer, InputStream in, OutputStream out) throws IOException {
+        String serverNonce = KvProtocol.nonce();
+        KvProtocol.writeLine(out, KvProtocol.MAGIC + " " + KvProtocol.VERSION + " " + serverNonce);
+        String hello = KvProtocol.readLine(in);
+        if (hello == null) {
+            log.accept("railyard: refused a key-value connection from " + peer + ": it closed before proving the job secret");
+            return -1;
+        }
+        String[] w = hello.split(" ", -1);
+        if (w.length != 5 || !w[0].equals(KvProtocol.HELLO)) {
+            return refuse(peer, out, "it did not speak the key-value protocol (first line was not HELLO)");
+        }
+        int rank;
+        try {
+            rank = Integer.parseInt(w[2]);
+        } catch (NumberFormatException e) {
+            return refuse(peer, out, "it claimed a rank that is not a number");
+        }
+        String clientNonce = w[3];
+        if (KvProtocol.unhex(clientNonce, KvProtocol.NONCE_BYTES) == null) {
+            return refuse(peer, out, "its nonce is malformed");
+        }
+        // The proof is checked before the claims, so a stranger learns nothing about the job.
+        String expected = KvProtocol.proof(secret, "client", w[1], rank, serverNonce, clientNonce);
+        if (!KvProtocol.sameProof(expected, w[4])) {
+            return refuse(peer, out, "it does not know the job secret (claimed rank " + rank + " of job " + w[1] + ")");
+        }
+        if (!w[1].equals(jobId)) {
+            return refuse(peer, out, "it belongs to job " + w[1] + ", this server serves job " + jobId);
+        }
+        if (rank < 0 || rank >= size) {
+            return refuse(peer, out, "rank " + rank + " is out of range [0, " + size + ")");
+        }
+        lock.lock();
+        try {
+            if (connected.get(rank)) {
+                return refuse(peer, out, "rank " + rank + " is already connected");
+            }
+            connected.set(rank);
+        } finally {
+            lock.unlock();
+        }
+        KvProtocol.writeLine(out, KvProtocol.WELCOME + " "
+                + KvProtocol.proof(secret, "server", jobId, rank, serverNonce, clientNonce));
+        return rank;
+    }
+
+    private int refuse(String peer, OutputStream out, String why) throws IOException {
+        log.accept("railyard: refused a key-value connection from " + peer + ": " + why);
+        KvProtocol.writeLine(out, KvProtocol.DENIED + " " + why);
+        return -1;
+    }
+
+    /** Executes one request; returns the reply line, or null for requests that have none (PUT). */
+    private String command(int rank, String line) {
+        String[] w = line.split(" ", -1);
+        switch (w[0]) {
+            case KvProtocol.PUT -> {
+                if (w.length != 3 || !KvProtocol.isWord(w[1], false) || !KvProtocol.isWord(w[2], true)) {
+                    return KvProtocol.ERROR + " malformed PUT";
+                }
+                lock.lock();
+                try {
+                    kv.put(w[1], w[2]);
+                    changed.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+                return null;
+            }
+            case KvProtocol.GET -> {
+                Long millis = w.length == 3 && KvProtocol.isWord(w[1], false) ? millis(w[2]) : null;
+                return millis == null ? KvProtocol.ERROR + " malformed GET" : get(w[1], millis);
+            }
+            case KvProtocol.FENCE -> {
+                Long seq = w.length == 3 ? millis(w[1]) : null;
+                Long millis = w.length == 3 ? millis(w[2]) : null;
+                return seq == null || millis == null ? KvProtocol.ERROR + " malformed FENCE" : fence(rank, seq, millis);
+            }
+            default -> {
+                return KvProtocol.ERROR + " unknown request '" + w[0] + "'";
+            }
+        }
+    }
+
+    private static Long millis(String s) {
+        try {
+            long v = Long.parseLong(s);
+            return v < 0 ? null : v;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private String get(String key, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            while (true) {
+                String v = kv.get(key);
+                if (v != null) {
+                    return KvProtocol.VALUE + " " + v;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closed) {
+                    return KvProtocol.TIMEOUT;
+                }
+                changed.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return KvProtocol.FAILED + " the key-value server is shutting down";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private String fence(int rank, long seq, long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        lock.lock();
+        try {
+            if (seq != completedFences + 1) {
+                return KvProtocol.ERROR + " rank " + rank + " entered fence " + seq + " but the job is at fence " + (completedFences + 1);
+            }
+            arrived.set(rank);
+            if (arrived.cardinality() == size) {
+                completedFences++;
+                arrived.clear();
+                changed.signalAll();
+            }
+            while (completedFences < seq) {
+                if (!departed.isEmpty()) {
+                    arrived.clear(rank);
+                    return KvProtocol.FAILED + " " + KvProtocol.ranks(departed) + " already left the job (closed its bootstrap)"
+                            + " and will never enter fence " + seq;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || closed) {
+                    // Withdraw, so a retry of the same fence counts this rank once.
+                    arrived.clear(rank);
+                    BitSet missing = new BitSet();
+                    missing.set(0, size);
+                    missing.andNot(arrived);
+                    missing.clear(rank);
+                    return KvProtocol.TIMEOUT + " " + (arrived.cardinality() + 1) + " " + KvProtocol.ranks(missing);
+                }
+                changed.awaitNanos(left);
+            }
+            return KvProtocol.FENCED + " " + seq;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return KvProtocol.FAILED + " the key-value server is shutting down";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void leave(int rank, boolean saidBye) {
+        lock.lock();
+        try {
+            connected.clear(rank);
+            if (saidBye) {
+                departed.set(rank);
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KvServer[job " + jobId + ", " + size + " ranks, port " + port() + "]";
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // Closing during shutdown: the peer may already be gone, nothing useful to report.
+        }
+    }
+}
