@@ -1,0 +1,353 @@
+package org.railyard.launcher;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.railyard.launcher.JobResult.Outcome;
+import org.railyard.launcher.JobResult.RankStatus;
+
+/** One run of a job: the processes of its ranks, their output pumps, and the decision to stop them. */
+final class Job {
+    /** Between SIGTERM and SIGKILL: long enough for a JVM to run its shutdown hooks. */
+    private static final Duration GRACE = Duration.ofSeconds(3);
+    /** How long a SIGKILLed process gets to disappear before the launcher gives up on it. */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+    /** How long output still in the pipes may take to arrive after every rank has ended. */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
+    /** A line longer than this is forwarded in pieces rather than held in memory whole. */
+    private static final int MAX_LINE = 1 << 20;
+
+    /** How to start one rank: the command, its environment, and whether it goes through rsh. */
+    record Launch(int rank, String host, boolean remote, List<String> command, Map<String, String> env) {
+        static Launch local(int rank, List<String> command, Map<String, String> env) {
+            return new Launch(rank, JobResult.LOCALHOST, false, command, env);
+        }
+
+        static Launch remote(int rank, String host, List<String> rshCommand) {
+            // The environment is in the remote command line: ranks must not see the launcher's own.
+            return new Launch(rank, host, true, rshCommand, Map.of());
+        }
+    }
+
+    private enum Cause { NONE, FAILURE, TIMEOUT, INTERRUPTED, START_FAILED }
+
+    private static final class Rank {
+        final Launch launch;
+        Process process;
+        final List<Thread> pumps = new ArrayList<>(2);
+        volatile boolean stopRequested;
+
+        Rank(Launch launch) {
+            this.launch = launch;
+        }
+
+        boolean alive() {
+            return process != null && process.isAlive();
+        }
+
+        String who() {
+            return new RankStatus(launch.rank(), launch.host(), process == null ? -1 : process.pid(), -1, Outcome.NOT_STARTED).who();
+        }
+
+        /** Closing stdin is how a remote rank is asked to stop: see {@link Launcher#rshCommand}. */
+        void closeStdin() {
+            try {
+                process.getOutputStream().close();
+            } catch (IOException ignored) {
+                // Already closed by the process's end; the rank is stopping either way.
+            }
+        }
+    }
+
+    private final List<Rank> ranks = new ArrayList<>();
+    private final Duration timeout;
+    private final LineSink out;
+    private final LineSink err;
+    private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
+    private final Charset charset = Charset.forName(System.getProperty("native.encoding", "UTF-8"), StandardCharsets.UTF_8);
+    private Cause cause = Cause.NONE;
+    private String causeText;
+    private Rank firstFailure;
+
+    Job(List<Launch> launches, Duration timeout, LineSink out, LineSink err) {
+        for (Launch l : launches) {
+            ranks.add(new Rank(l));
+        }
+        this.timeout = timeout;
+        this.out = out;
+        this.err = err;
+    }
+
+    JobResult run() {
+        Thread hook = Thread.ofPlatform().name("railyard-launcher-shutdown").unstarted(() -> {
+            stop(Cause.INTERRUPTED, "railyard: launcher interrupted", false);
+            awaitStopped();
+        });
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (startAll()) {
+                watch();
+            }
+        } catch (InterruptedException e) {
+            stop(Cause.INTERRUPTED, "railyard: launcher interrupted", false);
+            Thread.currentThread().interrupt();
+        } finally {
+            awaitStopped();
+            drainOutput();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook is running or has run; it stops the ranks itself.
+            }
+        }
+        return result();
+    }
+
+    private boolean startAll() {
+        for (Rank r : ranks) {
+            ProcessBuilder pb = new ProcessBuilder(r.launch.command());
+            pb.environment().putAll(r.launch.env());
+            try {
+                r.process = pb.start();
+            } catch (IOException e) {
+                stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
+                        + ": " + e.getMessage(), false);
+                return false;
+            }
+            if (!r.launch.remote()) {
+                // A local rank reads no input; a remote one's stdin is the line that keeps it alive.
+                r.closeStdin();
+            }
+            r.pumps.add(pump(r.process.getInputStream(), r.launch.rank(), out));
+            r.pumps.add(pump(r.process.getErrorStream(), r.launch.rank(), err));
+            r.process.onExit().thenRun(() -> exits.add(r));
+        }
+        return true;
+    }
+
+    /** Waits for the ranks to end; stops the rest at the first failure or when the timeout expires. */
+    private void watch() throws InterruptedException {
+        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
+        int running = ranks.size();
+        while (running > 0 && !stopping()) {
+            Rank r = timeout == null ? exits.take() : exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (r == null) {
+                stop(Cause.TIMEOUT, "railyard: job timeout of " + human(timeout) + " expired", false);
+                return;
+            }
+            running--;
+            if (r.launch.remote()) {
+                r.closeStdin();
+            }
+            int code = r.process.exitValue();
+            if (code != 0 && !r.stopRequested) {
+                synchronized (this) {
+                    if (firstFailure == null && cause == Cause.NONE) {
+                        firstFailure = r;
+                    }
+                }
+                stop(Cause.FAILURE, "railyard: " + r.who() + " " + JobResult.Signals.describeExit(code), true);
+            }
+        }
+    }
+
+    private synchronized boolean stopping() {
+        return cause != Cause.NONE;
+    }
+
+    /**
+     * Asks every running rank to stop (SIGTERM, or end of stdin for remote ranks) and says so on
+     * stderr. Only the first call acts: later failures are consequences of the first.
+     */
+    private void stop(Cause why, String message, boolean others) {
+        List<Rank> running = new ArrayList<>();
+        synchronized (this) {
+            if (cause != Cause.NONE) {
+                return;
+            }
+            cause = why;
+            for (Rank r : ranks) {
+                if (r.alive()) {
+                    r.stopRequested = true;
+                    running.add(r);
+                }
+            }
+            causeText = message.substring("railyard: ".length());
+        }
+        String suffix = running.isEmpty() ? ""
+                : "; stopping " + (others ? "the other " : "") + running.size() + (running.size() == 1 ? " rank" : " ranks");
+        err.line(LineSink.LAUNCHER, message + suffix);
+        for (Rank r : running) {
+            if (r.launch.remote()) {
+                r.closeStdin();
+            } else {
+                r.process.destroy();
+            }
+        }
+    }
+
+    /** After a stop: waits a grace period, then SIGKILLs what is left, and reports what still is. */
+    private void awaitStopped() {
+        if (!stopping()) {
+            return;
+        }
+        if (!awaitAll(GRACE)) {
+            for (Rank r : ranks) {
+                if (r.alive()) {
+                    r.process.destroyForcibly();
+                }
+            }
+            if (!awaitAll(KILL_WAIT)) {
+                for (Rank r : ranks) {
+                    if (r.alive()) {
+                        err.line(LineSink.LAUNCHER, "railyard: " + r.who() + " did not end within " + human(KILL_WAIT)
+                                + " of SIGKILL; leaving it behind");
+                    }
+                }
+            }
+        }
+    }
+
+    private boolean awaitAll(Duration bound) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        boolean interrupted = false;
+        try {
+            for (Rank r : ranks) {
+                while (r.alive()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    try {
+                        r.process.waitFor(left, TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        // Stopping the ranks matters more than answering the interrupt at once.
+                        interrupted = true;
+                    }
+                }
+            }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void drainOutput() {
+        long deadline = System.nanoTime() + DRAIN.toNanos();
+        for (Rank r : ranks) {
+            for (Thread t : r.pumps) {
+                long left = deadline - System.nanoTime();
+                try {
+                    // A grandchild that inherited the pipe may keep it open forever: do not wait on it.
+                    if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Forwards a stream line by line; the sink sees each line whole. */
+    private Thread pump(InputStream in, int rank, LineSink sink) {
+        return Thread.ofPlatform().daemon().name("railyard-output-" + rank).start(() -> {
+            ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+            byte[] buf = new byte[8192];
+            try (in) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    int start = 0;
+                    for (int i = 0; i < n; i++) {
+                        if (buf[i] == '\n') {
+                            line.write(buf, start, i - start);
+                            emit(line, rank, sink);
+                            start = i + 1;
+                        }
+                    }
+                    line.write(buf, start, n - start);
+                    if (line.size() >= MAX_LINE) {
+                        emit(line, rank, sink);
+                    }
+                }
+            } catch (IOException e) {
+                // The pipe was closed under us: the process is gone, nothing more will come.
+            }
+            if (line.size() > 0) {
+                emit(line, rank, sink);
+            }
+        });
+    }
+
+    private void emit(ByteArrayOutputStream line, int rank, LineSink sink) {
+        String s = line.toString(charset);
+        line.reset();
+        sink.line(rank, s.endsWith("\r") ? s.substring(0, s.length() - 1) : s);
+    }
+
+    private JobResult result() {
+        List<RankStatus> statuses = new ArrayList<>();
+        List<Integer> stopped = new ArrayList<>();
+        for (Rank r : ranks) {
+            Launch l = r.launch;
+            if (r.process == null) {
+                statuses.add(new RankStatus(l.rank(), l.host(), -1, -1, Outcome.NOT_STARTED));
+                continue;
+            }
+            int code = r.process.isAlive() ? -1 : r.process.exitValue();
+            Outcome outcome;
+            if (r.stopRequested) {
+                outcome = Outcome.STOPPED;
+                stopped.add(l.rank());
+            } else if (code == 0) {
+                outcome = Outcome.SUCCEEDED;
+            } else {
+                outcome = JobResult.Signals.isSignal(code) ? Outcome.KILLED : Outcome.FAILED;
+            }
+            statuses.add(new RankStatus(l.rank(), l.host(), r.process.pid(), code, outcome));
+        }
+        synchronized (this) {
+            int exitCode = switch (cause) {
+                case NONE -> 0;
+                case FAILURE -> statuses.get(firstFailure.launch.rank()).exitCode();
+                case TIMEOUT -> JobResult.TIMEOUT_EXIT;
+                case INTERRUPTED -> JobResult.INTERRUPTED_EXIT;
+                case START_FAILED -> JobResult.START_FAILED_EXIT;
+            };
+            String summary = cause == Cause.NONE
+                    ? "all " + ranks.size() + (ranks.size() == 1 ? " rank" : " ranks") + " exited with code 0"
+                    : causeText + (stopped.isEmpty() ? "" : "; the launcher stopped " + rankList(stopped));
+            return new JobResult(exitCode, statuses, summary);
+        }
+    }
+
+    private static String rankList(List<Integer> list) {
+        if (list.size() == 1) {
+            return "rank " + list.getFirst();
+        }
+        if (list.size() > 12) {
+            return list.size() + " ranks";
+        }
+        StringBuilder sb = new StringBuilder("ranks ");
+        for (int i = 0; i < list.size(); i++) {
+            sb.append(i == 0 ? "" : i == list.size() - 1 ? " and " : ", ").append(list.get(i));
+        }
+        return sb.toString();
+    }
+
+    /** Whole seconds where possible ("90s"), else milliseconds ("1500ms"). */
+    static String human(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+    }
+}

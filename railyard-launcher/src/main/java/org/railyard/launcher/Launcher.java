@@ -1,0 +1,238 @@
+package org.railyard.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import org.railyard.bootstrap.KvBootstrap;
+import org.railyard.bootstrap.KvServer;
+import org.railyard.util.Config;
+
+/**
+ * Runs a job: starts its ranks, serves their key-value bootstrap ({@link KvServer}), forwards their
+ * output line by line, and stops them all when one fails, when the job's timeout expires or when
+ * the launcher itself is stopped.
+ *
+ * <h2>What each rank gets</h2>
+ * Every rank runs the launcher's own {@code java} binary with
+ * {@code --enable-native-access=ALL-UNNAMED}, the spec's JVM options, and a class path of the
+ * spec's entries followed by the launcher's class path (so Railyard is found). Its environment is
+ * the spec's, plus:
+ * <ul>
+ *   <li>{@code RAILYARD_KV} ({@link KvBootstrap#ENV_KV}): {@code host:port} of the key-value
+ *       server, on 127.0.0.1 for local jobs and on this machine's address for jobs with hosts
+ *       (override with the setting {@code railyard.launcher.host}, env
+ *       {@code RAILYARD_LAUNCHER_HOST});</li>
+ *   <li>{@code RAILYARD_RANK}, {@code RAILYARD_SIZE}, {@code RAILYARD_JOB},
+ *       {@code RAILYARD_SECRET} (32 fresh random bytes per job, in hex);</li>
+ *   <li>{@link #ENV_LOCAL_RANK}, {@link #ENV_LOCAL_SIZE}: position among the ranks placed on
+ *       the same host, and their number.</li>
+ * </ul>
+ * Local ranks also inherit the launcher's environment; remote ranks get only the above, in the
+ * launcher's working directory.
+ *
+ * <h2>Remote ranks</h2>
+ * A rank placed on a host other than localhost is started as {@code <rsh> host 'sh -c ...'}.
+ * The remote shell runs the JVM in the background and watches its own standard input, which the
+ * launcher holds open: when the launcher closes it (to stop the rank) or dies, the remote JVM gets
+ * SIGTERM, so no rank outlives its launcher for lack of a pty.
+ */
+public final class Launcher {
+    private Launcher() {
+    }
+
+    /** Environment variable: this rank's position among the ranks on its host, from 0. */
+    public static final String ENV_LOCAL_RANK = "RAILYARD_LOCAL_RANK";
+    /** Environment variable: the number of ranks on this rank's host. */
+    public static final String ENV_LOCAL_SIZE = "RAILYARD_LOCAL_SIZE";
+    /** Setting: address the ranks of a multi-host job use to reach the launcher. */
+    public static final String LAUNCHER_HOST_PROP = "railyard.launcher.host";
+
+    static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+
+    /**
+     * Runs the job to its end and returns how it ended. Blocks for as long as the job runs (bounded
+     * by the spec's timeout, if any). Lines of each rank's stdout go to {@code out}, of its stderr
+     * to {@code err}; the launcher's own messages go to {@code err} with rank
+     * {@link LineSink#LAUNCHER}. If the calling thread is interrupted, the ranks are stopped and
+     * the result has exit code {@link JobResult#INTERRUPTED_EXIT}, with the interrupt flag set again.
+     *
+     * @throws IllegalArgumentException when the spec names a jar that does not exist or has no Main-Class
+     * @throws UncheckedIOException     when the key-value server cannot be started
+     */
+    public static JobResult run(JobSpec spec, LineSink out, LineSink err) {
+        List<String> classpath = new ArrayList<>(spec.classpath());
+        String mainClass = mainClass(spec.main(), classpath);
+        String own = System.getProperty("java.class.path", "");
+        if (!own.isEmpty()) {
+            classpath.add(own);
+        }
+        List<String> command = new ArrayList<>();
+        command.add(javaBinary());
+        command.add(NATIVE_ACCESS);
+        command.addAll(spec.jvmArgs());
+        command.add("-cp");
+        command.add(String.join(File.pathSeparator, classpath));
+        command.add(mainClass);
+        command.addAll(spec.args());
+
+        List<Host> placement = spec.hosts().isEmpty() ? null : Host.place(spec.np(), spec.hosts());
+        byte[] secret = new byte[32];
+        SecureRandom random = new SecureRandom();
+        random.nextBytes(secret);
+        String jobId = "ry-" + Long.toString(System.currentTimeMillis(), 36) + "-" + Integer.toHexString(random.nextInt());
+
+        Object sinkLock = new Object();
+        LineSink serialOut = (rank, line) -> {
+            synchronized (sinkLock) {
+                out.line(rank, line);
+            }
+        };
+        LineSink serialErr = (rank, line) -> {
+            synchronized (sinkLock) {
+                err.line(rank, line);
+            }
+        };
+        try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
+                msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
+            String kvAddress = advertisedHost(placement) + ":" + kv.port();
+            List<Job.Launch> launches = new ArrayList<>(spec.np());
+            for (int r = 0; r < spec.np(); r++) {
+                Map<String, String> env = new LinkedHashMap<>(spec.env());
+                env.put(KvBootstrap.ENV_KV, kvAddress);
+                env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
+                env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
+                env.put(KvBootstrap.ENV_JOB, jobId);
+                env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+                env.putAll(localPosition(placement, spec.np(), r));
+                Host host = placement == null ? null : placement.get(r);
+                launches.add(host == null || host.isLoopback()
+                        ? Job.Launch.local(r, command, env)
+                        : Job.Launch.remote(r, host.name(), rshCommand(spec.rsh(), host.name(), env, command)));
+            }
+            return new Job(launches, spec.timeout(), serialOut, serialErr).run();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
+        }
+    }
+
+    /** The java binary of this very JVM, so ranks run the same Java as the launcher. */
+    static String javaBinary() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** Resolves MAIN to a class name; a jar is added at the front of the class path. */
+    static String mainClass(String main, List<String> classpath) {
+        if (!main.toLowerCase(java.util.Locale.ROOT).endsWith(".jar")) {
+            return main;
+        }
+        Path jar = Path.of(main).toAbsolutePath();
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("program jar " + main + " does not exist");
+        }
+        String cls;
+        try (JarFile jf = new JarFile(jar.toFile())) {
+            Manifest mf = jf.getManifest();
+            cls = mf == null ? null : mf.getMainAttributes().getValue("Main-Class");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read program jar " + main + ": " + e.getMessage(), e);
+        }
+        if (cls == null || cls.isBlank()) {
+            throw new IllegalArgumentException("program jar " + main + " has no Main-Class in its manifest;"
+                    + " give the class name as MAIN and the jar with --classpath");
+        }
+        classpath.addFirst(jar.toString());
+        return cls.trim();
+    }
+
+    /**
+     * Where ranks reach the key-value server: the loopback when every rank runs here, else the
+     * configured launcher host or this machine's first non-loopback IPv4 address.
+     */
+    static String advertisedHost(List<Host> placement) {
+        if (placement == null || placement.stream().allMatch(Host::isLoopback)) {
+            return "127.0.0.1";
+        }
+        String configured = Config.string(LAUNCHER_HOST_PROP, "");
+        if (!configured.isEmpty()) {
+            return configured;
+        }
+        try {
+            for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!nif.isUp() || nif.isLoopback()) {
+                    continue;
+                }
+                for (InetAddress a : Collections.list(nif.getInetAddresses())) {
+                    if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                        return a.getHostAddress();
+                    }
+                }
+            }
+            return InetAddress.getLocalHost().getHostAddress();
+        } catch (SocketException | java.net.UnknownHostException e) {
+            throw new UncheckedIOException("cannot find an address of this machine for remote ranks to reach;"
+                    + " set RAILYARD_LAUNCHER_HOST", e);
+        }
+    }
+
+    private static Map<String, String> localPosition(List<Host> placement, int np, int rank) {
+        if (placement == null) {
+            return Map.of(ENV_LOCAL_RANK, Integer.toString(rank), ENV_LOCAL_SIZE, Integer.toString(np));
+        }
+        String host = placement.get(rank).name();
+        int localRank = 0;
+        int localSize = 0;
+        for (int r = 0; r < placement.size(); r++) {
+            if (placement.get(r).name().equals(host)) {
+                localRank += r < rank ? 1 : 0;
+                localSize++;
+            }
+        }
+        return Map.of(ENV_LOCAL_RANK, Integer.toString(localRank), ENV_LOCAL_SIZE, Integer.toString(localSize));
+    }
+
+    /**
+     * The command that starts a rank on {@code host}: {@code rsh... host 'sh -c <script>'}. The
+     * script runs in the launcher's working directory, starts the JVM in the background with
+     * stdin from /dev/null, and kills it with SIGTERM when its own stdin (the rsh connection)
+     * reaches end of file; it exits with the JVM's status, 128+N when the JVM died from signal N.
+     */
+    static List<String> rshCommand(String rsh, String host, Map<String, String> env, List<String> command) {
+        StringBuilder java = new StringBuilder("env");
+        env.forEach((k, v) -> java.append(' ').append(quote(k + "=" + v)));
+        for (String word : command) {
+            java.append(' ').append(quote(word));
+        }
+        // fd 3 keeps the rsh connection for the watcher; the JVM must not hold it, or the
+        // connection would not reach end of file while the JVM lives.
+        String script = "cd " + quote(System.getProperty("user.dir")) + " || exit 127; exec 3<&0; "
+                + java + " </dev/null 3<&- & p=$!; "
+                + "{ while read -r line; do :; done; kill -TERM $p 2>/dev/null; } <&3 & w=$!; exec 3<&-; "
+                + "wait $p; s=$?; kill $w 2>/dev/null; exit $s";
+        List<String> argv = new ArrayList<>(List.of(rsh.trim().split("\\s+")));
+        argv.add(host);
+        argv.add("sh -c " + quote(script));
+        return argv;
+    }
+
+    /** Quotes a word for a POSIX shell: single quotes, with each embedded quote spelled '\''. */
+    static String quote(String word) {
+        return "'" + word.replace("'", "'\\''") + "'";
+    }
+}

@@ -1,0 +1,182 @@
+package org.railyard.launcher;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.railyard.util.Config;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code railyard run}: the command-line face of {@link Launcher}. Each line a rank writes is
+ * printed with the rank in front ({@code "[2] hello"}), stdout to stdout and stderr to stderr;
+ * the launcher's own messages start with {@code "railyard: "}. The command's exit code is the
+ * job's ({@link JobResult#exitCode()}), or 2 for bad input.
+ *
+ * <p>Build it with {@link #newCommandLine}, which makes option parsing stop at MAIN so the
+ * program's own arguments pass through untouched.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Runs N copies of a Java program as one Railyard job: starts them (here, or on the hosts of",
+                "a hosts file through rsh/ssh), gives them the key-value exchange they bootstrap from, prints",
+                "their output with a [rank] prefix, and stops them all as soon as one fails."},
+        footer = {"", "The exit code is 0 when every rank exits 0; else that of the first rank that failed",
+                "(128+N for a rank killed by signal N), 124 after --timeout, 127 when a rank cannot start,",
+                "2 for bad options.", "",
+                "Example:  railyard run -np 4 --timeout 10m -cp app.jar org.example.Solver --size 4096"})
+public final class RunCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-np", "-n"}, required = true, paramLabel = "N", description = "Number of ranks, at least 1.")
+    private int np;
+
+    @Option(names = "--hosts", paramLabel = "FILE",
+            description = "Hosts to place ranks on, one per line: 'host' or 'host slots=N'; '#' comments."
+                    + " Ranks fill each host's slots in turn. Default: every rank on this machine.")
+    private Path hosts;
+
+    @Option(names = "--rsh", paramLabel = "CMD", defaultValue = JobSpec.DEFAULT_RSH,
+            description = "Command that runs a command on a host, called as CMD host 'command'. Default: ${DEFAULT-VALUE}.")
+    private String rsh;
+
+    @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
+            description = "Stop the whole job after D (500ms, 20s, 2m, 1h). Default: no limit.")
+    private Duration timeout;
+
+    @Option(names = "--transports", paramLabel = "LIST",
+            description = "Transports the ranks may use, comma separated (sets RAILYARD_TRANSPORTS).")
+    private String transports;
+
+    @Option(names = "--eager-limit", paramLabel = "BYTES",
+            description = "Largest message sent eagerly, e.g. 65536, 64k (sets RAILYARD_EAGER_LIMIT).")
+    private String eagerLimit;
+
+    @Option(names = "--print-choices",
+            description = "Ranks print each choice the library makes for them (sets RAILYARD_PRINT_CHOICES).")
+    private boolean printChoices;
+
+    @Option(names = {"-cp", "--classpath", "--class-path"}, paramLabel = "CP",
+            description = "Class path of the program, entries separated by ':'.")
+    private String classpath;
+
+    @Option(names = "--jvm-arg", paramLabel = "ARG", description = "Option for the ranks' JVMs; repeatable.")
+    private List<String> jvmArgs = new ArrayList<>();
+
+    @Option(names = "--env", paramLabel = "K=V", description = "Environment variable for every rank; repeatable.")
+    private Map<String, String> env = new LinkedHashMap<>();
+
+    @Parameters(index = "0", paramLabel = "MAIN", description = "Main class of the program, or a .jar with a Main-Class.")
+    private String main;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments of the program.")
+    private List<String> args = new ArrayList<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    /** A command that prints to {@code out} and {@code err}. */
+    public RunCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public RunCommand() {
+        this(System.out, System.err);
+    }
+
+    /** The command ready to execute: output to the given streams, parsing that stops at MAIN, short errors. */
+    public static CommandLine newCommandLine(PrintStream out, PrintStream err) {
+        CommandLine cl = new CommandLine(new RunCommand(out, err));
+        cl.setStopAtPositional(true);
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setParameterExceptionHandler(new ShortErrorHandler());
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        JobSpec job;
+        try {
+            job = jobSpec();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
+        try {
+            return Launcher.run(job, (rank, line) -> print(out, rank, line), (rank, line) -> print(err, rank, line)).exitCode();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (UncheckedIOException e) {
+            err.println(spec.qualifiedName() + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private JobSpec jobSpec() {
+        if (np < 1) {
+            throw new IllegalArgumentException("-np must be at least 1, got " + np);
+        }
+        Map<String, String> rankEnv = new LinkedHashMap<>(env);
+        if (transports != null) {
+            if (transports.isBlank()) {
+                throw new IllegalArgumentException("--transports needs a comma-separated list, e.g. shm,tcp");
+            }
+            rankEnv.put(Config.envName(Config.TRANSPORTS_PROP), transports.trim());
+        }
+        if (eagerLimit != null) {
+            try {
+                rankEnv.put(Config.envName(Config.EAGER_LIMIT_PROP),
+                        Long.toString(Config.parseBytes(Config.EAGER_LIMIT_PROP, eagerLimit)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--eager-limit '" + eagerLimit + "' is not a size such as 65536, 64k or 4m");
+            }
+        }
+        if (printChoices) {
+            rankEnv.put(Config.envName(Config.PRINT_CHOICES_PROP), "true");
+        }
+        List<String> cp = new ArrayList<>();
+        if (classpath != null) {
+            for (String entry : classpath.split(File.pathSeparator)) {
+                if (!entry.isBlank()) {
+                    cp.add(entry);
+                }
+            }
+        }
+        List<Host> hostList = hosts == null ? List.of() : Host.readFile(hosts);
+        return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
+    }
+
+    private static void print(PrintStream stream, int rank, String line) {
+        // One write per line, flushed: stdout and stderr of all ranks share the terminal.
+        stream.print(rank == LineSink.LAUNCHER ? line + "\n" : "[" + rank + "] " + line + "\n");
+        stream.flush();
+    }
+
+    /** Parses --timeout with the library's duration syntax, and says so when it does not parse. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return Config.parseDuration("--timeout", value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not a duration such as 500ms, 20s, 2m or 1h");
+            }
+        }
+    }
+}
