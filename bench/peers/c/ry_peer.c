@@ -1,0 +1,395 @@
+/*
+ * ry_peer: the Railyard benchmark suite written against the MPI C API, so that Railyard can be
+ * compared with a native MPI library on the same machine, with the same method and the same output.
+ *
+ * The method (sizes, iteration counts, window, what is timed, the TSV columns) is the one described
+ * in bench/README.md and implemented for Railyard by org.railyard.bench.BenchRank; keep them in step.
+ *
+ * Usage: mpirun -np 2 ry_peer [latency|bw|bibw|allreduce|all][,...] [--sizes SPEC] [--iters N]
+ *                             [--window W] [--transport NAME]
+ *   SPEC  comma-separated items, each a size (8, 64k, 4m) or a range LO:HI of powers of two.
+ *   N     iteration count for small messages (<= 16 KiB); larger ones use a smaller count.
+ *   NAME  free text written in the transport column (the caller knows which BTL it selected).
+ *
+ * Build: mpicc -O2 -o ry_peer ry_peer.c
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define MAX_SIZES 64
+#define LARGE_LIMIT (16L * 1024)
+#define TAG_DATA 1
+#define TAG_ACK 2
+#define TAG_PING 3
+
+enum bench { LATENCY = 1, BW = 2, BIBW = 4, ALLREDUCE = 8 };
+
+static int rank, nprocs;
+static const char *transport = "mpi";
+static long iter_base = -1; /* -1: each benchmark's own default */
+static int window = 64;
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+static void die(const char *msg) {
+    if (rank == 0) {
+        fprintf(stderr, "ry_peer: %s\n", msg);
+    }
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+/* Parses 8, 64k, 4m, 1g (powers of 1024); returns -1 when malformed. */
+static long parse_size(const char *s, size_t len) {
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) {
+        return -1;
+    }
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    long v = strtol(buf, &end, 10);
+    if (end == buf || v < 0) {
+        return -1;
+    }
+    long mult = 1;
+    if (*end == 'k' || *end == 'K') {
+        mult = 1L << 10;
+        end++;
+    } else if (*end == 'm' || *end == 'M') {
+        mult = 1L << 20;
+        end++;
+    } else if (*end == 'g' || *end == 'G') {
+        mult = 1L << 30;
+        end++;
+    }
+    if (*end == 'b' || *end == 'B') {
+        end++;
+    }
+    return *end == 0 ? v * mult : -1;
+}
+
+/* Fills sizes[] from SPEC; returns how many, or -1 when malformed. */
+static int parse_sizes(const char *spec, long *sizes) {
+    int n = 0;
+    const char *p = spec;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t) (comma - p) : strlen(p);
+        const char *colon = memchr(p, ':', len);
+        if (colon) {
+            long lo = parse_size(p, (size_t) (colon - p));
+            long hi = parse_size(colon + 1, len - (size_t) (colon - p) - 1);
+            if (lo <= 0 || hi < lo) {
+                return -1;
+            }
+            for (long s = lo; s <= hi && n < MAX_SIZES; s *= 2) {
+                sizes[n++] = s;
+            }
+        } else {
+            long s = parse_size(p, len);
+            if (s < 0 || n >= MAX_SIZES) {
+                return -1;
+            }
+            sizes[n++] = s;
+        }
+        p += len;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    return n;
+}
+
+/*
+ * Timed iterations and warm-up for one benchmark and size. Small messages (<= 16 KiB) use the base
+ * count; larger ones a tenth of it for latency and allreduce and a fifth for the windowed
+ * bandwidth tests; warm-up is a tenth of the timed count, at least one.
+ */
+static void iterations(enum bench b, long size, long *iters, long *warmup) {
+    long base = iter_base;
+    if (base <= 0) {
+        base = b == LATENCY ? 10000 : (b == ALLREDUCE ? 1000 : 100);
+    }
+    long n = base;
+    if (size > LARGE_LIMIT) {
+        n = (b == BW || b == BIBW) ? base / 5 : base / 10;
+    }
+    if (n < 1) {
+        n = 1;
+    }
+    *iters = n;
+    *warmup = n / 10 < 1 ? 1 : n / 10;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
+
+/* samples in microseconds per unit (message or operation); mbs in 1e6 bytes per second. */
+static void report(const char *name, long bytes, long iters, double *samples, double mean_us, double mbs) {
+    qsort(samples, (size_t) iters, sizeof(double), cmp_double);
+    printf("%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", name, transport, nprocs, bytes, iters, mean_us,
+           percentile(samples, iters, 50), percentile(samples, iters, 99), samples[iters - 1], mbs);
+    fflush(stdout);
+}
+
+static void fill(unsigned char *buf, long n, int seed) {
+    for (long i = 0; i < n; i++) {
+        buf[i] = (unsigned char) (i * 31 + seed);
+    }
+}
+
+static void check(const unsigned char *buf, long n, int seed, const char *what) {
+    for (long i = 0; i < n; i++) {
+        if (buf[i] != (unsigned char) (i * 31 + seed)) {
+            fprintf(stderr, "ry_peer: rank %d: %s: wrong byte at %ld of %ld\n", rank, what, i, n);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+}
+
+static void run_latency(long size, unsigned char *sbuf, unsigned char *rbuf, double *samples) {
+    long iters, warmup;
+    iterations(LATENCY, size, &iters, &warmup);
+    fill(sbuf, size, rank);
+    memset(rbuf, 0, (size_t) size);
+    int peer = 1 - rank;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double total = 0;
+    for (long i = 0; i < warmup + iters; i++) {
+        double t0 = now_ns();
+        if (rank == 0) {
+            MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(rbuf, (int) size, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, (int) size, MPI_BYTE, peer, TAG_PING, MPI_COMM_WORLD);
+        }
+        double half = (now_ns() - t0) / 2e3;
+        if (i == 0) {
+            check(rbuf, size, peer, "latency");
+        }
+        if (i >= warmup) {
+            samples[i - warmup] = half;
+            total += half;
+        }
+    }
+    if (rank == 0) {
+        double mean = total / (double) iters;
+        report("latency", size, iters, samples, mean, mean > 0 ? (double) size / mean : 0);
+    }
+}
+
+static void run_bw(enum bench b, long size, unsigned char *sbuf, unsigned char *rbuf, double *samples,
+                   MPI_Request *reqs) {
+    long iters, warmup;
+    iterations(b, size, &iters, &warmup);
+    fill(sbuf, size, rank);
+    memset(rbuf, 0, (size_t) size);
+    int peer = 1 - rank;
+    int ack = 0;
+    int sends = (b == BIBW || rank == 0) ? window : 0;
+    int recvs = (b == BIBW || rank == 1) ? window : 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = 0;
+    for (long i = 0; i < warmup + iters; i++) {
+        double t0 = now_ns();
+        if (i == warmup) {
+            start = t0;
+        }
+        int n = 0;
+        for (int w = 0; w < recvs; w++) {
+            MPI_Irecv(rbuf, (int) size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &reqs[n++]);
+        }
+        for (int w = 0; w < sends; w++) {
+            MPI_Isend(sbuf, (int) size, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD, &reqs[n++]);
+        }
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+        if (rank == 0) {
+            MPI_Recv(&ack, 1, MPI_INT, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Send(&ack, 1, MPI_INT, peer, TAG_ACK, MPI_COMM_WORLD);
+        }
+        if (i == 0 && recvs > 0) {
+            check(rbuf, size, peer, b == BW ? "bw" : "bibw");
+        }
+        if (i >= warmup) {
+            samples[i - warmup] = (now_ns() - t0) / 1e3 / window;
+        }
+    }
+    double elapsed_us = (now_ns() - start) / 1e3;
+    if (rank == 0) {
+        double messages = (double) iters * window * (b == BIBW ? 2 : 1);
+        double mean = elapsed_us / ((double) iters * window);
+        report(b == BW ? "bw" : "bibw", size, iters, samples, mean, (double) size * messages / elapsed_us);
+    }
+}
+
+static void run_allreduce(long size, double *in, double *out, double *samples) {
+    long count = size / (long) sizeof(double);
+    if (count < 1) {
+        return;
+    }
+    long iters, warmup;
+    iterations(ALLREDUCE, size, &iters, &warmup);
+    for (long i = 0; i < count; i++) {
+        in[i] = (double) (rank + 1) + (double) i;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double total = 0;
+    for (long i = 0; i < warmup + iters; i++) {
+        double t0 = now_ns();
+        MPI_Allreduce(in, out, (int) count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        double us = (now_ns() - t0) / 1e3;
+        if (i == 0) {
+            double expect = (double) nprocs * (nprocs + 1) / 2.0 + (double) nprocs * (double) (count - 1);
+            if (out[count - 1] != expect) {
+                fprintf(stderr, "ry_peer: rank %d: allreduce: got %g, expected %g\n", rank, out[count - 1], expect);
+                MPI_Abort(MPI_COMM_WORLD, 3);
+            }
+        }
+        if (i >= warmup) {
+            samples[i - warmup] = us;
+            total += us;
+        }
+    }
+    if (rank == 0) {
+        double mean = total / (double) iters;
+        report("allreduce", size, iters, samples, mean, mean > 0 ? (double) size / mean : 0);
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+
+    int benches = 0;
+    long sizes[MAX_SIZES];
+    int nsizes = parse_sizes("1:4m", sizes);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
+            nsizes = parse_sizes(argv[++i], sizes);
+            if (nsizes <= 0) {
+                die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
+            }
+        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
+            iter_base = strtol(argv[++i], NULL, 10);
+            if (iter_base <= 0) {
+                die("--iters: expected a positive count");
+            }
+        } else if (strcmp(a, "--window") == 0 && i + 1 < argc) {
+            window = (int) strtol(argv[++i], NULL, 10);
+            if (window <= 0) {
+                die("--window: expected a positive count");
+            }
+        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
+            transport = argv[++i];
+        } else if (a[0] != '-') {
+            char *copy = strdup(a);
+            for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+                if (strcasecmp(tok, "latency") == 0) {
+                    benches |= LATENCY;
+                } else if (strcasecmp(tok, "bw") == 0) {
+                    benches |= BW;
+                } else if (strcasecmp(tok, "bibw") == 0) {
+                    benches |= BIBW;
+                } else if (strcasecmp(tok, "allreduce") == 0) {
+                    benches |= ALLREDUCE;
+                } else if (strcasecmp(tok, "all") == 0) {
+                    benches |= LATENCY | BW | BIBW | ALLREDUCE;
+                } else {
+                    die("unknown benchmark; expected latency, bw, bibw, allreduce or all");
+                }
+            }
+            free(copy);
+        } else {
+            die("usage: ry_peer [latency|bw|bibw|allreduce|all] [--sizes SPEC] [--iters N] [--window W] "
+                "[--transport NAME]");
+        }
+    }
+    if (benches == 0) {
+        benches = LATENCY | BW | BIBW | ALLREDUCE;
+    }
+    if ((benches & (LATENCY | BW | BIBW)) && nprocs < 2) {
+        die("latency, bw and bibw need at least 2 processes");
+    }
+
+    long maxsize = 8;
+    long maxiters = 1;
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] > maxsize) {
+            maxsize = sizes[i];
+        }
+    }
+    for (int b = LATENCY; b <= ALLREDUCE; b <<= 1) {
+        long it, wu;
+        iterations((enum bench) b, 1, &it, &wu);
+        if (it > maxiters) {
+            maxiters = it;
+        }
+    }
+    unsigned char *sbuf = malloc((size_t) maxsize);
+    unsigned char *rbuf = malloc((size_t) maxsize);
+    double *samples = malloc(sizeof(double) * (size_t) maxiters);
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t) window * 2);
+    if (!sbuf || !rbuf || !samples || !reqs) {
+        die("out of memory");
+    }
+
+    if (rank == 0) {
+        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
+        fflush(stdout);
+    }
+    int pair = rank < 2; /* point-to-point tests run between ranks 0 and 1; others wait */
+    for (int b = LATENCY; b <= ALLREDUCE; b <<= 1) {
+        if (!(benches & b)) {
+            continue;
+        }
+        for (int i = 0; i < nsizes; i++) {
+            long s = sizes[i];
+            if (b == ALLREDUCE) {
+                run_allreduce(s, (double *) sbuf, (double *) rbuf, samples);
+            } else if (pair) {
+                if (b == LATENCY) {
+                    run_latency(s, sbuf, rbuf, samples);
+                } else {
+                    run_bw((enum bench) b, s, sbuf, rbuf, samples, reqs);
+                }
+            }
+            if (b != ALLREDUCE && !pair) {
+                MPI_Barrier(MPI_COMM_WORLD); /* matches the barrier the pair takes before each size */
+            }
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    free(samples);
+    free(reqs);
+    MPI_Finalize();
+    return 0;
+}
