@@ -1,0 +1,199 @@
+package org.railyard.apps.obstacle;
+
+import org.railyard.Comm;
+import org.railyard.Op;
+import org.railyard.Request;
+
+/**
+ * The synchronous distributed projected Richardson method of seed 000, section IV: the grid is
+ * split into blocks ({@link Decomposition}), each rank iterates on its block, and every iteration
+ * the ranks swap the planes next to their common faces (halo exchange), so that iteration
+ * {@code k+1} everywhere uses exactly the values of iteration {@code k}. This is the same iteration
+ * as {@link SequentialSolver}'s, and reproduces it bit for bit (see {@link GridBlock}).
+ *
+ * <p>One iteration on a rank: post a non-blocking receive per neighbour into that face's ghost
+ * plane buffer; pack the boundary planes and post non-blocking sends; sweep the inner part of the
+ * block, which needs no halo, while the planes travel; wait for the receives, unpack them into the
+ * ghost layers and sweep the points next to the faces; wait for the sends (the send buffers are
+ * reused next iteration). Every {@code checkEvery} iterations, one allreduce (MAX) of the local
+ * {@code max |u^{k+1} - u^k|} and {@code max |u^{k+1}|} gives every rank the same relative residual,
+ * so all stop at the same iteration. All buffers are allocated up front; the loop itself allocates
+ * nothing but the request handles the communicator returns.
+ *
+ * <p>Collective: every rank of the communicator constructs the solver with the same arguments and
+ * calls {@link #solve}, {@link #gather} and {@link #close} together. The solver works on a private
+ * duplicate of the communicator, so its messages never meet the caller's.
+ */
+public final class ParallelSolver implements AutoCloseable {
+    /** Halo tags are {@code TAG_HALO + face}, the face of the sender the plane leaves through. */
+    private static final int TAG_HALO = 100;
+    private static final int TAG_GATHER = 200;
+
+    private final Comm comm;
+    private final ObstacleProblem problem;
+    private final RichardsonSettings settings;
+    private final Decomposition decomposition;
+    private final GridBlock block;
+
+    private final int[] neighbours = new int[Decomposition.FACES];
+    private final int[][] boundaryBoxes = new int[Decomposition.FACES][];
+    private final int[][] ghostBoxes = new int[Decomposition.FACES][];
+    private final double[][] sendPlanes = new double[Decomposition.FACES][];
+    private final double[][] recvPlanes = new double[Decomposition.FACES][];
+    private final Request[] sends = new Request[Decomposition.FACES];
+    private final Request[] recvs = new Request[Decomposition.FACES];
+    private final int[][] sweepPlan;
+    private final double[] localMax = new double[2];
+    private final double[] globalMax = new double[2];
+
+    /**
+     * Sets up this rank's block (collective: duplicates {@code comm}).
+     *
+     * @throws IllegalArgumentException if the decomposition is not for {@code comm.size()} ranks and
+     *         the problem's grid
+     */
+    public ParallelSolver(Comm comm, ObstacleProblem problem, RichardsonSettings settings, Decomposition decomposition) {
+        if (decomposition.ranks() != comm.size()) {
+            throw new IllegalArgumentException("decomposition " + decomposition.shape() + " is for "
+                    + decomposition.ranks() + " ranks, the communicator has " + comm.size());
+        }
+        if (decomposition.n() != problem.n()) {
+            throw new IllegalArgumentException("decomposition is for n=" + decomposition.n() + ", problem has n=" + problem.n());
+        }
+        this.problem = problem;
+        this.settings = settings;
+        this.decomposition = decomposition;
+        int rank = comm.rank();
+        this.block = new GridBlock(problem, settings.delta(problem.h()),
+                decomposition.start(rank, 0), decomposition.count(rank, 0),
+                decomposition.start(rank, 1), decomposition.count(rank, 1),
+                decomposition.start(rank, 2), decomposition.count(rank, 2));
+        boolean[] has = new boolean[Decomposition.FACES];
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            neighbours[f] = decomposition.neighbour(rank, f);
+            has[f] = neighbours[f] != Decomposition.NONE;
+            if (has[f]) {
+                boundaryBoxes[f] = block.faceBox(f, false);
+                ghostBoxes[f] = block.faceBox(f, true);
+                sendPlanes[f] = new double[block.faceSize(f)];
+                recvPlanes[f] = new double[block.faceSize(f)];
+            }
+        }
+        this.sweepPlan = block.sweepPlan(has);
+        this.comm = comm.dup();
+    }
+
+    /** The decomposition in use. */
+    public Decomposition decomposition() {
+        return decomposition;
+    }
+
+    /**
+     * Iterates from the current iterate ({@code max(0, φ)} before the first solve) until the stopping
+     * test of the settings is met (collective).
+     * The listener is called at every convergence test on every rank, with the global residual.
+     */
+    public SolveResult solve(ProgressListener listener) {
+        return RichardsonLoop.run(settings, listener, this::iterate, this::globalResidual);
+    }
+
+    private void iterate() {
+        block.beginIteration();
+        startHaloExchange();
+        block.sweep(sweepPlan[0]);
+        finishHaloExchange();
+        for (int b = 1; b < sweepPlan.length; b++) {
+            block.sweep(sweepPlan[b]);
+        }
+        awaitSends();
+        block.endIteration();
+    }
+
+    private double globalResidual() {
+        localMax[0] = block.maxDiff();
+        localMax[1] = block.maxAbs();
+        comm.allreduce(localMax, 0, globalMax, 0, 2, Op.MAX);
+        return RichardsonSettings.relativeResidual(globalMax[0], globalMax[1]);
+    }
+
+    private void startHaloExchange() {
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (neighbours[f] != Decomposition.NONE) {
+                // Receives first, so that a neighbour's plane finds its buffer posted.
+                recvs[f] = comm.irecv(recvPlanes[f], 0, recvPlanes[f].length, neighbours[f],
+                        TAG_HALO + Decomposition.opposite(f));
+            }
+        }
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (neighbours[f] != Decomposition.NONE) {
+                block.copyBox(sendPlanes[f], boundaryBoxes[f], true);
+                sends[f] = comm.isend(sendPlanes[f], 0, sendPlanes[f].length, neighbours[f], TAG_HALO + f);
+            }
+        }
+    }
+
+    private void finishHaloExchange() {
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (recvs[f] != null) {
+                recvs[f].await();
+                recvs[f] = null;
+                block.copyBox(recvPlanes[f], ghostBoxes[f], false);
+            }
+        }
+    }
+
+    private void awaitSends() {
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (sends[f] != null) {
+                sends[f].await();
+                sends[f] = null;
+            }
+        }
+    }
+
+    /**
+     * Collects the current iterate on {@code root} (collective): every other rank sends its block's
+     * interior, the root places each at its offsets. Returns the packed {@code n^3} solution
+     * ({@link ObstacleProblem#index}) on the root, null elsewhere.
+     */
+    public double[] gather(int root) {
+        int rank = comm.rank();
+        double[] mine = new double[decomposition.volume(rank)];
+        block.packInterior(mine);
+        if (rank != root) {
+            if (mine.length > 0) {
+                comm.send(mine, 0, mine.length, root, TAG_GATHER);
+            }
+            return null;
+        }
+        int n = problem.n();
+        double[] global = new double[n * n * n];
+        int largest = 0;
+        for (int r = 0; r < comm.size(); r++) {
+            largest = Math.max(largest, decomposition.volume(r));
+        }
+        double[] incoming = new double[largest];
+        for (int r = 0; r < comm.size(); r++) {
+            int volume = decomposition.volume(r);
+            if (volume == 0) {
+                continue;
+            }
+            double[] src = mine;
+            if (r != root) {
+                comm.recv(incoming, 0, volume, r, TAG_GATHER);
+                src = incoming;
+            }
+            GridBlock.unpackInto(global, n, src,
+                    decomposition.start(r, 0), decomposition.count(r, 0),
+                    decomposition.start(r, 1), decomposition.count(r, 1),
+                    decomposition.start(r, 2), decomposition.count(r, 2));
+        }
+        return global;
+    }
+
+    /** Frees the solver's communicator (collective). */
+    @Override
+    public void close() {
+        comm.free();
+    }
+}

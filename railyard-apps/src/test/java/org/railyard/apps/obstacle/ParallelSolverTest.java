@@ -1,0 +1,98 @@
+package org.railyard.apps.obstacle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.railyard.Comm;
+import org.railyard.Railyard;
+
+/**
+ * The parallel solver on a job of one (this JVM, started without a launcher, joins as a singleton).
+ * Jobs of several processes are exercised through the launcher by the system tests.
+ */
+class ParallelSolverTest {
+    private static Railyard railyard;
+
+    @BeforeAll
+    static void join() {
+        railyard = Railyard.init();
+    }
+
+    @AfterAll
+    static void leave() {
+        railyard.close();
+    }
+
+    @Test
+    void aJobOfOneReproducesTheSequentialSolverExactly() {
+        Comm world = railyard.world();
+        assertThat(world.size()).isEqualTo(1);
+        ObstacleProblem problem = ObstacleProblem.membraneOnBump(14);
+        RichardsonSettings settings = RichardsonSettings.defaults().withCheckEvery(2);
+        SolveResult parallel;
+        double[] got;
+        int[] checks = {0};
+        try (ParallelSolver solver = new ParallelSolver(world, problem, settings, Decomposition.of(14, 1, "block"))) {
+            parallel = solver.solve((k, r) -> checks[0]++);
+            got = solver.gather(0);
+        }
+        SequentialSolver sequential = new SequentialSolver(problem, settings);
+        SolveResult expected = sequential.solve(ProgressListener.NONE);
+        assertThat(parallel.converged()).isTrue();
+        assertThat(parallel.iterations()).isEqualTo(expected.iterations());
+        assertThat(parallel.residual()).isEqualTo(expected.residual());
+        assertThat(checks[0]).isEqualTo(parallel.iterations() / 2);
+        assertThat(got).containsExactly(sequential.solution());
+    }
+
+    @Test
+    void rejectsADecompositionForAnotherJobSize() {
+        Comm world = railyard.world();
+        ObstacleProblem problem = ObstacleProblem.membraneOnBump(8);
+        assertThatThrownBy(() -> new ParallelSolver(world, problem, RichardsonSettings.defaults(), Decomposition.of(8, 2, "slab")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("communicator has 1");
+    }
+
+    @Test
+    void theDemoReportsAgreement() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = ObstacleDemo.run(railyard.world(), new String[] {"--n", "10", "--quiet", "--decomp=slab"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        String report = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(report).isZero();
+        assertThat(report).contains("ranks:            1", "grid:             10^3", "(converged)",
+                "OK: parallel solution agrees with sequential within 0.0");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void theDemoRejectsBadOptionsWithStatusTwo() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--n", "many"}, out, errStream)).isEqualTo(2);
+        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--bogus"}, out, errStream)).isEqualTo(2);
+        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--decomp", "2x1x1"}, out, errStream)).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("not a number", "unknown option '--bogus'", "usage:");
+    }
+
+    @Test
+    void optionsParseBothSpellings() {
+        ObstacleDemo.Options o = ObstacleDemo.Options.parse(new String[] {
+            "--n=20", "--tol", "1e-5", "--max-iter=50", "--check-every", "4", "--omega", "0.5", "--no-check",
+            "--agree-tol", "1e-12", "--decomp", "slab", "-q"});
+        assertThat(o.n()).isEqualTo(20);
+        assertThat(o.settings()).isEqualTo(new RichardsonSettings(1e-5, 50, 4, 0.5));
+        assertThat(o.check()).isFalse();
+        assertThat(o.agreeTolerance()).isEqualTo(1e-12);
+        assertThat(o.decomp()).isEqualTo("slab");
+        assertThat(o.quiet()).isTrue();
+    }
+}
