@@ -1,0 +1,78 @@
+package org.railyard.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The command tree as bin/railyard runs it; no job is started here (see the launcher's tests). */
+class MainTest {
+    record Output(int exitCode, String out, String err) {
+    }
+
+    private static Output railyard(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            code = Main.commandLine(o, e).execute(args);
+        }
+        return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void versionNamesTheBuildAndTheJava() {
+        Output o = railyard("--version");
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).startsWith("railyard ").contains("Java " + Runtime.version().feature());
+        assertThat(o.out().lines().findFirst().orElseThrow()).doesNotContain("${").doesNotContain("unknown");
+    }
+
+    @Test
+    void helpListsTheCommands() {
+        Output o = railyard("--help");
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).contains("Usage: railyard").contains("run").contains("bench");
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        Output o = railyard();
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err()).contains("Usage: railyard");
+    }
+
+    @Test
+    void runErrorsNameTheFullCommand() {
+        Output o = railyard("run", "-np", "0", "Main");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err().lines()).containsExactly("railyard run: -np must be at least 1, got 0",
+                "Try 'railyard run --help' for more information.");
+    }
+
+    @Test
+    void runHelpShowsItsOptions() {
+        Output o = railyard("run", "--help");
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).contains("Usage: railyard run").contains("-np=N").contains("--hosts=FILE").contains("--rsh=CMD")
+                .contains("--timeout=D").contains("--print-choices").contains("MAIN");
+    }
+
+    @Test
+    void benchIsThere() {
+        Output o = railyard("bench", "--help");
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).contains("Usage: railyard bench");
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        Output o = railyard("walk");
+        assertThat(o.exitCode()).isEqualTo(2);
+        assertThat(o.err().lines()).containsExactly("railyard: Unmatched argument at index 0: 'walk'",
+                "Try 'railyard --help' for more information.");
+    }
+}
