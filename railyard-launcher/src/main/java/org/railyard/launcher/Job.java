@@ -92,13 +92,14 @@ final class Job {
             awaitStopped();
         });
         Runtime.getRuntime().addShutdownHook(hook);
+        boolean interrupted = false;
         try {
             if (startAll()) {
                 watch();
             }
         } catch (InterruptedException e) {
+            interrupted = true;
             stop(Cause.INTERRUPTED, "railyard: launcher interrupted", false);
-            Thread.currentThread().interrupt();
         } finally {
             awaitStopped();
             drainOutput();
@@ -107,6 +108,10 @@ final class Job {
             } catch (IllegalStateException shuttingDown) {
                 // The hook is running or has run; it stops the ranks itself.
             }
+        }
+        if (interrupted) {
+            // Only now: with the flag set, the bounded waits above would have returned at once.
+            Thread.currentThread().interrupt();
         }
         return result();
     }

@@ -15,7 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -174,6 +177,43 @@ class LauncherTest {
                 jvm.get().onExit().get(20, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    void rankThatCannotStartFailsTheJobWith127() throws IOException {
+        Path missing = tmp.resolve("no-such-rsh");
+        Output o = runProgram(2, List.of("--hosts", hostsFile().toString(), "--rsh", missing.toString()), "exchange");
+
+        assertThat(o.exitCode()).isEqualTo(JobResult.START_FAILED_EXIT);
+        assertThat(o.errLines()).singleElement().asString()
+                .startsWith("railyard: could not start rank 0 on nodeA: Cannot run program \"" + missing + "\"");
+    }
+
+    @Test
+    void interruptingTheLauncherStopsTheJob() throws Exception {
+        CountDownLatch sleeping = new CountDownLatch(1);
+        List<String> err = new CopyOnWriteArrayList<>();
+        AtomicReference<JobResult> result = new AtomicReference<>();
+        AtomicBoolean stillInterrupted = new AtomicBoolean();
+        JobSpec spec = JobSpec.of(1, PROGRAM, "sleep").withJvmArgs(QUICK_JVM).withTimeout(Duration.ofSeconds(60));
+        Thread launcher = new Thread(() -> {
+            result.set(Launcher.run(spec, (r, l) -> {
+                if (l.equals("sleeping")) {
+                    sleeping.countDown();
+                }
+            }, (r, l) -> err.add(l)));
+            stillInterrupted.set(Thread.currentThread().isInterrupted());
+        });
+        launcher.start();
+        assertThat(sleeping.await(60, TimeUnit.SECONDS)).as("rank started").isTrue();
+        launcher.interrupt();
+        launcher.join(Duration.ofSeconds(30));
+
+        assertThat(launcher.isAlive()).isFalse();
+        assertThat(result.get().exitCode()).isEqualTo(JobResult.INTERRUPTED_EXIT);
+        assertThat(result.get().ranks().getFirst().outcome()).isEqualTo(Outcome.STOPPED);
+        assertThat(err).contains("railyard: launcher interrupted; stopping 1 rank");
+        assertThat(stillInterrupted).isTrue();
     }
 
     @Test
