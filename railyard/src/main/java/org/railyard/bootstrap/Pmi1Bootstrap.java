@@ -1,0 +1,484 @@
+package org.railyard.bootstrap;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/**
+ * Bootstrap from a PMI-1 process manager, as MPICH's Hydra ({@code mpiexec.hydra}) serves it:
+ * the client side of the PMI-1 wire protocol, newline-terminated lines such as
+ * {@code cmd=put kvsname=kvs_42_0 key=card.3 value=...}, one answer per request.
+ *
+ * <h2>Reaching the server</h2>
+ * <ul>
+ * <li>{@code PMI_FD=n} (Hydra's default): descriptor {@code n}, inherited from Hydra's proxy, is
+ *     already connected. Rank and size come from {@code PMI_RANK} and {@code PMI_SIZE}. Java cannot
+ *     open a descriptor by number, so {@link PmiFdConnection} reaches it with
+ *     {@code java.lang.foreign} downcalls to libc; run the JVM with
+ *     {@code --enable-native-access=ALL-UNNAMED} to keep JDK 25 from warning about it.</li>
+ * <li>{@code PMI_PORT=host:port} ({@code mpiexec.hydra -pmi-port}): a TCP connection, on which
+ *     the process first introduces itself with {@code cmd=initack pmiid=$PMI_ID}; the server
+ *     answers {@code cmd=initack} and then {@code cmd=set size=..}, {@code cmd=set rank=..},
+ *     {@code cmd=set debug=..}, which give rank and size.</li>
+ * </ul>
+ * If both are set, PMI_FD wins, as in MPICH's own client.
+ *
+ * <h2>What the constructor does</h2>
+ * {@code init} (PMI 1.1), {@code get_maxes}, {@code get_my_kvsname} (the job id); then rank 0
+ * draws 32 random bytes with {@link SecureRandom} and puts them, hex-encoded, under the key
+ * {@value #SECRET_KEY}; then one fence; then every rank reads that key. So {@link #jobSecret()} is
+ * valid, and equal in every rank, as soon as the constructor returns. The caller's own
+ * put/fence/get round comes after and needs a fence of its own.
+ *
+ * <h2>Limits of the server</h2>
+ * {@code get_maxes} gives the longest kvsname, key and value the server stores. They are counted
+ * as C buffer sizes, terminating NUL included (Hydra 4 says 64 and 1024), so keys and values must
+ * be strictly shorter. A key that is too long is refused with {@link ErrorClass#ARG}. A value that
+ * is too long is split: its parts go under {@code key#0}, {@code key#1}, ..., and the key itself
+ * holds {@value #PARTS_MARK}N; {@link #get} puts the parts back together. For that reason, keys
+ * ending in '#' and digits are reserved, and so is {@value #SECRET_KEY}.
+ *
+ * <h2>Failures</h2>
+ * Every wait for the server is bounded: by {@link Bootstraps#DEFAULT_TIMEOUT} (setting
+ * {@code railyard.bootstrap.timeout}), or by the timeout given to {@link #fence(Duration)}.
+ * Expiry throws {@link RailyardException} of class {@link ErrorClass#TIMEOUT}; a server that
+ * hangs up, answers with an error code, or sends a line that is not PMI-1 gives
+ * {@link ErrorClass#BOOTSTRAP}, quoting the line. After a timeout or a broken exchange the
+ * connection cannot be trusted to be in step (a late answer would be taken for the next one), so
+ * every later call fails at once with the first error's message.
+ *
+ * <p>Thread-safe: calls are serialized, since PMI-1 allows one outstanding request per process.
+ */
+public final class Pmi1Bootstrap implements Bootstrap {
+    /** What {@link #name()} returns. */
+    public static final String NAME = "pmi-1";
+
+    /** The key under which rank 0 publishes the job secret, hex-encoded. */
+    public static final String SECRET_KEY = "railyard-job-secret";
+
+    /** Prefix of the value that stands for a value stored in parts; followed by the part count. */
+    public static final String PARTS_MARK = "#parts:";
+
+    private static final int SECRET_BYTES = 32;
+    private static final Pattern PART_KEY = Pattern.compile(".*#[0-9]+");
+    private static final String TIMEOUT_SETTING = "setting railyard.bootstrap.timeout";
+
+    private final Duration timeout;
+    private final PmiConnection conn;
+    private final int rank;
+    private final int size;
+    private final String kvsname;
+    /** Longest key and value the server stores, in characters (its maxima less the C string's NUL). */
+    private final int maxKey;
+    private final int maxValue;
+    private final byte[] secret;
+
+    /** Why the connection can no longer be used, or null while it is in step with the server. */
+    private String broken;
+    private boolean closed;
+
+    /**
+     * Connects to the PMI-1 server named in {@code env} and performs the start-up described in the
+     * class comment; every wait is bounded by {@link Bootstraps#DEFAULT_TIMEOUT}.
+     *
+     * @param env the process environment, or a map standing for it (PMI_FD or PMI_PORT, with
+     *            PMI_RANK and PMI_SIZE, or PMI_ID)
+     * @throws RailyardException BOOTSTRAP if the environment is incomplete or the server misbehaves,
+     *         TIMEOUT if it does not answer in time
+     */
+    public Pmi1Bootstrap(Map<String, String> env) {
+        this(env, Bootstraps.DEFAULT_TIMEOUT);
+    }
+
+    /** As {@link #Pmi1Bootstrap(Map)} with another bound on each wait (tests use short ones). */
+    Pmi1Bootstrap(Map<String, String> env, Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new RailyardException(ErrorClass.ARG, "PMI timeout must be positive, got " + timeout);
+        }
+        this.timeout = timeout;
+        String fdText = env.get("PMI_FD");
+        String port = env.get("PMI_PORT");
+        if (fdText != null) {
+            int fd = envInt(env, "PMI_FD", 0);
+            conn = new PmiFdConnection(fd, "PMI server on PMI_FD=" + fd);
+        } else if (port != null) {
+            conn = PmiSocketConnection.connect(port.trim(), timeout);
+        } else {
+            throw new RailyardException(ErrorClass.BOOTSTRAP,
+                    "neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI-1 process manager"
+                            + " such as mpiexec.hydra");
+        }
+        try {
+            if (fdText != null) {
+                rank = envInt(env, "PMI_RANK", 0);
+                size = envInt(env, "PMI_SIZE", 1);
+            } else {
+                int[] rankSize = introduce(env);
+                rank = rankSize[0];
+                size = rankSize[1];
+            }
+            if (rank >= size) {
+                throw new RailyardException(ErrorClass.BOOTSTRAP, "the PMI rank " + rank
+                        + " is outside [0, " + size + ") given by the " + conn.describe());
+            }
+
+            PmiMessage init = request("cmd=init pmi_version=1 pmi_subversion=1", "response_to_init",
+                    timeout, TIMEOUT_SETTING);
+            String version = init.attr("pmi_version");
+            if (init.rc(conn.describe()) != 0 || (version != null && !version.equals("1"))) {
+                throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe()
+                        + " refused PMI version 1.1: it answered " + PmiMessage.quote(init.line()));
+            }
+
+            PmiMessage maxes = request("cmd=get_maxes", "maxes", timeout, TIMEOUT_SETTING);
+            maxKey = positiveMax(maxes, "keylen_max");
+            maxValue = positiveMax(maxes, "vallen_max");
+            positiveMax(maxes, "kvsname_max"); // only checked: the server names the space, not this process
+
+            PmiMessage name = request("cmd=get_my_kvsname", "my_kvsname", timeout, TIMEOUT_SETTING);
+            kvsname = name.required("kvsname", conn.describe());
+
+            secret = shareSecret();
+        } catch (RuntimeException e) {
+            conn.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Hydra's -pmi-port greeting: say which process this is, learn rank and size.
+     *
+     * @return {rank, size}
+     */
+    private int[] introduce(Map<String, String> env) {
+        int id = envInt(env, "PMI_ID", 0);
+        String hello = "cmd=initack pmiid=" + id;
+        long deadline = deadlineAfter(timeout);
+        exchange(() -> {
+            conn.send(hello, deadline);
+            return null;
+        });
+        String waitingFor = "cmd=initack answering " + PmiMessage.quote(hello) + " for " + human(timeout)
+                + " (" + TIMEOUT_SETTING + ")";
+        PmiMessage ack = exchange(() -> PmiMessage.parse(conn.receive(deadline, waitingFor), conn.describe()));
+        expectCmd(ack, "initack", hello);
+        // Then exactly three settings, as Hydra sends them: size, rank, debug (debug is unused).
+        Integer rankSet = null;
+        Integer sizeSet = null;
+        boolean debugSet = false;
+        for (int i = 0; i < 3; i++) {
+            String waitingForSet = "cmd=set line " + (i + 1) + " of 3 after cmd=initack, for " + human(timeout)
+                    + " (" + TIMEOUT_SETTING + ")";
+            PmiMessage set = exchange(() -> PmiMessage.parse(conn.receive(deadline, waitingForSet), conn.describe()));
+            expectCmd(set, "set", hello);
+            if (set.attr("size") != null && sizeSet == null) {
+                sizeSet = set.requiredInt("size", conn.describe());
+            } else if (set.attr("rank") != null && rankSet == null) {
+                rankSet = set.requiredInt("rank", conn.describe());
+            } else if (set.attr("debug") != null && !debugSet) {
+                debugSet = true;
+            } else {
+                throw fail(new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " sent "
+                        + PmiMessage.quote(set.line()) + " after cmd=initack; PMI-1 expects one cmd=set each of"
+                        + " size, rank and debug"));
+            }
+        }
+        if (sizeSet < 1 || rankSet < 0) {
+            throw fail(new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe()
+                    + " gave an impossible rank " + rankSet + " or size " + sizeSet));
+        }
+        return new int[] {rankSet, sizeSet};
+    }
+
+    /** Rank 0 draws and publishes the secret; one fence; everyone reads it back. */
+    private byte[] shareSecret() {
+        if (rank == 0) {
+            byte[] drawn = new byte[SECRET_BYTES];
+            new SecureRandom().nextBytes(drawn);
+            store(SECRET_KEY, HexFormat.of().formatHex(drawn));
+        }
+        fence(timeout);
+        String hex = fetch(SECRET_KEY);
+        try {
+            byte[] shared = HexFormat.of().parseHex(hex);
+            if (shared.length == SECRET_BYTES) {
+                return shared;
+            }
+        } catch (IllegalArgumentException e) {
+            // reported below, with the length check
+        }
+        throw new RailyardException(ErrorClass.BOOTSTRAP, "the job secret under key '" + SECRET_KEY
+                + "' is not " + SECRET_BYTES + " hex-encoded bytes: " + PmiMessage.quote(hex)
+                + " (did another program put that key?)");
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    /** The PMI key-value space's name (kvsname), which Hydra makes unique per job. */
+    @Override
+    public String jobId() {
+        return kvsname;
+    }
+
+    @Override
+    public byte[] jobSecret() {
+        return secret.clone();
+    }
+
+    /**
+     * Publishes {@code key}; values longer than the server allows are stored in parts (see the
+     * class comment).
+     *
+     * @throws RailyardException ARG if the key or value holds characters PMI-1 cannot carry, the
+     *         key is reserved or too long; BOOTSTRAP or TIMEOUT if the server fails
+     */
+    @Override
+    public synchronized void put(String key, String value) {
+        checkText("key", key, false);
+        checkText("value", value, true);
+        if (key.equals(SECRET_KEY) || PART_KEY.matcher(key).matches()) {
+            throw new RailyardException(ErrorClass.ARG, "PMI key '" + key + "' is reserved by Pmi1Bootstrap (the key '"
+                    + SECRET_KEY + "' and keys ending in '#' and digits, which hold the parts of long values)");
+        }
+        store(key, value);
+    }
+
+    /** Puts a value whole when it fits, else in parts (see the class comment). */
+    private void store(String key, String value) {
+        checkKeyLength(key, key);
+        if (value.length() <= maxValue && !value.startsWith(PARTS_MARK)) {
+            putRaw(key, value);
+            return;
+        }
+        int parts = (value.length() + maxValue - 1) / maxValue;
+        checkKeyLength(key + "#" + (parts - 1), key);
+        for (int i = 0; i < parts; i++) {
+            putRaw(key + "#" + i, value.substring(i * maxValue, Math.min(value.length(), (i + 1) * maxValue)));
+        }
+        putRaw(key, PARTS_MARK + parts);
+    }
+
+    @Override
+    public synchronized void fence(Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new RailyardException(ErrorClass.ARG, "fence timeout must be positive, got " + timeout);
+        }
+        PmiMessage out = request("cmd=barrier_in", "barrier_out", timeout, "the fence's timeout");
+        if (out.rc(conn.describe()) != 0) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " failed the fence: "
+                    + PmiMessage.quote(out.line()));
+        }
+    }
+
+    /**
+     * Reads {@code key}, reassembling a value stored in parts.
+     *
+     * @throws RailyardException BOOTSTRAP naming the key if no process put it before the last fence
+     */
+    @Override
+    public synchronized String get(String key) {
+        checkText("key", key, false);
+        return fetch(key);
+    }
+
+    /** Gets a value, putting it together from its parts if it was stored in parts. */
+    private String fetch(String key) {
+        String value = getRaw(key);
+        if (!value.startsWith(PARTS_MARK)) {
+            return value;
+        }
+        int parts;
+        try {
+            parts = Integer.parseInt(value.substring(PARTS_MARK.length()));
+        } catch (NumberFormatException e) {
+            parts = -1;
+        }
+        if (parts < 1) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "PMI key '" + key + "' holds " + PmiMessage.quote(value)
+                    + ", which starts like a part count but is not one");
+        }
+        StringBuilder whole = new StringBuilder(parts * maxValue);
+        for (int i = 0; i < parts; i++) {
+            whole.append(getRaw(key + "#" + i));
+        }
+        return whole.toString();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * Sends {@code cmd=finalize} and waits, bounded, for {@code cmd=finalize_ack}, then releases
+     * the connection. Idempotent; skips the exchange when the connection already broke.
+     *
+     * @throws RailyardException TIMEOUT or BOOTSTRAP if the server did not acknowledge (the
+     *         connection is released all the same)
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (broken == null) {
+                request("cmd=finalize", "finalize_ack", timeout, TIMEOUT_SETTING);
+            }
+        } finally {
+            closed = true;
+            conn.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return NAME + " rank " + rank + " of " + size + " in job " + kvsname + " via the " + conn.describe();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private void putRaw(String key, String value) {
+        PmiMessage result = request("cmd=put kvsname=" + kvsname + " key=" + key + " value=" + value, "put_result",
+                timeout, TIMEOUT_SETTING);
+        if (result.rc(conn.describe()) != 0) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " refused to store PMI key '"
+                    + key + "': " + PmiMessage.quote(result.line()));
+        }
+    }
+
+    private String getRaw(String key) {
+        PmiMessage result = request("cmd=get kvsname=" + kvsname + " key=" + key, "get_result", timeout,
+                TIMEOUT_SETTING);
+        if (result.rc(conn.describe()) != 0) {
+            String msg = result.attr("msg");
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "PMI key '" + key + "' is not in the key-value space of job "
+                    + kvsname + " (the " + conn.describe() + " said " + (msg == null ? result.line() : msg)
+                    + "); a key is visible only after the fence that follows its put");
+        }
+        return result.required("value", conn.describe());
+    }
+
+    /**
+     * One request and its answer, which must be {@code cmd=expect}. Any failure of the exchange
+     * itself (not an error code inside a well-formed answer) leaves the connection out of step.
+     */
+    private PmiMessage request(String line, String expect, Duration bound, String boundName) {
+        long deadline = deadlineAfter(bound);
+        String waitingFor = "cmd=" + expect + " answering " + PmiMessage.quote(line) + " for " + human(bound)
+                + " (" + boundName + ")";
+        PmiMessage answer = exchange(() -> {
+            conn.send(line, deadline);
+            return PmiMessage.parse(conn.receive(deadline, waitingFor), conn.describe());
+        });
+        expectCmd(answer, expect, line);
+        return answer;
+    }
+
+    private void expectCmd(PmiMessage answer, String expect, String request) {
+        if (!answer.cmd().equals(expect)) {
+            throw fail(new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " answered "
+                    + PmiMessage.quote(answer.line()) + " to " + PmiMessage.quote(request) + "; PMI-1 expects cmd="
+                    + expect));
+        }
+    }
+
+    private interface Step<T> {
+        T run();
+    }
+
+    /** Runs a step of an exchange if the connection is usable, and marks it broken if the step fails. */
+    private <T> T exchange(Step<T> step) {
+        if (closed) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "this PMI-1 bootstrap is closed");
+        }
+        if (broken != null) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP,
+                    "the PMI-1 connection is unusable since an earlier failure: " + broken);
+        }
+        try {
+            return step.run();
+        } catch (RailyardException e) {
+            throw fail(e);
+        }
+    }
+
+    private RailyardException fail(RailyardException e) {
+        if (broken == null) {
+            broken = e.getMessage();
+        }
+        return e;
+    }
+
+    private int positiveMax(PmiMessage maxes, String attr) {
+        int max = maxes.requiredInt(attr, conn.describe());
+        if (max < 2) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " allows " + attr + "="
+                    + max + ", too small to use: " + PmiMessage.quote(maxes.line()));
+        }
+        return max - 1; // a C buffer size: the terminating NUL takes one
+    }
+
+    private void checkKeyLength(String storedKey, String userKey) {
+        if (storedKey.length() > maxKey) {
+            throw new RailyardException(ErrorClass.ARG, "PMI key '" + userKey + "' is too long: the " + conn.describe()
+                    + " stores keys of at most " + maxKey + " characters"
+                    + (storedKey.equals(userKey) ? "" : ", and this value needs the part key '" + storedKey + "'"));
+        }
+    }
+
+    /** PMI-1 splits lines at spaces and attributes at '='; the Bootstrap contract forbids both. */
+    private static void checkText(String what, String text, boolean emptyAllowed) {
+        if (text == null || (text.isEmpty() && !emptyAllowed)) {
+            throw new RailyardException(ErrorClass.ARG, "PMI " + what + " must not be " + (text == null ? "null" : "empty"));
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c <= ' ' || c > '~' || c == '=') {
+                throw new RailyardException(ErrorClass.ARG, "PMI " + what + " " + PmiMessage.quote(text)
+                        + " has character U+" + String.format("%04X", (int) c) + " at index " + i
+                        + ": keys and values must be printable ASCII without spaces or '='");
+            }
+        }
+    }
+
+    private static int envInt(Map<String, String> env, String name, int min) {
+        String v = env.get(name);
+        if (v == null) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, name + " is not set; a PMI-1 process manager sets it"
+                    + " together with " + (name.equals("PMI_ID") ? "PMI_PORT" : "PMI_FD"));
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n >= min) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new RailyardException(ErrorClass.BOOTSTRAP, name + "='" + v + "' is not a whole number >= " + min);
+    }
+
+    private static long deadlineAfter(Duration bound) {
+        // Saturate: a bound of years must not overflow into the past.
+        long nanos = bound.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : bound.toNanos();
+        return System.nanoTime() + nanos;
+    }
+
+    static String human(Duration d) {
+        long ms = d.toMillis();
+        return ms < 1000 ? ms + "ms" : (ms % 1000 == 0 ? ms / 1000 + "s" : String.format(java.util.Locale.ROOT, "%.3fs", ms / 1000.0));
+    }
+}
