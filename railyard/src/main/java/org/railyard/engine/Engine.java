@@ -75,6 +75,8 @@ public final class Engine implements FrameSink {
     private final ThreadLocal<BackoffIdle> waiterIdle;
     private final Thread agent;
     private volatile boolean closed;
+    /** Callers driving progress in a wait loop; while there is one, the agent stays out of the way. */
+    private final java.util.concurrent.atomic.AtomicInteger drivers = new java.util.concurrent.atomic.AtomicInteger();
     private int nextContext = 4;
 
     private Transfer postedHead, postedTail;
@@ -597,26 +599,36 @@ public final class Engine implements FrameSink {
             BackoffIdle idle = waiterIdle.get();
             idle.reset();
             long start = timeoutNanos == Long.MAX_VALUE ? 0 : System.nanoTime();
-            while (t.state == Transfer.PENDING) {
-                int work = 0;
-                if (lock.tryLock()) {
-                    try {
-                        work = channels.progress();
-                    } finally {
-                        lock.unlock();
+            drivers.incrementAndGet();
+            try {
+                while (t.state == Transfer.PENDING) {
+                    int work = progressIfFree();
+                    if (t.state != Transfer.PENDING) {
+                        break;
                     }
+                    if (timeoutNanos != Long.MAX_VALUE && System.nanoTime() - start > timeoutNanos) {
+                        return false;
+                    }
+                    idle.idle(work);
                 }
-                if (t.state != Transfer.PENDING) {
-                    break;
-                }
-                if (timeoutNanos != Long.MAX_VALUE && System.nanoTime() - start > timeoutNanos) {
-                    return false;
-                }
-                idle.idle(work);
+            } finally {
+                drivers.decrementAndGet();
             }
         }
         throwIfFailed(t);
         return true;
+    }
+
+    /** One duty cycle if no other thread is in one; the work it did. */
+    private int progressIfFree() {
+        if (lock.tryLock()) {
+            try {
+                return channels.progress();
+            } finally {
+                lock.unlock();
+            }
+        }
+        return 0;
     }
 
     private static void throwIfFailed(Transfer t) {
@@ -628,12 +640,8 @@ public final class Engine implements FrameSink {
 
     /** Drives progress once; true if {@code t} is complete (throws if it failed). */
     public boolean test(Transfer t) {
-        if (t.state == Transfer.PENDING && lock.tryLock()) {
-            try {
-                channels.progress();
-            } finally {
-                lock.unlock();
-            }
+        if (t.state == Transfer.PENDING) {
+            progressIfFree();
         }
         if (t.state == Transfer.PENDING) {
             return false;
@@ -646,22 +654,19 @@ public final class Engine implements FrameSink {
     public int awaitAny(Transfer[] ts) {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
-        while (true) {
-            for (int i = 0; i < ts.length; i++) {
-                if (ts[i] != null && ts[i].state != Transfer.PENDING) {
-                    throwIfFailed(ts[i]);
-                    return i;
+        drivers.incrementAndGet();
+        try {
+            while (true) {
+                for (int i = 0; i < ts.length; i++) {
+                    if (ts[i] != null && ts[i].state != Transfer.PENDING) {
+                        throwIfFailed(ts[i]);
+                        return i;
+                    }
                 }
+                idle.idle(progressIfFree());
             }
-            int work = 0;
-            if (lock.tryLock()) {
-                try {
-                    work = channels.progress();
-                } finally {
-                    lock.unlock();
-                }
-            }
-            idle.idle(work);
+        } finally {
+            drivers.decrementAndGet();
         }
     }
 
@@ -892,9 +897,14 @@ public final class Engine implements FrameSink {
     // ================================================================== agent, choices, shutdown
 
     private void agentLoop() {
-        BackoffIdle idle = new BackoffIdle(0, 10, 20_000, 1_000_000);
+        BackoffIdle idle = new BackoffIdle(0, 0, 50_000, 1_000_000);
         while (!closed) {
             int work = 0;
+            if (drivers.get() > 0) {
+                // a caller is driving progress itself: keep off its core and its lock
+                idle.idle(0);
+                continue;
+            }
             if (lock.tryLock()) {
                 try {
                     if (!closed) {

@@ -1,0 +1,100 @@
+package org.railyard.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import org.railyard.bootstrap.AddressCard;
+import org.junit.jupiter.api.Test;
+import org.railyard.transport.self.SelfTransport;
+import org.railyard.transport.tcp.TcpTransport;
+
+/** The handshake: the secret is proved both ways, and whoever cannot prove it gets nothing. */
+class ConnectorTest {
+
+    private static Connector connector(int rank, byte[] secret) throws Exception {
+        TcpTransport tcp = new TcpTransport();
+        tcp.start(new TransportEnv(rank, 2, "job-x", "node-" + rank));
+        SelfTransport self = new SelfTransport();
+        return new Connector(rank, 2, "job-x", secret, List.of(tcp, self), Duration.ofSeconds(5));
+    }
+
+    private static Connector.Event next(Connector c) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        Connector.Event e;
+        while ((e = c.poll()) == null) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no connection event within 20 s");
+            }
+            Thread.onSpinWait();
+        }
+        return e;
+    }
+
+    private static void wire(Connector a, Connector b) throws Exception {
+        List<InetSocketAddress> ha = a.listen("127.0.0.1");
+        List<InetSocketAddress> hb = b.listen("127.0.0.1");
+        AddressCard ca = new AddressCard(0, "node-0", 1, ha, List.of("tcp"));
+        AddressCard cb = new AddressCard(1, "node-1", 2, hb, List.of("tcp"));
+        a.cards(ca, r -> r == 0 ? ca : cb);
+        b.cards(cb, r -> r == 0 ? ca : cb);
+    }
+
+    @Test
+    void twoSidesWithTheSameSecretGetALinkEach() throws Exception {
+        byte[] secret = new byte[32];
+        secret[3] = 7;
+        try (Connector a = connector(0, secret); Connector b = connector(1, secret)) {
+            wire(a, b);
+            a.connect(1);
+            Connector.Event ea = next(a);
+            Connector.Event eb = next(b);
+            assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
+            assertThat(eb.link()).isNotNull();
+            assertThat(ea.link().transport().name()).isEqualTo("tcp");
+            ea.link().close();
+            eb.link().close();
+        }
+    }
+
+    @Test
+    void aConnectorWithAWrongSecretIsRefusedAndTheAcceptorCarriesOn() throws Exception {
+        byte[] good = new byte[32];
+        byte[] bad = new byte[32];
+        bad[0] = 1;
+        try (Connector a = connector(0, bad); Connector b = connector(1, good)) {
+            wire(a, b);
+            a.connect(1);
+            Connector.Event ea = next(a);
+            assertThat(ea.link()).isNull();
+            assertThat(ea.error()).contains("could not connect to rank 1").contains("prove the job secret");
+            assertThat(b.poll()).isNull();
+        }
+    }
+
+    @Test
+    void simultaneousConnectsEndWithExactlyOneLinkEachSide() throws Exception {
+        byte[] secret = new byte[32];
+        for (int round = 0; round < 20; round++) {
+            try (Connector a = connector(0, secret); Connector b = connector(1, secret)) {
+                wire(a, b);
+                a.connect(1);
+                b.connect(0);
+                Connector.Event ea = next(a);
+                Connector.Event eb = next(b);
+                assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
+                assertThat(eb.link()).as(String.valueOf(eb.error())).isNotNull();
+                // the two links are the two ends of one connection
+                String[] da = ea.link().describe().split("[ ,]+");
+                String[] db = eb.link().describe().split("[ ,]+");
+                assertThat(da[1]).isEqualTo(db[3]);
+                assertThat(da[3]).isEqualTo(db[1]);
+                assertThat(a.poll()).isNull();
+                assertThat(b.poll()).isNull();
+                ea.link().close();
+                eb.link().close();
+            }
+        }
+    }
+}
