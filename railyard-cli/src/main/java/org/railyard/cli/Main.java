@@ -18,9 +18,9 @@ import picocli.CommandLine.Spec;
 /** The {@code railyard} command; {@code bin/railyard} runs it with a JDK 25 and the project's jars. */
 @Command(name = "railyard", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         usageHelpAutoWidth = true,
-        description = {"Railyard: message passing for Java. Runs MPI-style Java programs as jobs of",
-                "communicating processes, locally or across hosts, and benchmarks them."},
-        footer = {"", "Run 'railyard COMMAND --help' for the options of a command, e.g. 'railyard run --help'."})
+        description = "Railyard: message passing for Java. Runs MPI-style Java programs as jobs of"
+                + " communicating processes, locally or across hosts, and benchmarks them.",
+        footer = {"", "Run 'railyard COMMAND --help' for the options of a command."})
 public final class Main implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

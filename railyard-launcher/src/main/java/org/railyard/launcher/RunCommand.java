@@ -31,19 +31,23 @@ import picocli.CommandLine.TypeConversionException;
  * <p>Build it with {@link #newCommandLine}, which makes option parsing stop at MAIN so the
  * program's own arguments pass through untouched.
  */
-@Command(name = "run", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Runs N copies of a Java program as one Railyard job: starts them (here, or on the hosts of",
-                "a hosts file through rsh/ssh), gives them the key-value exchange they bootstrap from, prints",
-                "their output with a [rank] prefix, and stops them all as soon as one fails."},
-        footer = {"", "The exit code is 0 when every rank exits 0; else that of the first rank that failed",
-                "(128+N for a rank killed by signal N), 124 after --timeout, 127 when a rank cannot start,",
-                "2 for bad options.", "",
-                "Example:  railyard run -np 4 --timeout 10m -cp app.jar org.example.Solver --size 4096"})
+@Command(name = "run", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Runs N copies of a Java program as one Railyard job.",
+                "Starts the ranks here, or on the hosts of a hosts file through rsh/ssh; serves the key-value"
+                        + " exchange they bootstrap from; prints their output with a [rank] prefix; stops them all"
+                        + " as soon as one fails."},
+        footer = {"",
+                "Exit code: 0 when every rank exits 0; else that of the first rank that failed (128+N for a rank"
+                        + " killed by signal N), 124 after --timeout, 127 when a rank cannot start, 2 for bad options.",
+                "", "Example:", "  railyard run -np 4 --timeout 10m -cp app.jar org.example.Solver --size 4096"})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = {"-np", "-n"}, required = true, paramLabel = "N", description = "Number of ranks, at least 1.")
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    @Option(names = "-np", required = true, paramLabel = "N", description = "Number of ranks, at least 1.")
     private int np;
 
     @Option(names = "--hosts", paramLabel = "FILE",
