@@ -1,0 +1,47 @@
+# Sourced by bin/railyard and bin/test: find_jdk prints the home of a JDK 25 or newer
+# (JAVA_HOME first, then /usr/lib/jvm), or returns 1.
+# Major version of a `java -version` banner: "25", "25.0.1", "1.8.0_402" (-> 8).
+java_major() {
+    local v
+    v=$("$1" -version 2>&1 | sed -n 's/.* version "\([^"]*\)".*/\1/p' | head -n 1)
+    v=${v#1.}
+    echo "${v%%[!0-9]*}"
+}
+
+# Major version from a JDK's `release` file: JAVA_VERSION="25.0.1".
+release_major() {
+    local v
+    v=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$1/release" 2>/dev/null | head -n 1)
+    v=${v#1.}
+    echo "${v%%[!0-9]*}"
+}
+
+find_jdk() {
+    local major home
+    if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+        major=$(java_major "$JAVA_HOME/bin/java")
+        if [[ -n "$major" && "$major" -ge 25 ]]; then
+            echo "$JAVA_HOME"
+            return 0
+        fi
+    fi
+    # A name with 25 in it is only a hint (java-1.8.0_252 has one too): ask its java.
+    for home in /usr/lib/jvm/*25*; do
+        [[ -x "$home/bin/java" ]] || continue
+        major=$(java_major "$home/bin/java")
+        if [[ -n "$major" && "$major" -ge 25 ]]; then
+            echo "$home"
+            return 0
+        fi
+    done
+    for home in /usr/lib/jvm/*; do
+        [[ -x "$home/bin/java" ]] || continue
+        major=$(release_major "$home")
+        if [[ -n "$major" && "$major" -ge 25 ]]; then
+            echo "$home"
+            return 0
+        fi
+    done
+    return 1
+}
+
