@@ -119,6 +119,46 @@ public final class VirtualChannel implements Link.FrameHandler {
                 + " (" + link.describe() + "), rail policy " + policy.name());
     }
 
+    private Link directLink;
+    private long directOffset;
+
+    /**
+     * The short path for a frame that can go at once: when the channel is up and nothing is queued
+     * ahead of it, reserves {@code frameLength} bytes on the rail the policy picks and returns their
+     * offset in {@link #directSegment()}; the caller writes the whole frame there and calls
+     * {@link #commitDirect()}. Returns -1 when the frame must be queued instead (order first).
+     */
+    public long claimDirect(int frameLength) {
+        if (state != State.UP || envHead != null) {
+            return -1;
+        }
+        Rail rail = rails[policy.select(rails, railCount, frameLength)];
+        if (frameLength > rail.link.maxFrame()) {
+            return -1;
+        }
+        long off = rail.link.tryClaim(frameLength);
+        if (off < 0) {
+            return -1;
+        }
+        directLink = rail.link;
+        directOffset = off;
+        rail.framesSent++;
+        rail.bytesSent += frameLength;
+        return off;
+    }
+
+    /** The memory of the last {@link #claimDirect}. */
+    public MemorySegment directSegment() {
+        return directLink.claimSegment();
+    }
+
+    /** Stamps the sequence number on the frame written after {@link #claimDirect}, publishes and flushes it. */
+    public void commitDirect() {
+        FrameHeader.psn(directLink.claimSegment(), directOffset, nextPsn++);
+        directLink.commit();
+        directLink.flush();
+    }
+
     /** Writes queued frames while the rails take them; returns the number of frames written. */
     public int progressSend() {
         if (state != State.UP) {

@@ -269,6 +269,9 @@ public final class Engine implements FrameSink {
         SendTransfer t;
         lock.lock();
         try {
+            if (mode == MODE_STANDARD && sendEagerDirect(c, buf, k, off, count, c.worldRanks[dest], tag)) {
+                return;
+            }
             t = acquireSend();
             postSend(t, c, c.context, buf, k, off, count, c.worldRanks[dest], tag, mode);
         } finally {
@@ -284,6 +287,28 @@ public final class Engine implements FrameSink {
                 lock.unlock();
             }
         }
+    }
+
+    /** A small message straight into the rail's memory when nothing is queued ahead of it: no request at all. */
+    private boolean sendEagerDirect(CommState c, Object buf, Kind k, int off, int count, int destWorld, int tag) {
+        long bytes = (long) count * k.size;
+        if (bytes > eagerLimit) {
+            return false;
+        }
+        VirtualChannel ch = channels.existing(destWorld);
+        if (ch == null) {
+            return false;
+        }
+        int len = FrameHeader.LENGTH + (int) bytes;
+        long at = ch.claimDirect(len);
+        if (at < 0) {
+            return false;
+        }
+        MemorySegment seg = ch.directSegment();
+        FrameHeader.write(seg, at, len, FrameType.EAGER, (byte) 0, c.context, rank, tag, (int) bytes, 0, 0);
+        k.copyOut(buf, off, 0, seg, at + FrameHeader.LENGTH, bytes);
+        ch.commitDirect();
+        return true;
     }
 
     public Transfer isend(CommState c, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
@@ -322,6 +347,9 @@ public final class Engine implements FrameSink {
         RecvTransfer t;
         lock.lock();
         try {
+            if (recvUnexpectedEager(c, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag, status)) {
+                return;
+            }
             t = acquireRecv();
             postRecv(t, c, c.context, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag);
         } finally {
@@ -338,6 +366,25 @@ public final class Engine implements FrameSink {
                 lock.unlock();
             }
         }
+    }
+
+    /** A blocking receive whose message is already here (eager): copied out with no request. */
+    private boolean recvUnexpectedEager(CommState c, Object buf, Kind k, int off, int count, int srcWorld, int tag,
+                                        StatusSink status) {
+        for (Unexpected u = unexpectedHead; u != null; u = u.next) {
+            if (u.matches(c.context, srcWorld, tag)) {
+                long cap = (long) count * k.size;
+                if (u.rendezvous || u.bytes > cap) {
+                    return false; // the general path handles rendezvous and reports truncation
+                }
+                unlinkUnexpected(u);
+                k.copyIn(u.dataSeg, 0, buf, off, 0, u.bytes);
+                status.setStatus(c.localRank(u.source), u.tag, u.bytes, k.size);
+                releaseUnexpected(u);
+                return true;
+            }
+        }
+        return false;
     }
 
     public Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int source, int tag) {
