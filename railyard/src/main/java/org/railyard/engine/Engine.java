@@ -77,6 +77,13 @@ public final class Engine implements FrameSink {
     private volatile boolean closed;
     /** Callers driving progress in a wait loop; while there is one, the agent stays out of the way. */
     private final java.util.concurrent.atomic.AtomicInteger drivers = new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * Bumped (under the lock) by every call that posts or drives progress. The agent steps in only
+     * after a whole idle period without a bump: the application is then computing or blocked
+     * elsewhere, and nobody else moves its messages. While the application is active the agent
+     * stays off the lock, so a posting call never queues behind it.
+     */
+    private volatile int activity;
     private int nextContext = 4;
 
     private Transfer postedHead, postedTail;
@@ -295,6 +302,7 @@ public final class Engine implements FrameSink {
         if (bytes > eagerLimit) {
             return false;
         }
+        activity++;
         VirtualChannel ch = channels.existing(destWorld);
         if (ch == null) {
             return false;
@@ -415,6 +423,7 @@ public final class Engine implements FrameSink {
 
     private void postSend(SendTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int destWorld,
                           int tag, int mode) {
+        activity++;
         t.init(c, ctx, buf, k, off, count, destWorld, tag);
         t.sourceWorld = rank;
         t.sent = 0;
@@ -432,6 +441,7 @@ public final class Engine implements FrameSink {
     }
 
     private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
+        activity++;
         t.init(c, ctx, buf, k, off, count, srcWorld, tag);
         t.rendezvous = false;
         t.channel = null;
@@ -670,6 +680,7 @@ public final class Engine implements FrameSink {
     private int progressIfFree() {
         if (lock.tryLock()) {
             try {
+                activity++;
                 return channels.progress();
             } finally {
                 lock.unlock();
@@ -944,11 +955,15 @@ public final class Engine implements FrameSink {
     // ================================================================== agent, choices, shutdown
 
     private void agentLoop() {
-        BackoffIdle idle = new BackoffIdle(0, 0, 50_000, 1_000_000);
+        BackoffIdle idle = new BackoffIdle(0, 0, 100_000, 1_000_000);
+        int seen = activity;
         while (!closed) {
             int work = 0;
-            if (drivers.get() > 0) {
-                // a caller is driving progress itself: keep off its core and its lock
+            int now = activity;
+            if (drivers.get() > 0 || now != seen) {
+                // the application is in the library, or was during the last period: keep off its
+                // core and its lock
+                seen = now;
                 idle.idle(0);
                 continue;
             }

@@ -59,7 +59,7 @@ public final class Config {
 
     /** Longest park of an idle waiter, microseconds. */
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
-    public static final long IDLE_MAX_PARK_DEFAULT = 500;
+    public static final long IDLE_MAX_PARK_DEFAULT = 100;
 
     /** Raw lookup: system property, then environment, then null. */
     public static String raw(String prop) {
