@@ -1,7 +1,25 @@
 package org.railyard.channel;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.function.Consumer;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.bootstrap.Bootstrap;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 import org.railyard.transport.Connector;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.util.Config;
 
 /**
  * The virtual channels of a process, one per peer, created on first use (a job of thousands of
@@ -19,6 +37,113 @@ public final class ChannelTable {
     private final Consumer<String> choices;
     private final Consumer<String> log;
     private int ticks;
+    private String node;
+    private List<String> transportNames = List.of();
+    private int minFrame = Integer.MAX_VALUE;
+    private Map<Integer, AddressCard> cards;
+    private Bootstrap bootstrap;
+
+    /**
+     * Opens the channel floor of this process: loads the transport plugins ({@link ServiceLoader}),
+     * keeps those {@code railyard.transports} allows (self always), starts them, binds the handshake
+     * listener, and publishes this process's address card through the bootstrap (then fences, so
+     * every card can be read). No connection is opened here.
+     */
+    public static ChannelTable open(Bootstrap bootstrap, FrameSink sink, Consumer<String> choices, Consumer<String> log) {
+        String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
+        List<String> wanted = allowed.isEmpty() ? List.of() : Arrays.stream(allowed.split(",")).map(String::trim).toList();
+        List<Transport> found = new ArrayList<>();
+        for (Transport t : ServiceLoader.load(Transport.class, ChannelTable.class.getClassLoader())) {
+            found.add(t);
+        }
+        List<String> names = found.stream().map(Transport::name).toList();
+        for (String w : wanted) {
+            if (!names.contains(w)) {
+                throw new RailyardException(ErrorClass.ARG, "transport '" + w + "' in " + Config.TRANSPORTS_PROP
+                        + " is unknown; available: " + String.join(", ", names));
+            }
+        }
+        int rank = bootstrap.rank();
+        String node = nodeIdentity();
+        TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node);
+        List<Transport> started = new ArrayList<>();
+        Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
+        try {
+            for (Transport t : found) {
+                // self is always kept: a process must be able to send to itself whatever is allowed
+                if ((wanted.isEmpty() || wanted.contains(t.name()) || t.name().equals("self")) && t.start(env)) {
+                    started.add(t);
+                }
+            }
+            Connector connector = new Connector(rank, bootstrap.size(), bootstrap.jobId(), bootstrap.jobSecret(),
+                    started, connectTimeout);
+            List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
+            List<String> offered = connector.transports().stream().map(Transport::name).toList();
+            AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
+                    offered.stream().filter(n -> !n.equals("self")).toList());
+            bootstrap.put(AddressCard.key(rank), mine.encode());
+            bootstrap.fence();
+            ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log);
+            table.node = node;
+            table.transportNames = offered;
+            table.bootstrap = bootstrap;
+            table.cards = new HashMap<>();
+            table.cards.put(rank, mine);
+            for (Transport t : started) {
+                table.minFrame = Math.min(table.minFrame, t.maxFrame());
+            }
+            connector.cards(mine, table::nodeCard);
+            return table;
+        } catch (IOException e) {
+            throw new RailyardException(ErrorClass.IO, "cannot open the transports: " + e.getMessage(), e);
+        }
+    }
+
+    /** The address card of a rank, read once from the bootstrap (from any thread). */
+    private AddressCard nodeCard(int peer) {
+        synchronized (cards) {
+            return cards.computeIfAbsent(peer, p -> AddressCard.decode(p, bootstrap.get(AddressCard.key(p))));
+        }
+    }
+
+    /** The node a world rank runs on (from its card). */
+    public String nodeOf(int worldRank) {
+        return nodeCard(worldRank).node();
+    }
+
+    /** This process's node identity: host name and boot id, or the setting railyard.node (tests use it). */
+    public String node() {
+        return node;
+    }
+
+    /** Transports started, best first. */
+    public List<String> transportNames() {
+        return transportNames;
+    }
+
+    /** The smallest frame limit among the started transports. */
+    public int minFrame() {
+        return minFrame;
+    }
+
+    private static String nodeIdentity() {
+        String forced = Config.raw("railyard.node");
+        if (forced != null) {
+            return forced;
+        }
+        String host;
+        try {
+            host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        } catch (IOException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+        try {
+            String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+            return host + "." + boot.substring(0, 8);
+        } catch (IOException | RuntimeException e) {
+            return host;
+        }
+    }
 
     /**
      * @param choices where to print each choice made (transport per peer), or null

@@ -1,28 +1,17 @@
 package org.railyard.engine;
 
-import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.bootstrap.AddressCard;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
-import org.railyard.transport.Connector;
-import org.railyard.transport.Transport;
-import org.railyard.transport.TransportEnv;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.wire.FrameHeader;
@@ -63,7 +52,6 @@ public final class Engine implements FrameSink {
     private final String node;
     private final ReentrantLock lock = new ReentrantLock();
     private final ChannelTable channels;
-    private final Connector connector;
     private final TransferTable table = new TransferTable();
     private final long eagerLimit;
     private final List<String> transportNames;
@@ -94,34 +82,17 @@ public final class Engine implements FrameSink {
     private RecvTransfer[] recvPool = new RecvTransfer[8];
     private int recvPoolCount;
 
-    private Engine(Bootstrap bootstrap, List<Transport> transports, String node) throws IOException {
+    private Engine(Bootstrap bootstrap) {
         this.bootstrap = bootstrap;
         this.rank = bootstrap.rank();
         this.size = bootstrap.size();
-        this.node = node;
         this.printChoices = Config.bool(Config.PRINT_CHOICES_PROP, Config.PRINT_CHOICES_DEFAULT);
-        Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
-        this.connector = new Connector(rank, size, bootstrap.jobId(), bootstrap.jobSecret(), transports, connectTimeout);
-        List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
-        this.transportNames = connector.transports().stream().map(Transport::name).toList();
-        int minFrame = Integer.MAX_VALUE;
-        for (Transport t : transports) {
-            minFrame = Math.min(minFrame, t.maxFrame());
-        }
+        this.channels = ChannelTable.open(bootstrap, this, printChoices ? this::choice : null,
+                s -> LOG.log(System.Logger.Level.WARNING, s));
+        this.node = channels.node();
+        this.transportNames = channels.transportNames();
         long requested = Config.bytes(Config.EAGER_LIMIT_PROP, Config.EAGER_LIMIT_DEFAULT);
-        this.eagerLimit = Math.min(requested, minFrame - FrameHeader.LENGTH);
-        AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
-                transportNames.stream().filter(n -> !n.equals("self")).toList());
-        bootstrap.put(AddressCard.key(rank), mine.encode());
-        bootstrap.fence();
-        Map<Integer, AddressCard> cards = new HashMap<>();
-        connector.cards(mine, peer -> {
-            synchronized (cards) {
-                return cards.computeIfAbsent(peer, p -> AddressCard.decode(p, bootstrap.get(AddressCard.key(p))));
-            }
-        });
-        this.channels = new ChannelTable(rank, size, connector, this, connectTimeout.toNanos(),
-                printChoices ? this::choice : null, s -> LOG.log(System.Logger.Level.WARNING, s));
+        this.eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
         int[] all = new int[size];
         for (int i = 0; i < size; i++) {
             all[i] = i;
@@ -139,57 +110,17 @@ public final class Engine implements FrameSink {
     }
 
     /**
-     * Starts the engine of this process: the transports allowed by {@code railyard.transports}
-     * (all found by {@link ServiceLoader} otherwise), the handshake listener, and the exchange of
-     * address cards through the bootstrap.
+     * Starts the engine of this process: the channel floor opens the transports allowed by
+     * {@code railyard.transports} and publishes this process's address card; connections open
+     * later, on first use.
      */
     public static Engine start(Bootstrap bootstrap) {
-        String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-        List<String> wanted = allowed.isEmpty() ? List.of() : Arrays.stream(allowed.split(",")).map(String::trim).toList();
-        List<Transport> found = new ArrayList<>();
-        for (Transport t : ServiceLoader.load(Transport.class, Engine.class.getClassLoader())) {
-            found.add(t);
-        }
-        List<String> names = found.stream().map(Transport::name).toList();
-        for (String w : wanted) {
-            if (!names.contains(w)) {
-                throw new RailyardException(ErrorClass.ARG, "transport '" + w + "' in " + Config.TRANSPORTS_PROP
-                        + " is unknown; available: " + String.join(", ", names));
-            }
-        }
-        String node = nodeIdentity();
-        TransportEnv env = new TransportEnv(bootstrap.rank(), bootstrap.size(), bootstrap.jobId(), node);
-        List<Transport> started = new ArrayList<>();
-        try {
-            for (Transport t : found) {
-                // self is always kept: a process must be able to send to itself whatever is allowed
-                if ((wanted.isEmpty() || wanted.contains(t.name()) || t.name().equals("self")) && t.start(env)) {
-                    started.add(t);
-                }
-            }
-            return new Engine(bootstrap, started, node);
-        } catch (IOException e) {
-            throw new RailyardException(ErrorClass.IO, "cannot start the engine: " + e.getMessage(), e);
-        }
+        return new Engine(bootstrap);
     }
 
-    private static String nodeIdentity() {
-        String forced = Config.raw("railyard.node");
-        if (forced != null) {
-            return forced;
-        }
-        String host;
-        try {
-            host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
-        } catch (IOException e) {
-            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
-        }
-        try {
-            String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
-            return host + "." + boot.substring(0, 8);
-        } catch (IOException | RuntimeException e) {
-            return host;
-        }
+    /** The node (host) a world rank runs on, from its address card; equal strings mean shared memory is possible. */
+    public String nodeOf(int worldRank) {
+        return channels.nodeOf(worldRank);
     }
 
     public int rank() {
