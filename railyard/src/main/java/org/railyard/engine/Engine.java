@@ -150,7 +150,7 @@ public final class Engine implements FrameSink {
 
     // ================================================================== argument checks
 
-    private void checkComm(CommState c) {
+    void checkComm(CommState c) {
         if (closed) {
             throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard was closed in this process");
         }
@@ -612,7 +612,7 @@ public final class Engine implements FrameSink {
         if (lock.tryLock()) {
             try {
                 activity++;
-                return channels.progress();
+                return channels.progress() + collectives.progress();
             } finally {
                 lock.unlock();
             }
@@ -689,6 +689,7 @@ public final class Engine implements FrameSink {
         lock.lock();
         try {
             channels.progress();
+            collectives.progress();
             for (Unexpected u = unexpectedHead; u != null; u = u.next) {
                 if (u.matches(c.context, srcWorld, tag)) {
                     out.setStatus(c.localRank(u.source), u.tag, u.bytes, 1);
@@ -752,6 +753,26 @@ public final class Engine implements FrameSink {
             throw new RailyardException(ErrorClass.RANK, "root rank " + root + " is out of range [0, " + c.size()
                     + ") for communicator " + c.name());
         }
+    }
+
+    /** The collective algorithms, blocking and not, and the schedules under way. */
+    public Collectives collectives() {
+        return collectives;
+    }
+
+    /** The progress lock; held by whoever advances transfers and collective schedules. */
+    ReentrantLock progressLock() {
+        return lock;
+    }
+
+    /** The lowest context id this process has not used; the proposal for a context agreement. */
+    int freeContext() {
+        return nextContext;
+    }
+
+    /** Records that contexts below {@code end} are taken (agreed by a collective elsewhere). */
+    void contextsUsed(int end) {
+        nextContext = Math.max(nextContext, end);
     }
 
     /** Collective over {@code c}: agrees on a context id no member uses yet. */
@@ -901,7 +922,7 @@ public final class Engine implements FrameSink {
             if (lock.tryLock()) {
                 try {
                     if (!closed) {
-                        work = channels.progress();
+                        work = channels.progress() + collectives.progress();
                     }
                 } finally {
                     lock.unlock();
@@ -911,7 +932,7 @@ public final class Engine implements FrameSink {
         }
     }
 
-    private void choice(String s) {
+    void choice(String s) {
         synchronized (choiceLog) {
             choiceLog.add(s);
         }
