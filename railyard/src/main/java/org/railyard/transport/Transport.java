@@ -23,8 +23,13 @@ public interface Transport {
     /** Higher is preferred. self 100, shm 80, tcp 50. */
     int priority();
 
-    /** Largest frame a link of this transport carries. */
+    /** Largest frame a link of this transport carries (its MTU, in the frame sense). */
     int maxFrame();
+
+    /** What its links guarantee; by default a reliable, ordered stream that reaches other nodes. */
+    default java.util.Set<Capability> capabilities() {
+        return java.util.EnumSet.of(Capability.RELIABLE, Capability.ORDERED, Capability.REMOTE, Capability.DETECTS_FAILURE);
+    }
 
     /** Prepares the plugin; false if it cannot work in this process (it is then not offered). */
     boolean start(TransportEnv env) throws IOException;

@@ -22,6 +22,12 @@ public final class SelfTransport implements Transport {
     @Override public String name() { return "self"; }
     @Override public int priority() { return 100; }
     @Override public int maxFrame() { return FRAME; }
+
+    @Override
+    public java.util.Set<org.railyard.transport.Capability> capabilities() {
+        return java.util.EnumSet.of(org.railyard.transport.Capability.RELIABLE, org.railyard.transport.Capability.ORDERED,
+                org.railyard.transport.Capability.SAME_NODE);
+    }
     @Override public boolean start(TransportEnv env) { return true; }
 
     @Override

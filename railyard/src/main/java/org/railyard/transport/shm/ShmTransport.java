@@ -34,6 +34,12 @@ public final class ShmTransport implements Transport {
     @Override public int maxFrame() { return maxFrame; }
 
     @Override
+    public java.util.Set<org.railyard.transport.Capability> capabilities() {
+        return java.util.EnumSet.of(org.railyard.transport.Capability.RELIABLE, org.railyard.transport.Capability.ORDERED,
+                org.railyard.transport.Capability.SAME_NODE, org.railyard.transport.Capability.DETECTS_FAILURE);
+    }
+
+    @Override
     public boolean start(TransportEnv env) throws IOException {
         this.env = env;
         ringBytes = Config.bytes(Config.SHM_RING_PROP, Config.SHM_RING_DEFAULT);
