@@ -4,8 +4,10 @@
 #   niodev devices), Railyard (shm and tcp transports). Prints one table with 8 B latency and 1 MiB
 #   / 4 MiB bandwidth for each, the ratios of Railyard to each peer, and the project's targets.
 #
-# Usage: bench/compare.sh [--repeat N] [--only LIST] [--out DIR] [--full]
-#   --repeat N   run every measurement N times and keep the median (default 3)
+# Usage: bench/compare.sh [--repeat N] [--stat median|best] [--only LIST] [--out DIR] [--full]
+#   --repeat N   run every measurement N times (default 3)
+#   --stat S     how the runs combine: median (default), or best (lowest latency, highest
+#                bandwidth: the machine's capability when other processes disturb some runs)
 #   --only LIST  comma-separated subset of: ompi-vader,ompi-tcp,mpj-multicore,mpj-niodev,railyard-shm,railyard-tcp
 #   --out DIR    where builds, raw TSV and the table go (default bench/out/compare-<time>)
 #   --full       also run every benchmark over 1 B..4 MiB for each implementation (raw TSV only)
@@ -18,6 +20,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPEAT=3
+STAT=median
 ONLY="ompi-vader,ompi-tcp,mpj-multicore,mpj-niodev,railyard-shm,railyard-tcp"
 OUT=""
 FULL=0
@@ -26,6 +29,7 @@ STEP_TIMEOUT=${STEP_TIMEOUT:-600}
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) REPEAT="$2"; shift 2 ;;
+    --stat) STAT="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --full) FULL=1; shift ;;
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$REPEAT" in ''|*[!0-9]*|0) echo "compare.sh: --repeat needs a positive number" >&2; exit 2 ;; esac
+case "$STAT" in median|best) ;; *) echo "compare.sh: --stat is median or best" >&2; exit 2 ;; esac
 [ -n "$OUT" ] || OUT="$ROOT/bench/out/compare-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -64,7 +69,7 @@ if want railyard-shm || want railyard-tcp; then
   [ -x "$ROOT/bin/railyard" ] || fail "$ROOT/bin/railyard is missing: this checkout has no Railyard launcher script"
 fi
 
-echo "compare.sh: results in $OUT (median of $REPEAT runs)" >&2
+echo "compare.sh: results in $OUT ($STAT of $REPEAT runs)" >&2
 
 # ---------------------------------------------------------------- build the peers
 if want ompi-vader || want ompi-tcp; then
@@ -168,15 +173,17 @@ done
 
 # ---------------------------------------------------------------- the table
 # raw.tsv: impl run benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s
-awk -F'\t' -v order="${IMPLS[*]}" '
-function median(key,   n, i, j, t, a) {
+awk -F'\t' -v order="${IMPLS[*]}" -v stat="$STAT" '
+# combine(key, higher_is_better): the median of the runs, or with stat=best the best run
+function combine(key, higher,   n, i, j, t, a) {
   n = cnt[key]; if (n == 0) return -1
   for (i = 1; i <= n; i++) a[i] = val[key, i]
   for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+  if (stat == "best") return higher ? a[n] : a[1]
   return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 function put(key, v) { cnt[key]++; val[key, cnt[key]] = v }
-$3 == "latency" && $6 == 8 { put($1 SUBSEP "lat", $8) }
+$3 == "latency" && $6 == 8 { put($1 SUBSEP "lat", $8); put($1 SUBSEP "p50", $9) }
 $3 == "bw" && $6 == 1048576 { put($1 SUBSEP "bw1", $12) }
 $3 == "bw" && $6 == 4194304 { put($1 SUBSEP "bw4", $12) }
 function cell(v, fmt) { return v < 0 ? "-" : sprintf(fmt, v) }
@@ -184,9 +191,10 @@ function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 function target(name, ok, detail) { printf "  %-44s %s  %s\n", name, ok ? "MET " : "MISS", detail }
 END {
   n = split(order, impl, " ")
-  for (i = 1; i <= n; i++) { lat[impl[i]] = median(impl[i] SUBSEP "lat"); b1[impl[i]] = median(impl[i] SUBSEP "bw1"); b4[impl[i]] = median(impl[i] SUBSEP "bw4") }
-  printf "%-15s %14s %16s %16s\n", "implementation", "lat 8B (us)", "bw 1MiB (MB/s)", "bw 4MiB (MB/s)"
-  for (i = 1; i <= n; i++) printf "%-15s %14s %16s %16s\n", impl[i], cell(lat[impl[i]], "%.3f"), cell(b1[impl[i]], "%.1f"), cell(b4[impl[i]], "%.1f")
+  for (i = 1; i <= n; i++) { lat[impl[i]] = combine(impl[i] SUBSEP "lat", 0); b1[impl[i]] = combine(impl[i] SUBSEP "bw1", 1); b4[impl[i]] = combine(impl[i] SUBSEP "bw4", 1); p50[impl[i]] = combine(impl[i] SUBSEP "p50", 0) }
+  printf "%s of the runs; latency: mean (and median) of half round trips\n", stat
+  printf "%-15s %14s %14s %16s %16s\n", "implementation", "lat 8B (us)", "lat 8B p50", "bw 1MiB (MB/s)", "bw 4MiB (MB/s)"
+  for (i = 1; i <= n; i++) printf "%-15s %14s %14s %16s %16s\n", impl[i], cell(lat[impl[i]], "%.3f"), cell(p50[impl[i]], "%.3f"), cell(b1[impl[i]], "%.1f"), cell(b4[impl[i]], "%.1f")
   for (r = 1; r <= n; r++) {
     if (impl[r] !~ /^railyard/) continue
     printf "\n%s relative to each peer (latency: Railyard/peer, lower is better; bandwidth: Railyard/peer, higher is better)\n", impl[r]
@@ -204,10 +212,11 @@ END {
   if (b4[s] > 0 && b4[v] > 0) target("shm bw 4MiB >= 60% of Open MPI vader", b4[s] >= 0.6 * b4[v], sprintf("%.0f%%", 100 * b4[s] / b4[v]))
   if (b1[t] > 0 && b1[c] > 0) target("tcp bw 1MiB >= 80% of Open MPI tcp", b1[t] >= 0.8 * b1[c], sprintf("%.0f%%", 100 * b1[t] / b1[c]))
   if (b4[t] > 0 && b4[c] > 0) target("tcp bw 4MiB >= 80% of Open MPI tcp", b4[t] >= 0.8 * b4[c], sprintf("%.0f%%", 100 * b4[t] / b4[c]))
+  # like for like: shared memory against MPJ multicore, TCP against MPJ niodev
   split("mpj-multicore mpj-niodev", mpj, " ")
   split("railyard-shm railyard-tcp", ry, " ")
-  for (a = 1; a <= 2; a++) for (m = 1; m <= 2; m++) {
-    x = ry[a]; p = mpj[m]
+  for (a = 1; a <= 2; a++) {
+    x = ry[a]; p = mpj[a]
     if (lat[x] > 0 && lat[p] > 0) target(x " beats " p ": latency", lat[x] < lat[p], sprintf("%.3f vs %.3f us", lat[x], lat[p]))
     if (b1[x] > 0 && b1[p] > 0) target(x " beats " p ": bw 1MiB", b1[x] > b1[p], sprintf("%.0f vs %.0f MB/s", b1[x], b1[p]))
     if (b4[x] > 0 && b4[p] > 0) target(x " beats " p ": bw 4MiB", b4[x] > b4[p], sprintf("%.0f vs %.0f MB/s", b4[x], b4[p]))
