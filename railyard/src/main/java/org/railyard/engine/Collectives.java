@@ -1,155 +1,894 @@
 package org.railyard.engine;
 
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
 /**
- * Collective operations built on the engine's point-to-point layer, on each communicator's
- * collective context (so they never match a user's receive). Algorithms (the process count is p):
- * <ul>
- *   <li>barrier: dissemination, ceil(log2 p) rounds of zero-byte messages;</li>
- *   <li>bcast: binomial tree rooted at the root, log2 p steps;</li>
- *   <li>reduce: binomial tree for commutative operations; for non-commutative ones every
- *       contribution goes to the root, which folds them in rank order;</li>
- *   <li>allreduce: recursive doubling (ranks beyond the largest power of two first fold into a
- *       partner and get the result back at the end); non-commutative operations use reduce then
- *       bcast, which keeps rank order.</li>
- * </ul>
- * The algorithm used is printed with the engine's choices.
+ * Every collective operation, blocking and non-blocking, on the engine's point-to-point layer.
+ * Each call checks its arguments, chooses an algorithm, builds it as a {@link CollSchedule} and
+ * starts it; the non-blocking form ({@code ibcast}, ...) returns the schedule as a
+ * {@link Transfer}, the blocking form waits for it. Schedules advance from the progress engine
+ * (after every duty cycle, whoever runs it: a waiting caller or the background agent), never from
+ * a thread of their own. Collective messages travel on each communicator's second context, so
+ * they never match a user's receive.
+ *
+ * <p>All members of a communicator must start its collectives in the same order (as in MPI), and
+ * two threads must not start collectives on one communicator at the same time; any number may be
+ * outstanding.
+ *
+ * <h2>Algorithms (p processes, n bytes; thresholds in {@link CollTuning}, all settable)</h2>
+ * <table>
+ * <tr><th>collective</th><th>choice</th></tr>
+ * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
+ *   several ranks share a node and there are several nodes; else dissemination</td></tr>
+ * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial tree for n &lt; 12 KiB
+ *   or p &le; 2; else binomial scatter + ring allgather (van de Geijn)</td></tr>
+ * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
+ *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
+ *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
+ * <tr><td>allreduce</td><td>commutative: node-aware (node reduce, leaders allreduce, node bcast)
+ *   when two-level applies; else ring if n &ge; 1 MiB and p is not a power of two; else
+ *   Rabenseifner if n &ge; 64 KiB and count &ge; pof2; else recursive doubling. Non-commutative:
+ *   recursive doubling, which keeps rank order (adjacent-pair fold for non-powers of two)</td></tr>
+ * <tr><td>reduce_scatter(_block)</td><td>total &lt; 2 KiB: recursive-doubling allreduce and a local
+ *   copy; commutative: ring reduce-scatter; else binomial reduce to 0 + linear scatterv</td></tr>
+ * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
+ * <tr><td>gather, scatter</td><td>p &times; block &lt; 64 KiB: binomial tree; else linear</td></tr>
+ * <tr><td>gatherv, scatterv</td><td>linear (only the root knows every count)</td></tr>
+ * <tr><td>allgather(v)</td><td>total &lt; 80 KiB: recursive doubling if p is a power of two, else
+ *   Bruck; else ring</td></tr>
+ * <tr><td>alltoall</td><td>block &le; 256 B and p &ge; 8: Bruck; block &ge; 32 KiB: pairwise
+ *   exchange; else everything posted at once (linear)</td></tr>
+ * <tr><td>alltoallv</td><td>average block &ge; 32 KiB: pairwise exchange; else linear (the two
+ *   exchange the same messages, so ranks may choose differently)</td></tr>
+ * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
+ * <tr><td>intercommunicator</td><td>barrier, bcast and allreduce through the two group leaders
+ *   ({@link CollInter}); other collectives are refused on an intercommunicator</td></tr>
+ * </table>
+ * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
+ * root; reduction vectors are split only between items ({@link Reduction#width()}).
+ *
+ * <p>Choices are printable: the first time a communicator runs a collective in a size class
+ * (powers of two of bytes), and whenever the algorithm for that class changes, one line goes to
+ * the engine's choice log ({@link Engine#describeChoices()}, and standard error with
+ * {@code RAILYARD_PRINT_CHOICES=true} or {@code railyard run --print-choices}), for example
+ * {@code rank 0: WORLD (4 ranks): allreduce [1 KiB, 2 KiB) SUM: recursive doubling}.
  */
 public final class Collectives {
-    private static final int TAG_BARRIER = 1;
-    private static final int TAG_BCAST = 2;
-    private static final int TAG_REDUCE = 3;
-    private static final int TAG_ALLREDUCE = 4;
+    /** The root of an intercommunicator broadcast passes this as root; the rest of its group passes PROC_NULL. */
+    public static final int ROOT = -3;
+
+    private static final String[] NAMES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan",
+        "exscan", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv",
+        "alltoallw", "neighbour_allgather", "neighbour_alltoall", "reduce_scatter_block"};
+    private static final int BARRIER = 0;
+    private static final int BCAST = 1;
+    private static final int REDUCE = 2;
+    private static final int ALLREDUCE = 3;
+    private static final int REDUCE_SCATTER = 4;
+    private static final int SCAN = 5;
+    private static final int EXSCAN = 6;
+    private static final int GATHER = 7;
+    private static final int GATHERV = 8;
+    private static final int SCATTER = 9;
+    private static final int SCATTERV = 10;
+    private static final int ALLGATHER = 11;
+    private static final int ALLGATHERV = 12;
+    private static final int ALLTOALL = 13;
+    private static final int ALLTOALLV = 14;
+    private static final int ALLTOALLW = 15;
+    private static final int NEIGHBOUR_ALLGATHER = 16;
+    private static final int NEIGHBOUR_ALLTOALL = 17;
+    private static final int REDUCE_SCATTER_BLOCK = 18;
+    private static final int SIZE_CLASSES = 34;
+
+    static final String DISSEMINATION = "dissemination";
+    static final String NODE_AWARE = "node-aware";
+    static final String BINOMIAL = "binomial";
+    static final String BINOMIAL_VIA_0 = "binomial via rank 0";
+    static final String SCATTER_RING = "scatter-ring";
+    static final String RABENSEIFNER = "rabenseifner";
+    static final String RECURSIVE_DOUBLING = "recursive-doubling";
+    static final String RING = "ring";
+    static final String ALLREDUCE_COPY = "allreduce";
+    static final String REDUCE_SCATTERV = "reduce-scatterv";
+    static final String LINEAR = "linear";
+    static final String BRUCK = "bruck";
+    static final String PAIRWISE = "pairwise";
+    static final String INTER = "inter-leaders";
+    static final String LOCAL = "local";
 
     private final Engine engine;
-    private final byte[] empty = new byte[0];
+    private final CollTuning tuning = new CollTuning();
+    /** Schedules under way; touched only under the progress lock. */
+    private CollSchedule activeHead;
 
     Collectives(Engine engine) {
         this.engine = engine;
     }
 
+    CollTuning tuning() {
+        return tuning;
+    }
+
+    /** Makes {@code c} look as if its ranks ran on the given nodes (tests of the node-aware algorithms). */
+    void assumeNodes(CommState c, String... nodeOfRank) {
+        c.nodes = CollNodes.of(nodeOfRank);
+    }
+
+    // ================================================================== running schedules
+
     /** Advances the collective schedules under way; called with the progress lock held after each duty cycle. */
     int progress() {
-        return 0;
-    }
-
-    private Transfer isend(CommState c, Object buf, Kind k, int off, int count, int dest, int tag) {
-        return engine.isendUnchecked(c, c.context + 1, buf, k, off, count, dest, tag, Engine.MODE_STANDARD);
-    }
-
-    private Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int src, int tag) {
-        return engine.irecvUnchecked(c, c.context + 1, buf, k, off, count, src, tag);
-    }
-
-    private void sendrecv(CommState c, Object sbuf, Kind k, int soff, int scount, int dest,
-                          Object rbuf, int roff, int rcount, int src, int tag) {
-        Transfer r = irecv(c, rbuf, k, roff, rcount, src, tag);
-        Transfer s = isend(c, sbuf, k, soff, scount, dest, tag);
-        engine.await(s);
-        engine.await(r);
-    }
-
-    void barrier(CommState c) {
-        int p = c.size();
-        int me = c.rank;
-        for (int k = 1; k < p; k <<= 1) {
-            sendrecv(c, empty, Kind.BYTE, 0, 0, (me + k) % p, empty, 0, 0, (me - k + p) % p, TAG_BARRIER);
+        if (activeHead == null) {
+            return 0;
         }
-    }
-
-    void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
-        int p = c.size();
-        int rel = (c.rank - root + p) % p;
-        int mask = 1;
-        while (mask < p) {
-            if ((rel & mask) != 0) {
-                engine.await(irecv(c, buf, k, off, count, (rel - mask + root) % p, TAG_BCAST));
-                break;
-            }
-            mask <<= 1;
-        }
-        mask >>= 1;
-        while (mask > 0) {
-            if (rel + mask < p) {
-                engine.await(isend(c, buf, k, off, count, (rel + mask + root) % p, TAG_BCAST));
-            }
-            mask >>= 1;
-        }
-    }
-
-    void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
-        int p = c.size();
-        Object acc = k.toArray(sbuf, soff, count);
-        if (!op.commutative()) {
-            if (c.rank != root) {
-                engine.await(isend(c, acc, k, 0, count, root, TAG_REDUCE));
-                return;
-            }
-            // fold in rank order: result = v0 op v1 op ... op v(p-1), computed right to left
-            Object result = null;
-            Object tmp = k.newArray(count);
-            for (int r = p - 1; r >= 0; r--) {
-                Object v = acc;
-                if (r != root) {
-                    engine.await(irecv(c, tmp, k, 0, count, r, TAG_REDUCE));
-                    v = tmp;
-                }
-                if (result == null) {
-                    result = k.toArray(v, 0, count);
+        int work = 0;
+        CollSchedule prev = null;
+        for (CollSchedule s = activeHead; s != null; ) {
+            CollSchedule next = s.nextActive;
+            work += s.advance();
+            if (s.isDone()) {
+                if (prev == null) {
+                    activeHead = next;
                 } else {
-                    op.apply(k, v, 0, result, 0, count);
+                    prev.nextActive = next;
                 }
+                s.nextActive = null;
+            } else {
+                prev = s;
             }
-            k.fromArray(result, rbuf, roff, count);
-            return;
+            s = next;
         }
-        int rel = (c.rank - root + p) % p;
-        Object tmp = k.newArray(count);
-        int mask = 1;
-        while (mask < p) {
-            if ((rel & mask) != 0) {
-                engine.await(isend(c, acc, k, 0, count, (rel - mask + root) % p, TAG_REDUCE));
-                return;
-            }
-            if (rel + mask < p) {
-                engine.await(irecv(c, tmp, k, 0, count, (rel + mask + root) % p, TAG_REDUCE));
-                op.apply(k, tmp, 0, acc, 0, count);
-            }
-            mask <<= 1;
-        }
-        k.fromArray(acc, rbuf, roff, count);
+        return work;
     }
 
-    void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+    /** Starts a built schedule: its first rounds run now, the rest from the progress engine. */
+    private Transfer start(CollSchedule s) {
+        ReentrantLock lock = engine.progressLock();
+        lock.lock();
+        try {
+            s.advance();
+            if (!s.isDone()) {
+                s.nextActive = activeHead;
+                activeHead = s;
+            }
+        } finally {
+            lock.unlock();
+        }
+        return s;
+    }
+
+    private CollSchedule schedule(CommState c, int id, Reduction op, long bytes, String algorithm) {
+        CollSchedule s = new CollSchedule(engine, c, NAMES[id], op);
+        s.algorithm = algorithm;
+        logChoice(c, id, op, bytes, algorithm);
+        return s;
+    }
+
+    /** One line in the choice log per (communicator, collective, size class) and algorithm change. */
+    private void logChoice(CommState c, int id, Reduction op, long bytes, String algorithm) {
+        int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(bytes);
+        int slot = id * SIZE_CLASSES + Math.min(cls, SIZE_CLASSES - 1);
+        if (c.logged == null) {
+            c.logged = new String[NAMES.length * SIZE_CLASSES];
+        }
+        if (c.logged[slot] == algorithm) {
+            return;
+        }
+        c.logged[slot] = algorithm;
+        String size = cls == 0 ? "0 B" : "[" + bytesLabel(1L << (cls - 1)) + ", " + bytesLabel(1L << cls) + ")";
+        String forced = tuning.forced(NAMES[id]);
+        engine.choice("rank " + engine.rank() + ": " + c.name() + " (" + (c.isInter() ? "inter, " : "") + c.localSize()
+                + " ranks): " + NAMES[id] + " " + size + (op == null ? "" : " " + op.name()) + ": " + algorithm
+                + (forced != null && !forced.equals(algorithm) ? " (forced " + forced + " does not apply)" : ""));
+    }
+
+    private static String bytesLabel(long b) {
+        if (b >= 1L << 30 && b % (1L << 30) == 0) {
+            return (b >> 30) + " GiB";
+        }
+        if (b >= 1L << 20 && b % (1L << 20) == 0) {
+            return (b >> 20) + " MiB";
+        }
+        if (b >= 1024 && b % 1024 == 0) {
+            return (b >> 10) + " KiB";
+        }
+        return b + " B";
+    }
+
+    /** The forced algorithm if it is one of {@code allowed}, else {@code dflt}. */
+    private String pick(int id, String dflt, String... allowed) {
+        String f = tuning.forced(NAMES[id]);
+        if (f != null) {
+            for (String a : allowed) {
+                if (a.equals(f)) {
+                    return a;
+                }
+            }
+        }
+        return dflt;
+    }
+
+    private CollNodes nodes(CommState c) {
+        if (c.nodes == null) {
+            c.nodes = CollNodes.of(engine, c);
+        }
+        return c.nodes;
+    }
+
+    private boolean twoLevel(CommState c) {
+        return tuning.nodeAware && c.size() > 2 && nodes(c).twoLevel();
+    }
+
+    // ================================================================== argument checks
+
+    private void check(CommState c, int id) {
+        engine.checkComm(c);
+        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE) {
+            throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
+                    + " (barrier, bcast and allreduce are)");
+        }
+    }
+
+    private static void checkRoot(CommState c, int root) {
+        if (root < 0 || root >= c.size()) {
+            throw new RailyardException(ErrorClass.RANK, "root rank " + root + " is out of range [0, " + c.size()
+                    + ") for communicator " + c.name());
+        }
+    }
+
+    private static void checkBuffer(String what, Object buf, Kind k, int off, int count) {
+        if (k == null) {
+            throw new RailyardException(ErrorClass.TYPE, what + " datatype is null");
+        }
+        try {
+            k.checkRange(buf, off, count);
+        } catch (RailyardException e) {
+            throw new RailyardException(e.errorClass(), what + ": " + e.getMessage());
+        }
+        if ((long) count * k.size > Integer.MAX_VALUE) {
+            throw new RailyardException(ErrorClass.COUNT, what + " of " + (long) count * k.size
+                    + " bytes is larger than the limit of " + Integer.MAX_VALUE + " bytes");
+        }
+    }
+
+    /** Checks one block per rank (counts and displacements in elements, relative to {@code off}). */
+    private static void checkBlocks(String what, Object buf, Kind k, int off, int[] counts, int[] displs, int p) {
+        if (counts == null || counts.length < p || (displs != null && displs.length < p)) {
+            throw new RailyardException(ErrorClass.ARG, what + ": counts and displacements need " + p + " entries");
+        }
+        for (int r = 0; r < p; r++) {
+            if (counts[r] < 0) {
+                throw new RailyardException(ErrorClass.COUNT, what + ": count " + counts[r] + " for rank " + r + " is negative");
+            }
+            if (counts[r] > 0) {
+                checkBuffer(what + " block of rank " + r, buf, k, off + (displs == null ? 0 : displs[r]), counts[r]);
+            }
+        }
+    }
+
+    private static void checkOp(Reduction op, Kind k, long count) {
+        if (op == null) {
+            throw new RailyardException(ErrorClass.OP, "operation is null");
+        }
+        if (count % op.width() != 0) {
+            throw new RailyardException(ErrorClass.COUNT, "count " + count + " is not a whole number of " + op.name()
+                    + " items of " + op.width() + " elements");
+        }
+    }
+
+    /** The root's view of a vector it reduces into: the receive buffer itself if it is a Java array of the kind. */
+    private static boolean direct(Object buf, Kind k) {
+        return buf != null && CollSchedule.isArray(buf) && Kind.ofBuffer(buf) == k;
+    }
+
+    private static long sum(int[] counts, int p) {
+        long s = 0;
+        for (int i = 0; i < p; i++) {
+            s += counts[i];
+        }
+        return s;
+    }
+
+    // ================================================================== barrier, bcast
+
+    public Transfer ibarrier(CommState c) {
+        check(c, BARRIER);
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, BARRIER, null, 0, INTER);
+            CollInter.barrier(s, c);
+            return start(s);
+        }
+        String algo = c.size() == 1 ? LOCAL : twoLevel(c) ? pick(BARRIER, NODE_AWARE, DISSEMINATION) : DISSEMINATION;
+        CollSchedule s = schedule(c, BARRIER, null, 0, algo);
+        if (algo == NODE_AWARE) {
+            nodes(c).barrier(s, c.rank);
+        } else {
+            CollTree.dissemination(s, CollTeam.of(c));
+        }
+        return start(s);
+    }
+
+    public void barrier(CommState c) {
+        engine.await(ibarrier(c));
+    }
+
+    /**
+     * Broadcast of {@code count} elements from {@code root}. On an intercommunicator, root is
+     * {@link #ROOT} at the root, {@link Engine#PROC_NULL} at the rest of its group, and the
+     * root's remote rank in the other group.
+     */
+    public Transfer ibcast(CommState c, Object buf, Kind k, int off, int count, int root) {
+        check(c, BCAST);
+        long bytes = (long) count * (k == null ? 1 : k.size);
+        if (c.isInter()) {
+            if (root != ROOT && root != Engine.PROC_NULL) {
+                checkRoot(c, root);
+            }
+            if (root != Engine.PROC_NULL) {
+                checkBuffer("bcast buffer", buf, k, off, count);
+            }
+            CollSchedule s = schedule(c, BCAST, null, bytes, INTER);
+            CollInter.bcast(s, c, root, buf, k, off, count);
+            return start(s);
+        }
+        checkRoot(c, root);
+        checkBuffer("bcast buffer", buf, k, off, count);
         int p = c.size();
-        if (!op.commutative()) {
-            reduce(c, sbuf, soff, rbuf, roff, count, k, op, 0);
-            bcast(c, rbuf, k, roff, count, 0);
-            return;
+        String dflt = p == 1 || count == 0 ? LOCAL
+                : twoLevel(c) ? NODE_AWARE
+                : bytes >= tuning.bcastLong && p > 2 && count >= p ? SCATTER_RING : BINOMIAL;
+        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE);
+        if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
+            algo = BINOMIAL;
         }
-        Object acc = k.toArray(sbuf, soff, count);
-        Object tmp = k.newArray(count);
-        int me = c.rank;
-        int pof2 = Integer.highestOneBit(p);
-        int extra = p - pof2;
-        // Fold: ranks [pof2, p) give their data to rank (r - pof2) and wait for the result.
-        if (me >= pof2) {
-            engine.await(isend(c, acc, k, 0, count, me - pof2, TAG_ALLREDUCE));
-            engine.await(irecv(c, acc, k, 0, count, me - pof2, TAG_ALLREDUCE));
-            k.fromArray(acc, rbuf, roff, count);
-            return;
+        CollSchedule s = schedule(c, BCAST, null, bytes, algo);
+        switch (algo) {
+            case LOCAL -> { }
+            case NODE_AWARE -> nodes(c).bcast(s, c.rank, root, buf, k, off, count, 1, bytes >= tuning.bcastLong);
+            case SCATTER_RING -> CollTree.scatterRingBcast(s, CollTeam.of(c), root, buf, k, off, count, 1);
+            default -> CollTree.binomialBcast(s, CollTeam.of(c), root, buf, k, off, count);
         }
-        if (me < extra) {
-            engine.await(irecv(c, tmp, k, 0, count, me + pof2, TAG_ALLREDUCE));
-            op.apply(k, tmp, 0, acc, 0, count);
+        return start(s);
+    }
+
+    public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
+        engine.await(ibcast(c, buf, k, off, count, root));
+    }
+
+    // ================================================================== reductions
+
+    /** Reduction of everyone's {@code sbuf} into root's {@code rbuf}, in rank order. */
+    public Transfer ireduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op,
+                            int root) {
+        check(c, REDUCE);
+        checkRoot(c, root);
+        checkBuffer("reduce send buffer", sbuf, k, soff, count);
+        checkOp(op, k, count);
+        boolean isRoot = c.rank == root;
+        if (isRoot) {
+            checkBuffer("reduce receive buffer", rbuf, k, roff, count);
         }
-        for (int mask = 1; mask < pof2; mask <<= 1) {
-            int partner = me ^ mask;
-            sendrecv(c, acc, k, 0, count, partner, tmp, 0, count, partner, TAG_ALLREDUCE);
-            op.apply(k, tmp, 0, acc, 0, count);
+        int p = c.size();
+        long bytes = (long) count * k.size;
+        String algo;
+        if (p == 1 || count == 0) {
+            algo = LOCAL;
+        } else if (op.commutative()) {
+            algo = pick(REDUCE, bytes >= tuning.reduceLong && count / op.width() >= Integer.highestOneBit(p)
+                    ? RABENSEIFNER : BINOMIAL, BINOMIAL, RABENSEIFNER);
+        } else {
+            algo = root == 0 ? BINOMIAL : BINOMIAL_VIA_0;
         }
-        if (me < extra) {
-            engine.await(isend(c, acc, k, 0, count, me + pof2, TAG_ALLREDUCE));
+        CollSchedule s = schedule(c, REDUCE, op, bytes, algo);
+        Object acc;
+        int accOff;
+        if (isRoot && direct(rbuf, k)) {
+            acc = rbuf;
+            accOff = roff;
+            s.copy(k, sbuf, soff, rbuf, roff, count);
+        } else {
+            acc = count == 0 ? null : k.toArray(sbuf, soff, count);
+            accOff = 0;
         }
-        k.fromArray(acc, rbuf, roff, count);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> { }
+            case RABENSEIFNER -> CollReduce.rabenseifnerReduce(s, t, root, acc, accOff, k, count, op.width());
+            case BINOMIAL_VIA_0 -> {
+                CollTree.binomialReduce(s, t, 0, acc, accOff, k, count);
+                if (c.rank == 0) {
+                    s.send(acc, k, accOff, count, root);
+                } else if (isRoot) {
+                    s.recv(acc, k, accOff, count, 0);
+                }
+                s.round();
+            }
+            default -> CollTree.binomialReduce(s, t, root, acc, accOff, k, count);
+        }
+        if (isRoot && acc != rbuf && count > 0) {
+            s.copy(k, acc, accOff, rbuf, roff, count);
+        }
+        return start(s);
+    }
+
+    public void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
+        engine.await(ireduce(c, sbuf, soff, rbuf, roff, count, k, op, root));
+    }
+
+    /**
+     * Reduction of everyone's {@code sbuf} delivered to everyone's {@code rbuf}. On an
+     * intercommunicator each group receives the reduction of the other group's vectors.
+     */
+    public Transfer iallreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        check(c, ALLREDUCE);
+        checkBuffer("allreduce send buffer", sbuf, k, soff, count);
+        checkBuffer("allreduce receive buffer", rbuf, k, roff, count);
+        checkOp(op, k, count);
+        int p = c.size();
+        long bytes = (long) count * k.size;
+        int items = count / op.width();
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, ALLREDUCE, op, bytes, INTER);
+            CollInter.allreduce(s, c, k.toArray(sbuf, soff, count), rbuf, roff, k, count);
+            return start(s);
+        }
+        String algo;
+        if (p == 1 || count == 0) {
+            algo = LOCAL;
+        } else if (!op.commutative()) {
+            algo = RECURSIVE_DOUBLING;
+        } else {
+            String dflt = twoLevel(c) ? NODE_AWARE
+                    : bytes >= tuning.allreduceRing && Integer.bitCount(p) != 1 && items >= p ? RING
+                    : bytes >= tuning.allreduceLong && items >= Integer.highestOneBit(p) ? RABENSEIFNER
+                    : RECURSIVE_DOUBLING;
+            algo = pick(ALLREDUCE, dflt, RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE);
+            if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
+                algo = RECURSIVE_DOUBLING;
+            }
+        }
+        CollSchedule s = schedule(c, ALLREDUCE, op, bytes, algo);
+        boolean direct = direct(rbuf, k);
+        Object acc = direct ? rbuf : k.newArray(count);
+        int accOff = direct ? roff : 0;
+        s.copy(k, sbuf, soff, acc, accOff, count);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> { }
+            case NODE_AWARE -> nodes(c).allreduce(s, c.rank, acc, accOff, k, count, op.width(), bytes >= tuning.allreduceLong);
+            case RING -> CollReduce.ring(s, t, acc, accOff, k, count, op.width());
+            case RABENSEIFNER -> CollReduce.rabenseifner(s, t, acc, accOff, k, count, op.width());
+            default -> CollReduce.recursiveDoubling(s, t, acc, accOff, k, count);
+        }
+        if (!direct) {
+            s.copy(k, acc, 0, rbuf, roff, count);
+        }
+        return start(s);
+    }
+
+    public void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        engine.await(iallreduce(c, sbuf, soff, rbuf, roff, count, k, op));
+    }
+
+    /**
+     * Element-wise reduction of everyone's {@code sbuf} (of {@code sum(counts)} elements), whose
+     * block r ({@code counts[r]} elements, in rank order) goes to rank r's {@code rbuf}.
+     */
+    public Transfer ireduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k,
+                                   Reduction op) {
+        return reduceScatter(REDUCE_SCATTER, c, sbuf, soff, rbuf, roff, counts, k, op);
+    }
+
+    /** {@link #ireduceScatter} with {@code count} elements for every rank. */
+    public Transfer ireduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
+                                        Reduction op) {
+        int[] counts = new int[c.size()];
+        java.util.Arrays.fill(counts, count);
+        return reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, counts, k, op);
+    }
+
+    private Transfer reduceScatter(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts,
+                                   Kind k, Reduction op) {
+        check(c, id);
+        int p = c.size();
+        if (counts == null || counts.length < p) {
+            throw new RailyardException(ErrorClass.ARG, NAMES[id] + ": counts need " + p + " entries");
+        }
+        for (int r = 0; r < p; r++) {
+            if (counts[r] < 0) {
+                throw new RailyardException(ErrorClass.COUNT, NAMES[id] + ": count " + counts[r] + " for rank " + r
+                        + " is negative");
+            }
+        }
+        long total = sum(counts, p);
+        checkBuffer(NAMES[id] + " send buffer", sbuf, k, soff, (int) Math.min(Integer.MAX_VALUE, total));
+        int mine = counts[c.rank];
+        checkBuffer(NAMES[id] + " receive buffer", rbuf, k, roff, mine);
+        if (op == null) {
+            checkOp(null, k, 0);
+        }
+        for (int r = 0; r < p; r++) {
+            checkOp(op, k, counts[r]);
+        }
+        int n = (int) total;
+        long bytes = total * k.size;
+        String algo = p == 1 || n == 0 ? LOCAL
+                : bytes < tuning.reduceScatterShort ? pick(id, ALLREDUCE_COPY, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
+                : op.commutative() ? pick(id, RING, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
+                : pick(id, REDUCE_SCATTERV, ALLREDUCE_COPY, REDUCE_SCATTERV);
+        if (algo == RING && !op.commutative()) {
+            algo = REDUCE_SCATTERV;
+        }
+        CollSchedule s = schedule(c, id, op, bytes, algo);
+        int[] starts = new int[p + 1];
+        for (int r = 0; r < p; r++) {
+            starts[r + 1] = starts[r] + counts[r];
+        }
+        Object acc = n == 0 ? null : k.toArray(sbuf, soff, n);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> { }
+            case ALLREDUCE_COPY -> CollReduce.recursiveDoubling(s, t, acc, 0, k, n);
+            case RING -> CollReduce.ringReduceScatter(s, t, acc, 0, k, starts);
+            default -> {
+                CollTree.binomialReduce(s, t, 0, acc, 0, k, n);
+                CollTree.linearScatterv(s, t, 0, acc, 0, counts, starts, k, rbuf, roff, mine, k);
+            }
+        }
+        if (algo != REDUCE_SCATTERV && mine > 0) {
+            s.copy(k, acc, starts[c.rank], rbuf, roff, mine);
+        }
+        return start(s);
+    }
+
+    public void reduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k, Reduction op) {
+        engine.await(ireduceScatter(c, sbuf, soff, rbuf, roff, counts, k, op));
+    }
+
+    public void reduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
+                                   Reduction op) {
+        engine.await(ireduceScatterBlock(c, sbuf, soff, rbuf, roff, count, k, op));
+    }
+
+    /** Inclusive prefix reduction: rank r gets the reduction of ranks 0 to r, in rank order. */
+    public Transfer iscan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        return scan(SCAN, c, sbuf, soff, rbuf, roff, count, k, op);
+    }
+
+    /** Exclusive prefix reduction: rank r gets the reduction of ranks 0 to r - 1; rank 0's buffer is left untouched. */
+    public Transfer iexscan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        return scan(EXSCAN, c, sbuf, soff, rbuf, roff, count, k, op);
+    }
+
+    private Transfer scan(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
+                          Reduction op) {
+        check(c, id);
+        checkBuffer(NAMES[id] + " send buffer", sbuf, k, soff, count);
+        checkBuffer(NAMES[id] + " receive buffer", rbuf, k, roff, count);
+        checkOp(op, k, count);
+        boolean exclusive = id == EXSCAN;
+        CollSchedule s = schedule(c, id, op, (long) count * k.size, c.size() == 1 || count == 0 ? LOCAL : RECURSIVE_DOUBLING);
+        if (count == 0) {
+            return start(s);
+        }
+        Object partial = k.toArray(sbuf, soff, count);
+        boolean direct = direct(rbuf, k);
+        Object result = direct ? rbuf : k.newArray(count);
+        int resOff = direct ? roff : 0;
+        if (!exclusive) {
+            s.copy(k, sbuf, soff, result, resOff, count);
+        }
+        CollReduce.scan(s, CollTeam.of(c), partial, result, resOff, k, count, exclusive);
+        if (!direct && (!exclusive || c.rank > 0)) {
+            s.copy(k, result, 0, rbuf, roff, count);
+        }
+        return start(s);
+    }
+
+    public void scan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        engine.await(iscan(c, sbuf, soff, rbuf, roff, count, k, op));
+    }
+
+    public void exscan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        engine.await(iexscan(c, sbuf, soff, rbuf, roff, count, k, op));
+    }
+
+    // ================================================================== gather, scatter
+
+    /**
+     * Gathers {@code scount} elements from everyone into root's {@code rbuf}, block r at
+     * {@code roff + r * rcount}. The receive arguments matter only at the root.
+     */
+    public Transfer igather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                            Kind rk, int root) {
+        check(c, GATHER);
+        checkRoot(c, root);
+        checkBuffer("gather send buffer", sbuf, sk, soff, scount);
+        int p = c.size();
+        if (c.rank == root) {
+            checkBuffer("gather receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
+            checkSame("gather", scount, sk, rcount, rk);
+        }
+        long total = (long) scount * sk.size * p;
+        String algo = p == 1 ? LOCAL : pick(GATHER, total < tuning.gatherLong ? BINOMIAL : LINEAR, BINOMIAL, LINEAR);
+        CollSchedule s = schedule(c, GATHER, null, total, algo);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> s.copy(sk, sbuf, soff, scount, rk, rbuf, roff);
+            case BINOMIAL -> CollTree.binomialGather(s, t, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            default -> {
+                int[][] cd = c.rank == root ? CollTree.regular(p, rcount) : new int[2][];
+                CollTree.linearGatherv(s, t, root, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk);
+            }
+        }
+        return start(s);
+    }
+
+    private static void checkSame(String what, int scount, Kind sk, int rcount, Kind rk) {
+        if ((long) scount * sk.size != (long) rcount * rk.size) {
+            throw new RailyardException(ErrorClass.COUNT, what + ": the root's send block (" + scount + " " + sk
+                    + ") and receive block (" + rcount + " " + rk + ") differ in size");
+        }
+    }
+
+    public void gather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk,
+                       int root) {
+        engine.await(igather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
+    }
+
+    /** Gathers {@code scount} elements from each rank r into root's {@code rbuf} at {@code roff + displs[r]}; counts are the root's. */
+    public Transfer igatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
+                             int[] displs, Kind rk, int root) {
+        check(c, GATHERV);
+        checkRoot(c, root);
+        checkBuffer("gatherv send buffer", sbuf, sk, soff, scount);
+        int p = c.size();
+        if (c.rank == root) {
+            checkBlocks("gatherv receive", rbuf, rk, roff, counts, displs, p);
+        }
+        CollSchedule s = schedule(c, GATHERV, null, (long) scount * sk.size, LINEAR);
+        CollTree.linearGatherv(s, CollTeam.of(c), root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+        return start(s);
+    }
+
+    public void gatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
+                        int[] displs, Kind rk, int root) {
+        engine.await(igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root));
+    }
+
+    /** Scatters root's {@code sbuf}, block r at {@code soff + r * scount}, to everyone's {@code rbuf}; send arguments matter at the root. */
+    public Transfer iscatter(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                             Kind rk, int root) {
+        check(c, SCATTER);
+        checkRoot(c, root);
+        checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
+        int p = c.size();
+        if (c.rank == root) {
+            checkBuffer("scatter send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
+            checkSame("scatter", scount, sk, rcount, rk);
+        }
+        long total = (long) rcount * rk.size * p;
+        String algo = p == 1 ? LOCAL : pick(SCATTER, total < tuning.gatherLong ? BINOMIAL : LINEAR, BINOMIAL, LINEAR);
+        CollSchedule s = schedule(c, SCATTER, null, total, algo);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> s.copy(sk, sbuf, soff, scount, rk, rbuf, roff);
+            case BINOMIAL -> CollTree.binomialScatter(s, t, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            default -> {
+                int[][] cd = c.rank == root ? CollTree.regular(p, scount) : new int[2][];
+                CollTree.linearScatterv(s, t, root, sbuf, soff, cd[0], cd[1], sk, rbuf, roff, rcount, rk);
+            }
+        }
+        return start(s);
+    }
+
+    public void scatter(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk,
+                        int root) {
+        engine.await(iscatter(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
+    }
+
+    /** Scatters {@code counts[r]} elements at {@code soff + displs[r]} of root's {@code sbuf} to rank r. */
+    public Transfer iscatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
+                              int rcount, Kind rk, int root) {
+        check(c, SCATTERV);
+        checkRoot(c, root);
+        checkBuffer("scatterv receive buffer", rbuf, rk, roff, rcount);
+        int p = c.size();
+        if (c.rank == root) {
+            checkBlocks("scatterv send", sbuf, sk, soff, counts, displs, p);
+        }
+        CollSchedule s = schedule(c, SCATTERV, null, (long) rcount * rk.size, LINEAR);
+        CollTree.linearScatterv(s, CollTeam.of(c), root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
+        return start(s);
+    }
+
+    public void scatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
+                         int rcount, Kind rk, int root) {
+        engine.await(iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root));
+    }
+
+    // ================================================================== allgather
+
+    /** Everyone's {@code scount} elements to everyone's {@code rbuf}, block r at {@code roff + r * rcount}. */
+    public Transfer iallgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                               Kind rk) {
+        int[][] cd = CollTree.regular(c.size(), rcount);
+        return allgatherv(ALLGATHER, c, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk);
+    }
+
+    /** Everyone's {@code scount} elements to everyone's {@code rbuf}, rank r's at {@code roff + displs[r]}. */
+    public Transfer iallgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
+                                int[] displs, Kind rk) {
+        return allgatherv(ALLGATHERV, c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+    }
+
+    private Transfer allgatherv(int id, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                int[] counts, int[] displs, Kind rk) {
+        check(c, id);
+        int p = c.size();
+        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
+        checkBlocks(NAMES[id] + " receive", rbuf, rk, roff, counts, displs, p);
+        if ((long) scount * sk.size != (long) counts[c.rank] * rk.size) {
+            throw new RailyardException(ErrorClass.COUNT, NAMES[id] + ": send block of " + scount + " " + sk
+                    + " differs in size from this rank's receive block of " + counts[c.rank] + " " + rk);
+        }
+        long total = sum(counts, p) * rk.size;
+        String dflt = p == 1 ? LOCAL
+                : total >= tuning.allgatherLong ? RING
+                : Integer.bitCount(p) == 1 ? RECURSIVE_DOUBLING : BRUCK;
+        String algo = dflt == LOCAL ? LOCAL : pick(id, dflt, RING, BRUCK, RECURSIVE_DOUBLING);
+        if (algo == RECURSIVE_DOUBLING && Integer.bitCount(p) != 1) {
+            algo = BRUCK;
+        }
+        CollSchedule s = schedule(c, id, null, total, algo);
+        CollTeam t = CollTeam.of(c);
+        switch (algo) {
+            case LOCAL -> s.copy(sk, sbuf, soff, scount, rk, rbuf, roff + displs[0]);
+            case RING -> CollGather.ring(s, t, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+            case BRUCK -> CollGather.bruck(s, t, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+            default -> CollGather.recursiveDoubling(s, t, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+        }
+        return start(s);
+    }
+
+    public void allgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
+        engine.await(iallgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+    }
+
+    public void allgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
+                           int[] displs, Kind rk) {
+        engine.await(iallgatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
+    }
+
+    // ================================================================== alltoall
+
+    /** Block r of everyone's {@code sbuf} ({@code scount} elements at {@code soff + r * scount}) to rank r, in sender order. */
+    public Transfer ialltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                              Kind rk) {
+        check(c, ALLTOALL);
+        int p = c.size();
+        checkBuffer("alltoall send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
+        checkBuffer("alltoall receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
+        checkSame("alltoall", scount, sk, rcount, rk);
+        long block = (long) scount * sk.size;
+        String dflt = p == 1 ? LOCAL
+                : block <= tuning.alltoallShort && p >= tuning.alltoallBruckMinP ? BRUCK
+                : block >= tuning.alltoallLong ? PAIRWISE : LINEAR;
+        String algo = dflt == LOCAL ? LOCAL : pick(ALLTOALL, dflt, BRUCK, PAIRWISE, LINEAR);
+        CollSchedule s = schedule(c, ALLTOALL, null, block, algo);
+        CollTeam t = CollTeam.of(c);
+        if (algo == BRUCK) {
+            CollExchange.bruck(s, t, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+        } else {
+            int[][] sc = CollTree.regular(p, scount);
+            int[][] rc = CollTree.regular(p, rcount);
+            if (algo == PAIRWISE) {
+                CollExchange.pairwise(s, t, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk);
+            } else {
+                CollExchange.linear(s, t, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk);
+            }
+        }
+        return start(s);
+    }
+
+    public void alltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
+        engine.await(ialltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+    }
+
+    /** Rank r gets {@code scounts[r]} elements at {@code soff + sdispls[r]}; what rank r sends here lands at {@code roff + rdispls[r]}. */
+    public Transfer ialltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf,
+                               int roff, int[] rcounts, int[] rdispls, Kind rk) {
+        check(c, ALLTOALLV);
+        int p = c.size();
+        checkBlocks("alltoallv send", sbuf, sk, soff, scounts, sdispls, p);
+        checkBlocks("alltoallv receive", rbuf, rk, roff, rcounts, rdispls, p);
+        long most = Math.max(sum(scounts, p) * sk.size, sum(rcounts, p) * rk.size);
+        String algo = pick(ALLTOALLV, most / p >= tuning.alltoallLong ? PAIRWISE : LINEAR, PAIRWISE, LINEAR);
+        CollSchedule s = schedule(c, ALLTOALLV, null, most / p, algo);
+        if (algo == PAIRWISE) {
+            CollExchange.pairwise(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
+        } else {
+            CollExchange.linear(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
+        }
+        return start(s);
+    }
+
+    public void alltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf, int roff,
+                          int[] rcounts, int[] rdispls, Kind rk) {
+        engine.await(ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk));
+    }
+
+    /**
+     * The most general exchange: a count, a displacement and a type per peer, each displacement
+     * in elements of its own type (from the start of the buffer; a byte buffer holds any mix).
+     */
+    public Transfer ialltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf,
+                               int[] rcounts, int[] rdispls, Kind[] rks) {
+        check(c, ALLTOALLW);
+        int p = c.size();
+        if (sks == null || rks == null || sks.length < p || rks.length < p) {
+            throw new RailyardException(ErrorClass.TYPE, "alltoallw needs a send and a receive type for each of " + p + " ranks");
+        }
+        long bytes = 0;
+        for (int r = 0; r < p; r++) {
+            if (scounts[r] > 0 || r == c.rank) {
+                checkBuffer("alltoallw send block of rank " + r, sbuf, sks[r], sdispls[r], scounts[r]);
+            }
+            if (rcounts[r] > 0 || r == c.rank) {
+                checkBuffer("alltoallw receive block of rank " + r, rbuf, rks[r], rdispls[r], rcounts[r]);
+            }
+            bytes += (long) scounts[r] * sks[r].size;
+        }
+        CollSchedule s = schedule(c, ALLTOALLW, null, bytes / p, LINEAR);
+        CollExchange.linearW(s, CollTeam.of(c), sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks);
+        return start(s);
+    }
+
+    public void alltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf, int[] rcounts,
+                          int[] rdispls, Kind[] rks) {
+        engine.await(ialltoallw(c, sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks));
+    }
+
+    // ================================================================== neighbourhood
+
+    /** Sends {@code sbuf} to every neighbour of the topology; block j of {@code rbuf} comes from neighbour j. */
+    public Transfer ineighbourAllgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                        int rcount, Kind rk) {
+        return neighbour(NEIGHBOUR_ALLGATHER, c, false, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+    }
+
+    /** Block j of {@code sbuf} to neighbour j; block j of {@code rbuf} from neighbour j. */
+    public Transfer ineighbourAlltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                       int rcount, Kind rk) {
+        return neighbour(NEIGHBOUR_ALLTOALL, c, true, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+    }
+
+    private Transfer neighbour(int id, CommState c, boolean alltoall, Object sbuf, int soff, int scount, Kind sk,
+                               Object rbuf, int roff, int rcount, Kind rk) {
+        check(c, id);
+        Topology topo = c.topology();
+        if (topo == null) {
+            throw new RailyardException(ErrorClass.COMM, NAMES[id] + " needs a communicator with a topology; "
+                    + c.name() + " has none");
+        }
+        int n = topo.neighbours(c.rank).length;
+        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, alltoall ? n * scount : scount);
+        checkBuffer(NAMES[id] + " receive buffer", rbuf, rk, roff, n * rcount);
+        CollSchedule s = schedule(c, id, null, (long) scount * sk.size, LINEAR);
+        CollExchange.neighbours(s, topo, alltoall, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+        return start(s);
+    }
+
+    public void neighbourAllgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                                   Kind rk) {
+        engine.await(ineighbourAllgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+    }
+
+    public void neighbourAlltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                                  Kind rk) {
+        engine.await(ineighbourAlltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 }

@@ -1,0 +1,68 @@
+package org.railyard.engine;
+
+/**
+ * Collectives on an intercommunicator, the ones mpiJava 1.2 programs and the native API need:
+ * barrier, broadcast and allreduce. Each works through the local group's leaders (local rank 0
+ * on either side): the groups first act within themselves on the intercommunicator's private
+ * local view, the two leaders exchange across, and each leader passes on what it got.
+ */
+final class CollInter {
+    private CollInter() {
+    }
+
+    /** Nobody leaves before every process of both groups has entered. */
+    static void barrier(CollSchedule s, CommState c) {
+        CommState local = c.localView();
+        CollTeam team = CollTeam.of(local);
+        s.on(local);
+        CollTree.dissemination(s, team);
+        if (c.rank == 0) {
+            s.on(c);
+            s.send(CollTree.EMPTY, Kind.BYTE, 0, 0, 0);
+            s.recv(CollTree.EMPTY, Kind.BYTE, 0, 0, 0);
+            s.round();
+            s.on(local);
+        }
+        CollTree.binomialBcast(s, team, 0, CollTree.EMPTY, Kind.BYTE, 0, 0);
+    }
+
+    /**
+     * Broadcast from one process of one group to all of the other: the root passes
+     * {@link Collectives#ROOT}, the rest of its group {@link Engine#PROC_NULL}, and the receiving
+     * group the root's rank in the remote group. The root sends to remote rank 0, which broadcasts
+     * within its group.
+     */
+    static void bcast(CollSchedule s, CommState c, int root, Object buf, Kind k, int off, int count) {
+        if (root == Collectives.ROOT) {
+            s.send(buf, k, off, count, 0);
+            s.round();
+        } else if (root != Engine.PROC_NULL) {
+            if (c.rank == 0) {
+                s.recv(buf, k, off, count, root);
+                s.round();
+            }
+            s.on(c.localView());
+            CollTree.binomialBcast(s, CollTeam.of(c.localView()), 0, buf, k, off, count);
+        }
+    }
+
+    /**
+     * Allreduce across the groups: every process gets the reduction, in rank order, of the
+     * <em>other</em> group's vectors. Each group reduces to its leader, the leaders swap, and each
+     * broadcasts what it received.
+     */
+    static void allreduce(CollSchedule s, CommState c, Object acc, Object result, int resOff, Kind k, int count) {
+        CommState local = c.localView();
+        CollTeam team = CollTeam.of(local);
+        s.on(local);
+        CollTree.binomialReduce(s, team, 0, acc, 0, k, count);
+        if (c.rank == 0) {
+            s.on(c);
+            s.send(acc, k, 0, count, 0);
+            s.recv(result, k, resOff, count, 0);
+            s.round();
+            s.on(local);
+        }
+        CollTree.binomialBcast(s, team, 0, result, k, resOff, count);
+    }
+}

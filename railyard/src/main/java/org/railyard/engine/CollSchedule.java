@@ -1,0 +1,325 @@
+package org.railyard.engine;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.railyard.error.ErrorClass;
+
+/**
+ * One collective operation under way, as a schedule in the manner of Hoefler's LibNBC: a sequence
+ * of rounds, each a list of steps taken in order when the round starts. Local steps (copy,
+ * reduce) run at once; sends and receives are posted; the round ends when all of them are
+ * complete, and the next one starts. The progress engine advances active schedules after each
+ * duty cycle ({@link Collectives#progress}), so a non-blocking collective moves while the program
+ * computes, and a blocking collective is the same schedule waited for: one implementation of each
+ * algorithm serves both.
+ *
+ * <p>A schedule is built completely before it starts, intermediate buffers included, so advancing
+ * it allocates nothing beyond the point-to-point requests it posts. It is a {@link Transfer}, so
+ * every wait and test of the engine works on it unchanged.
+ *
+ * <p>Messages travel on the collective context of their communicator ({@code context + 1}) with
+ * the tag {@code tagBase | sub}: {@code tagBase} is the communicator's collective sequence number
+ * shifted left by 8, so collectives outstanding at once on one communicator (which all members
+ * start in the same order) never match each other's messages, and {@code sub} (0 to 255) lets an
+ * algorithm tell apart two messages between one pair that must not match in FIFO order.
+ *
+ * <p>Threads: built by the calling thread; from {@link Collectives#start} on, touched only under
+ * the engine's progress lock.
+ */
+final class CollSchedule extends Transfer {
+    private static final byte SEND = 0;
+    private static final byte RECV = 1;
+    private static final byte COPY = 2;
+    private static final byte REDUCE = 3;
+
+    final CommState comm;
+    /** The communicator the next sends and receives go on: {@link #comm} unless switched by {@link #on}. */
+    private CommState target;
+    final String what;
+    final Reduction op;
+    private final int tagBase;
+    String algorithm = "";
+
+    private int n;
+    private byte[] type = new byte[16];
+    private Object[] bufA = new Object[16];
+    private Object[] bufB = new Object[16];
+    private int[] offA = new int[16];
+    private int[] offB = new int[16];
+    private int[] count = new int[16];
+    private int[] peer = new int[16];
+    private Kind[] kindA = new Kind[16];
+    private Kind[] kindB = new Kind[16];
+    private CommState[] comms = new CommState[16];
+
+    private int[] roundEnd = new int[8];
+    private int rounds;
+    private int postsInRound;
+    private int maxPosts;
+
+    private int round;
+    private Transfer[] inflight;
+    private int inflightCount;
+    private int checked;
+    /** Link in the owner's list of active schedules. */
+    CollSchedule nextActive;
+
+    CollSchedule(Engine engine, CommState comm, String what, Reduction op) {
+        super(engine);
+        this.comm = comm;
+        this.target = comm;
+        this.what = what;
+        this.op = op;
+        this.tagBase = (comm.collSeq++ & 0x3F_FFFF) << 8;
+    }
+
+    // ------------------------------------------------------------------ building
+
+    private int add(byte t) {
+        if (n == type.length) {
+            int len = n * 2;
+            type = Arrays.copyOf(type, len);
+            bufA = Arrays.copyOf(bufA, len);
+            bufB = Arrays.copyOf(bufB, len);
+            offA = Arrays.copyOf(offA, len);
+            offB = Arrays.copyOf(offB, len);
+            count = Arrays.copyOf(count, len);
+            peer = Arrays.copyOf(peer, len);
+            kindA = Arrays.copyOf(kindA, len);
+            kindB = Arrays.copyOf(kindB, len);
+            comms = Arrays.copyOf(comms, len);
+        }
+        type[n] = t;
+        return n++;
+    }
+
+    /**
+     * Makes the sends and receives added from now on go to {@code c} (an intercommunicator's local
+     * view, say); they keep the schedule's tags.
+     */
+    void on(CommState c) {
+        target = c;
+    }
+
+    /** Sends {@code count} elements to rank {@code to} of the current communicator. */
+    void send(Object buf, Kind k, int off, int count, int to) {
+        post(SEND, target, buf, k, off, count, to, 0);
+    }
+
+    /** Receives at most {@code count} elements from rank {@code from} of the current communicator. */
+    void recv(Object buf, Kind k, int off, int count, int from) {
+        post(RECV, target, buf, k, off, count, from, 0);
+    }
+
+    /** A send on communicator {@code c} (an intercommunicator's local view, say) with sub-tag {@code sub}. */
+    void send(CommState c, Object buf, Kind k, int off, int count, int to, int sub) {
+        post(SEND, c, buf, k, off, count, to, sub);
+    }
+
+    void recv(CommState c, Object buf, Kind k, int off, int count, int from, int sub) {
+        post(RECV, c, buf, k, off, count, from, sub);
+    }
+
+    private void post(byte t, CommState c, Object buf, Kind k, int off, int cnt, int rank, int sub) {
+        if (rank == Engine.PROC_NULL) {
+            return;
+        }
+        int i = add(t);
+        comms[i] = c;
+        bufA[i] = buf;
+        kindA[i] = k;
+        offA[i] = off;
+        count[i] = cnt;
+        peer[i] = rank;
+        offB[i] = sub; // a message has no second buffer: its slot holds the sub-tag
+        if (++postsInRound > maxPosts) {
+            maxPosts = postsInRound;
+        }
+    }
+
+    /** Copies {@code count} elements of kind {@code k}; either buffer may be of any supported class. */
+    void copy(Kind k, Object src, int srcOff, Object dst, int dstOff, int count) {
+        copy(k, src, srcOff, count, k, dst, dstOff);
+    }
+
+    /** Copies the bytes of {@code srcCount} elements of {@code sk} into {@code dst}, read as elements of {@code dk}. */
+    void copy(Kind sk, Object src, int srcOff, int srcCount, Kind dk, Object dst, int dstOff) {
+        if (srcCount == 0 || (src == dst && srcOff == dstOff && sk == dk)) {
+            return;
+        }
+        int i = add(COPY);
+        kindA[i] = sk;
+        bufA[i] = src;
+        offA[i] = srcOff;
+        count[i] = srcCount;
+        kindB[i] = dk;
+        bufB[i] = dst;
+        offB[i] = dstOff;
+    }
+
+    /** {@code inout = in op inout} over {@code count} elements (both Java arrays of {@code k}). */
+    void reduce(Kind k, Object in, int inOff, Object inout, int ioOff, int count) {
+        if (count == 0) {
+            return;
+        }
+        int i = add(REDUCE);
+        kindA[i] = k;
+        bufA[i] = in;
+        offA[i] = inOff;
+        bufB[i] = inout;
+        offB[i] = ioOff;
+        this.count[i] = count;
+    }
+
+    /**
+     * {@code acc = acc op other}, where {@code acc} holds the lower ranks' part: the operand order a
+     * tree or a doubling step needs when it receives the higher ranks' part. Costs a copy for a
+     * non-commutative operation, whose result can only be written into its right operand.
+     */
+    void reduceHigher(Kind k, Object acc, int accOff, Object other, int otherOff, int count) {
+        if (op.commutative()) {
+            reduce(k, other, otherOff, acc, accOff, count);
+        } else {
+            reduce(k, acc, accOff, other, otherOff, count);
+            copy(k, other, otherOff, acc, accOff, count);
+        }
+    }
+
+    /** Ends the current round: what follows starts once every send and receive before is complete. */
+    void round() {
+        int start = rounds == 0 ? 0 : roundEnd[rounds - 1];
+        if (n == start) {
+            return;
+        }
+        if (rounds == roundEnd.length) {
+            roundEnd = Arrays.copyOf(roundEnd, rounds * 2);
+        }
+        roundEnd[rounds++] = n;
+        postsInRound = 0;
+    }
+
+    // ------------------------------------------------------------------ running (progress lock held)
+
+    /**
+     * Starts rounds as far as completed requests allow; returns how many it started. Called with
+     * the progress lock held; the first call starts the schedule.
+     */
+    int advance() {
+        if (inflight == null) {
+            round();
+            inflight = new Transfer[Math.max(1, maxPosts)];
+        }
+        int started = 0;
+        while (state == PENDING) {
+            while (checked < inflightCount) {
+                Transfer t = inflight[checked];
+                if (t.state == PENDING) {
+                    return started;
+                }
+                if (t.state != DONE) {
+                    abandon();
+                    fail(t.error == null ? ErrorClass.INTERNAL : t.error.errorClass(), what + " on " + comm.name()
+                            + " (" + algorithm + ") failed: " + (t.error == null ? "request cancelled" : t.error.getMessage()));
+                    return started;
+                }
+                inflight[checked++] = null;
+            }
+            if (round == rounds) {
+                release();
+                complete();
+                return started;
+            }
+            try {
+                runRound();
+            } catch (RuntimeException e) {
+                // a user-defined operation threw, or a datatype did not fit: the collective fails, not the agent
+                abandon();
+                fail(e instanceof org.railyard.error.RailyardException r ? r.errorClass() : ErrorClass.OP,
+                        what + " on " + comm.name() + " (" + algorithm + ") failed: " + e);
+                return started;
+            }
+            started++;
+        }
+        return started;
+    }
+
+    private void runRound() {
+        int from = round == 0 ? 0 : roundEnd[round - 1];
+        int to = roundEnd[round++];
+        inflightCount = 0;
+        checked = 0;
+        for (int i = from; i < to; i++) {
+            switch (type[i]) {
+                case SEND -> inflight[inflightCount++] = engine.isendUnchecked(comms[i], comms[i].context + 1, bufA[i],
+                        kindA[i], offA[i], count[i], peer[i], tagBase | offB[i], Engine.MODE_STANDARD);
+                case RECV -> inflight[inflightCount++] = engine.irecvUnchecked(comms[i], comms[i].context + 1, bufA[i],
+                        kindA[i], offA[i], count[i], peer[i], tagBase | offB[i]);
+                case COPY -> copyNow(kindA[i], bufA[i], offA[i], count[i], kindB[i], bufB[i], offB[i]);
+                default -> op.apply(kindA[i], bufA[i], offA[i], bufB[i], offB[i], count[i]);
+            }
+        }
+    }
+
+    /** After a failure: takes back the receives still posted, so they hold no user buffer. */
+    private void abandon() {
+        for (int i = checked; i < inflightCount; i++) {
+            if (inflight[i] != null && inflight[i].state == PENDING) {
+                engine.cancel(inflight[i]);
+            }
+        }
+        release();
+    }
+
+    /** Drops the references to buffers and requests so a finished schedule pins nothing. */
+    private void release() {
+        Arrays.fill(bufA, 0, n, null);
+        Arrays.fill(bufB, 0, n, null);
+        Arrays.fill(inflight, null);
+    }
+
+    static boolean isArray(Object buf) {
+        return !(buf instanceof ByteBuffer) && !(buf instanceof MemorySegment);
+    }
+
+    private static MemorySegment segment(Object buf) {
+        return buf instanceof ByteBuffer b ? MemorySegment.ofBuffer(b) : (MemorySegment) buf;
+    }
+
+    /** Copies the bytes of {@code srcCount} {@code sk} elements into {@code dst} read as {@code dk} elements. */
+    static void copyNow(Kind sk, Object src, int srcOff, int srcCount, Kind dk, Object dst, int dstOff) {
+        long bytes = (long) srcCount * sk.size;
+        if (sk == dk && isArray(src) && src.getClass() == dst.getClass()) {
+            System.arraycopy(src, srcOff, dst, dstOff, srcCount);
+        } else if (!isArray(dst)) {
+            sk.copyOut(src, srcOff, 0, segment(dst), (long) dstOff * dk.size, bytes);
+        } else if (!isArray(src)) {
+            dk.copyIn(segment(src), (long) srcOff * sk.size, dst, dstOff, 0, bytes);
+        } else {
+            // two primitive arrays of different kinds: through the wire layout, as a message would go
+            MemorySegment scratch = MemorySegment.ofArray(new byte[(int) bytes]);
+            sk.copyOut(src, srcOff, 0, scratch, 0, bytes);
+            dk.copyIn(scratch, 0, dst, dstOff, 0, bytes);
+        }
+    }
+
+    @Override
+    protected int nextFrameLength(int maxFrame) {
+        throw new IllegalStateException("a collective schedule is never queued on a channel");
+    }
+
+    @Override
+    protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
+        throw new IllegalStateException("a collective schedule is never queued on a channel");
+    }
+
+    @Override
+    protected void onWritten() {
+        throw new IllegalStateException("a collective schedule is never queued on a channel");
+    }
+
+    @Override
+    public String toString() {
+        return what + " on " + comm.name() + " (" + algorithm + "), round " + round + " of " + rounds;
+    }
+}

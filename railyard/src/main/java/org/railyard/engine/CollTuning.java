@@ -1,0 +1,112 @@
+package org.railyard.engine;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.railyard.util.Config;
+
+/**
+ * The thresholds by which {@link Collectives} chooses an algorithm, each a {@code *_PROP} /
+ * {@code *_DEFAULT} pair read once per engine (system property, or the environment variable of
+ * the same name in capitals with '_' for '.'), and the algorithms a user forces by name with
+ * {@code railyard.coll.<collective>=<algorithm>} (for example {@code RAILYARD_COLL_ALLREDUCE=ring}).
+ * A forced algorithm that cannot run the call at hand (Rabenseifner with a non-commutative
+ * operation, say) is replaced by the default choice, and the choice log says so.
+ *
+ * <p>Every process of a communicator must see the same settings: the algorithm decides who sends
+ * what to whom.
+ *
+ * <p>The defaults follow the reasoning of Thakur, Rabenseifner and Gropp, "Optimization of
+ * collective communication operations in MPICH" (2005): latency-bound algorithms (trees,
+ * recursive doubling, Bruck) for short messages, bandwidth-bound ones (scatter then ring,
+ * Rabenseifner, ring, pairwise exchange) for long ones; the crossing points are measured on
+ * shared memory and loopback TCP, where a message costs a few microseconds and copies are cheap.
+ */
+final class CollTuning {
+    /** bcast: below this many bytes a binomial tree; from it, binomial scatter then ring allgather. */
+    static final String BCAST_LONG_PROP = "railyard.coll.bcast.long";
+    static final long BCAST_LONG_DEFAULT = 12 * 1024;
+
+    /** reduce (commutative): from this many bytes, Rabenseifner (reduce-scatter then gather). */
+    static final String REDUCE_LONG_PROP = "railyard.coll.reduce.long";
+    static final long REDUCE_LONG_DEFAULT = 64 * 1024;
+
+    /** allreduce (commutative): from this many bytes, Rabenseifner (reduce-scatter then allgather). */
+    static final String ALLREDUCE_LONG_PROP = "railyard.coll.allreduce.long";
+    static final long ALLREDUCE_LONG_DEFAULT = 64 * 1024;
+
+    /**
+     * allreduce (commutative): from this many bytes on a non-power-of-two size, a ring (its 2(p-1)
+     * steps cost less than the extra full-vector exchange Rabenseifner needs to fold the surplus
+     * ranks).
+     */
+    static final String ALLREDUCE_RING_PROP = "railyard.coll.allreduce.ring";
+    static final long ALLREDUCE_RING_DEFAULT = 1024 * 1024;
+
+    /** allgather(v): total bytes below which recursive doubling (power of two) or Bruck; ring from it. */
+    static final String ALLGATHER_LONG_PROP = "railyard.coll.allgather.long";
+    static final long ALLGATHER_LONG_DEFAULT = 80 * 1024;
+
+    /** gather and scatter: total bytes from which the root talks to every rank itself (linear). */
+    static final String GATHER_LONG_PROP = "railyard.coll.gather.long";
+    static final long GATHER_LONG_DEFAULT = 64 * 1024;
+
+    /** alltoall: Bruck for blocks up to this many bytes when the size is at least {@link #ALLTOALL_BRUCK_MIN_P_PROP}. */
+    static final String ALLTOALL_SHORT_PROP = "railyard.coll.alltoall.short";
+    static final long ALLTOALL_SHORT_DEFAULT = 256;
+
+    static final String ALLTOALL_BRUCK_MIN_P_PROP = "railyard.coll.alltoall.bruck.minsize";
+    static final long ALLTOALL_BRUCK_MIN_P_DEFAULT = 8;
+
+    /** alltoall(v): blocks from this many bytes go by pairwise exchange, one peer per round. */
+    static final String ALLTOALL_LONG_PROP = "railyard.coll.alltoall.long";
+    static final long ALLTOALL_LONG_DEFAULT = 32 * 1024;
+
+    /** reduce_scatter: total bytes below which an allreduce then a local copy. */
+    static final String REDUCE_SCATTER_SHORT_PROP = "railyard.coll.reducescatter.short";
+    static final long REDUCE_SCATTER_SHORT_DEFAULT = 2 * 1024;
+
+    /** Node-aware two-level algorithms when several processes share a node and there are several nodes. */
+    static final String NODE_AWARE_PROP = "railyard.coll.nodeaware";
+    static final boolean NODE_AWARE_DEFAULT = true;
+
+    final long bcastLong = Config.bytes(BCAST_LONG_PROP, BCAST_LONG_DEFAULT);
+    final long reduceLong = Config.bytes(REDUCE_LONG_PROP, REDUCE_LONG_DEFAULT);
+    final long allreduceLong = Config.bytes(ALLREDUCE_LONG_PROP, ALLREDUCE_LONG_DEFAULT);
+    final long allreduceRing = Config.bytes(ALLREDUCE_RING_PROP, ALLREDUCE_RING_DEFAULT);
+    final long allgatherLong = Config.bytes(ALLGATHER_LONG_PROP, ALLGATHER_LONG_DEFAULT);
+    final long gatherLong = Config.bytes(GATHER_LONG_PROP, GATHER_LONG_DEFAULT);
+    final long alltoallShort = Config.bytes(ALLTOALL_SHORT_PROP, ALLTOALL_SHORT_DEFAULT);
+    final long alltoallBruckMinP = Config.number(ALLTOALL_BRUCK_MIN_P_PROP, ALLTOALL_BRUCK_MIN_P_DEFAULT);
+    final long alltoallLong = Config.bytes(ALLTOALL_LONG_PROP, ALLTOALL_LONG_DEFAULT);
+    final long reduceScatterShort = Config.bytes(REDUCE_SCATTER_SHORT_PROP, REDUCE_SCATTER_SHORT_DEFAULT);
+    final boolean nodeAware = Config.bool(NODE_AWARE_PROP, NODE_AWARE_DEFAULT);
+
+    /** The collectives whose algorithm can be forced, by the names the choice log uses. */
+    static final String[] COLLECTIVES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan", "exscan",
+        "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce_scatter_block"};
+
+    private final Map<String, String> forced = new ConcurrentHashMap<>();
+
+    CollTuning() {
+        for (String c : COLLECTIVES) {
+            String v = Config.raw("railyard.coll." + c);
+            if (v != null) {
+                forced.put(c, v);
+            }
+        }
+    }
+
+    /** The algorithm forced for {@code collective} ("allreduce", "bcast", ...), or null. */
+    String forced(String collective) {
+        return forced.isEmpty() ? null : forced.get(collective);
+    }
+
+    /** Forces an algorithm for this engine (tests); null lifts it. Every rank must force the same. */
+    void force(String collective, String algorithm) {
+        if (algorithm == null) {
+            forced.remove(collective);
+        } else {
+            forced.put(collective, algorithm);
+        }
+    }
+}

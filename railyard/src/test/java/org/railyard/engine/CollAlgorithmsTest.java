@@ -1,0 +1,445 @@
+package org.railyard.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Every collective algorithm, forced one by one, on 1 to 8 engines (powers of two and not), with
+ * zero counts, every root, vectors that do not divide evenly, rendezvous-sized messages, a
+ * non-commutative user operation checked against a sequential fold, and MAXLOC ties. Each job
+ * runs the whole matrix so the engines start once per size.
+ */
+class CollAlgorithmsTest {
+    /** 2x2 matrix product over longs (items of 4): associative, not commutative. */
+    static final Reduction MATMUL = Reduction.of("MATMUL", false, 4, (k, in, inOff, inout, ioOff, n) -> {
+        long[] a = (long[]) in;
+        long[] b = (long[]) inout;
+        for (int i = 0; i < n; i += 4) {
+            long a0 = a[inOff + i], a1 = a[inOff + i + 1], a2 = a[inOff + i + 2], a3 = a[inOff + i + 3];
+            long b0 = b[ioOff + i], b1 = b[ioOff + i + 1], b2 = b[ioOff + i + 2], b3 = b[ioOff + i + 3];
+            b[ioOff + i] = a0 * b0 + a1 * b2;
+            b[ioOff + i + 1] = a0 * b1 + a1 * b3;
+            b[ioOff + i + 2] = a2 * b0 + a3 * b2;
+            b[ioOff + i + 3] = a2 * b1 + a3 * b3;
+        }
+    });
+
+    static long value(int rank, int i) {
+        return (rank + 1) * 1_000_003L + i * 7L + (i % 5 == 0 ? -rank : rank * rank);
+    }
+
+    static long[] contribution(int rank, int n, Reduction op) {
+        long[] v = new long[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = op == MATMUL ? (i % 4 == 0 || i % 4 == 3 ? 1 : (rank * 31 + i) % 11 - 4) : value(rank, i);
+        }
+        return v;
+    }
+
+    /** v[lo] op v[lo+1] op ... op v[hi-1], folded sequentially. */
+    static long[] fold(Reduction op, int lo, int hi, int n) {
+        long[] acc = contribution(hi - 1, n, op);
+        for (int r = hi - 2; r >= lo; r--) {
+            op.apply(Kind.LONG, contribution(r, n, op), 0, acc, 0, n);
+        }
+        return acc;
+    }
+
+    static void force(Engine e, String coll, String algo) {
+        e.collectives().tuning().force(coll, algo);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+    void rootedCollectivesAgreeWithSequentialResults(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            for (String algo : new String[] {"binomial", "scatter-ring", "node-aware"}) {
+                force(e, "bcast", algo);
+                for (int count : new int[] {0, 1, 7, 1000, 40_000}) {
+                    for (int root = 0; root < n; root++) {
+                        long[] b = new long[count + 2];
+                        if (me == root) {
+                            for (int i = 0; i < count; i++) {
+                                b[i + 1] = value(root, i);
+                            }
+                        }
+                        c.bcast(w, b, Kind.LONG, 1, count, root);
+                        for (int i = 0; i < count; i++) {
+                            assertThat(b[i + 1]).as("bcast %s count %d root %d at %d", algo, count, root, i).isEqualTo(value(root, i));
+                        }
+                        assertThat(b[0]).isZero();
+                        assertThat(b[count + 1]).isZero();
+                    }
+                }
+            }
+            for (String algo : new String[] {"binomial", "rabenseifner"}) {
+                force(e, "reduce", algo);
+                for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                    for (int count : new int[] {0, 4, 20, 12_000}) {
+                        for (int root = 0; root < n; root++) {
+                            long[] out = new long[count];
+                            c.reduce(w, contribution(me, count, op), 0, out, 0, count, Kind.LONG, op, root);
+                            if (me == root) {
+                                assertThat(out).as("reduce %s %s count %d root %d", algo, op, count, root)
+                                        .isEqualTo(fold(op, 0, n, count));
+                            }
+                        }
+                    }
+                }
+            }
+            for (String algo : new String[] {"binomial", "linear"}) {
+                force(e, "gather", algo);
+                force(e, "scatter", algo);
+                for (int count : new int[] {0, 1, 3, 5000}) {
+                    for (int root = 0; root < n; root++) {
+                        long[] mine = contribution(me, count, Reduction.SUM);
+                        long[] all = new long[n * count + 1];
+                        c.gather(w, mine, 0, count, Kind.LONG, all, 1, count, Kind.LONG, root);
+                        if (me == root) {
+                            for (int r = 0; r < n; r++) {
+                                assertThat(Arrays.copyOfRange(all, 1 + r * count, 1 + (r + 1) * count))
+                                        .as("gather %s count %d root %d block %d", algo, count, root, r)
+                                        .isEqualTo(contribution(r, count, Reduction.SUM));
+                            }
+                        }
+                        long[] back = new long[count];
+                        long[] src = new long[n * count + 1];
+                        if (me == root) {
+                            for (int r = 0; r < n; r++) {
+                                System.arraycopy(contribution(r, count, Reduction.SUM), 0, src, 1 + r * count, count);
+                            }
+                        }
+                        c.scatter(w, src, 1, count, Kind.LONG, back, 0, count, Kind.LONG, root);
+                        assertThat(back).as("scatter %s count %d root %d", algo, count, root).isEqualTo(mine);
+                    }
+                }
+                // send type and receive type differ (ints sent, bytes received at the root)
+                int root = n - 1;
+                byte[] bytes = new byte[n * 8];
+                c.gather(w, new int[] {me, -me}, 0, 2, Kind.INT, bytes, 0, 8, Kind.BYTE, root);
+                if (me == root) {
+                    ByteBuffer bb = ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    for (int r = 0; r < n; r++) {
+                        assertThat(bb.getInt(8 * r)).isEqualTo(r);
+                        assertThat(bb.getInt(8 * r + 4)).isEqualTo(-r);
+                    }
+                }
+            }
+            // gatherv and scatterv with zero counts and displacements in reverse rank order
+            int[] counts = new int[n];
+            int[] displs = new int[n];
+            int at = 0;
+            for (int r = n - 1; r >= 0; r--) {
+                counts[r] = r % 3 == 1 ? 0 : r + 2;
+                displs[r] = at;
+                at += counts[r] + 1;
+            }
+            for (int root = 0; root < n; root++) {
+                long[] all = new long[at];
+                c.gatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts, displs,
+                        Kind.LONG, root);
+                long[] back = new long[counts[me]];
+                c.scatterv(w, all, 0, counts, displs, Kind.LONG, back, 0, counts[me], Kind.LONG, root);
+                if (me == root) {
+                    for (int r = 0; r < n; r++) {
+                        assertThat(Arrays.copyOfRange(all, displs[r], displs[r] + counts[r]))
+                                .isEqualTo(contribution(r, counts[r], Reduction.SUM));
+                    }
+                }
+                assertThat(back).isEqualTo(contribution(me, counts[me], Reduction.SUM));
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+    void allToAllCollectivesAgreeWithSequentialResults(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            for (String algo : new String[] {"recursive-doubling", "rabenseifner", "ring", "node-aware"}) {
+                force(e, "allreduce", algo);
+                for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                    for (int count : new int[] {0, 4, 36, 20_000}) {
+                        long[] out = new long[count];
+                        c.allreduce(w, contribution(me, count, op), 0, out, 0, count, Kind.LONG, op);
+                        assertThat(out).as("allreduce %s %s count %d", algo, op, count).isEqualTo(fold(op, 0, n, count));
+                    }
+                }
+                // MAXLOC with ties everywhere: the lowest index wins
+                double[] pairs = {me % 2, me, 5.0, 10 - me, -me, me};
+                double[] res = new double[6];
+                c.allreduce(w, pairs, 0, res, 0, 6, Kind.DOUBLE, Reduction.MAXLOC);
+                assertThat(res).containsExactly(n > 1 ? 1 : 0, n > 1 ? 1 : 0, 5.0, 10 - (n - 1), 0, 0);
+                c.allreduce(w, pairs, 0, res, 0, 6, Kind.DOUBLE, Reduction.MINLOC);
+                assertThat(res).containsExactly(0, 0, 5.0, 10 - (n - 1), -(n - 1), n - 1);
+                // a ByteBuffer result (not a Java array) goes through the copy path
+                ByteBuffer bb = ByteBuffer.allocate(8 * 100);
+                c.allreduce(w, contribution(me, 100, Reduction.SUM), 0, bb, 0, 100, Kind.LONG, Reduction.SUM);
+                long[] expect = fold(Reduction.SUM, 0, n, 100);
+                for (int i = 0; i < 100; i++) {
+                    assertThat(bb.order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(8 * i)).isEqualTo(expect[i]);
+                }
+            }
+            for (String algo : new String[] {"allreduce", "ring", "reduce-scatterv"}) {
+                force(e, "reduce_scatter", algo);
+                force(e, "reduce_scatter_block", algo);
+                for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                    for (int scale : new int[] {0, 1, 700}) {
+                        int[] counts = new int[n];
+                        int total = 0;
+                        for (int r = 0; r < n; r++) {
+                            counts[r] = 4 * scale * ((r * 7) % 3);
+                            total += counts[r];
+                        }
+                        long[] out = new long[counts[me]];
+                        c.reduceScatter(w, contribution(me, total, op), 0, out, 0, counts, Kind.LONG, op);
+                        int start = 0;
+                        for (int r = 0; r < me; r++) {
+                            start += counts[r];
+                        }
+                        assertThat(out).as("reduce_scatter %s %s scale %d", algo, op, scale)
+                                .isEqualTo(Arrays.copyOfRange(fold(op, 0, n, total), start, start + counts[me]));
+                        long[] blk = new long[4 * scale];
+                        c.reduceScatterBlock(w, contribution(me, n * 4 * scale, op), 0, blk, 0, 4 * scale, Kind.LONG, op);
+                        assertThat(blk).isEqualTo(Arrays.copyOfRange(fold(op, 0, n, n * 4 * scale), me * 4 * scale,
+                                (me + 1) * 4 * scale));
+                    }
+                }
+            }
+            for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                for (int count : new int[] {0, 8, 4000}) {
+                    long[] out = new long[count];
+                    c.scan(w, contribution(me, count, op), 0, out, 0, count, Kind.LONG, op);
+                    assertThat(out).as("scan %s %d", op, count).isEqualTo(fold(op, 0, me + 1, count));
+                    long[] ex = new long[count];
+                    Arrays.fill(ex, 42);
+                    c.exscan(w, contribution(me, count, op), 0, ex, 0, count, Kind.LONG, op);
+                    if (me == 0) {
+                        assertThat(Arrays.stream(ex).allMatch(x -> x == 42)).isTrue();
+                    } else {
+                        assertThat(ex).as("exscan %s %d", op, count).isEqualTo(fold(op, 0, me, count));
+                    }
+                }
+            }
+            for (String algo : new String[] {"recursive-doubling", "bruck", "ring"}) {
+                force(e, "allgather", algo);
+                force(e, "allgatherv", algo);
+                for (int count : new int[] {0, 1, 3, 9000}) {
+                    long[] all = new long[n * count];
+                    c.allgather(w, contribution(me, count, Reduction.SUM), 0, count, Kind.LONG, all, 0, count, Kind.LONG);
+                    for (int r = 0; r < n; r++) {
+                        assertThat(Arrays.copyOfRange(all, r * count, (r + 1) * count)).as("allgather %s %d", algo, count)
+                                .isEqualTo(contribution(r, count, Reduction.SUM));
+                    }
+                }
+                for (boolean packed : new boolean[] {true, false}) {
+                    int[] counts = new int[n];
+                    int[] displs = new int[n];
+                    int at = 0;
+                    for (int r = packed ? 0 : n - 1; packed ? r < n : r >= 0; r += packed ? 1 : -1) {
+                        counts[r] = r % 2 == 0 ? 3 * r + 1 : (r == 1 ? 0 : 5000);
+                        displs[r] = at;
+                        at += counts[r] + (packed ? 0 : 2);
+                    }
+                    long[] all = new long[at];
+                    c.allgatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts,
+                            displs, Kind.LONG);
+                    for (int r = 0; r < n; r++) {
+                        assertThat(Arrays.copyOfRange(all, displs[r], displs[r] + counts[r]))
+                                .as("allgatherv %s packed %s block %d", algo, packed, r)
+                                .isEqualTo(contribution(r, counts[r], Reduction.SUM));
+                    }
+                }
+            }
+            for (String algo : new String[] {"bruck", "linear", "pairwise"}) {
+                force(e, "alltoall", algo);
+                force(e, "alltoallv", algo);
+                for (int count : new int[] {0, 1, 5, 9000}) {
+                    long[] send = new long[n * count];
+                    for (int r = 0; r < n; r++) {
+                        for (int i = 0; i < count; i++) {
+                            send[r * count + i] = me * 1_000_000L + r * 1000L + i;
+                        }
+                    }
+                    long[] recv = new long[n * count];
+                    c.alltoall(w, send, 0, count, Kind.LONG, recv, 0, count, Kind.LONG);
+                    for (int r = 0; r < n; r++) {
+                        for (int i = 0; i < count; i++) {
+                            assertThat(recv[r * count + i]).as("alltoall %s %d", algo, count).isEqualTo(r * 1_000_000L + me * 1000L + i);
+                        }
+                    }
+                }
+                // alltoallv: rank s sends (s + r) % 3 * 2 elements to rank r, blocks laid out backwards
+                int[] sc = new int[n];
+                int[] sd = new int[n];
+                int[] rc = new int[n];
+                int[] rd = new int[n];
+                int sat = 0;
+                int rat = 0;
+                for (int r = n - 1; r >= 0; r--) {
+                    sc[r] = (me + r) % 3 * 2;
+                    sd[r] = sat;
+                    sat += sc[r] + 1;
+                    rc[r] = (r + me) % 3 * 2;
+                    rd[r] = rat;
+                    rat += rc[r] + 1;
+                }
+                long[] send = new long[sat];
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < sc[r]; i++) {
+                        send[sd[r] + i] = me * 100L + r * 10L + i;
+                    }
+                }
+                long[] recv = new long[rat];
+                c.alltoallv(w, send, 0, sc, sd, Kind.LONG, recv, 0, rc, rd, Kind.LONG);
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < rc[r]; i++) {
+                        assertThat(recv[rd[r] + i]).as("alltoallv %s", algo).isEqualTo(r * 100L + me * 10L + i);
+                    }
+                }
+            }
+            // alltoallw: ints to even ranks, doubles to odd ones, one byte buffer each way
+            Kind[] types = new Kind[n];
+            int[] cnt = new int[n];
+            int[] dsp = new int[n];
+            for (int r = 0; r < n; r++) {
+                types[r] = r % 2 == 0 ? Kind.INT : Kind.DOUBLE;
+                cnt[r] = 2;
+                dsp[r] = r * 2;
+            }
+            int[] sdsp = new int[n];
+            int[] rdsp = new int[n];
+            Kind[] stypes = new Kind[n];
+            Kind[] rtypes = new Kind[n];
+            for (int r = 0; r < n; r++) {
+                stypes[r] = types[r];
+                rtypes[r] = types[me];
+                sdsp[r] = r * 16 / stypes[r].size;
+                rdsp[r] = r * 16 / rtypes[r].size;
+            }
+            ByteBuffer sb = ByteBuffer.allocate(16 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < n; r++) {
+                if (types[r] == Kind.INT) {
+                    sb.putInt(16 * r, me);
+                    sb.putInt(16 * r + 4, r);
+                } else {
+                    sb.putDouble(16 * r, me + 0.5);
+                    sb.putDouble(16 * r + 8, r + 0.25);
+                }
+            }
+            ByteBuffer rb = ByteBuffer.allocate(16 * n).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            c.alltoallw(w, sb, cnt, sdsp, stypes, rb, cnt, rdsp, rtypes);
+            for (int r = 0; r < n; r++) {
+                if (types[me] == Kind.INT) {
+                    assertThat(rb.getInt(16 * r)).isEqualTo(r);
+                    assertThat(rb.getInt(16 * r + 4)).isEqualTo(me);
+                } else {
+                    assertThat(rb.getDouble(16 * r)).isEqualTo(r + 0.5);
+                    assertThat(rb.getDouble(16 * r + 8)).isEqualTo(me + 0.25);
+                }
+            }
+        });
+    }
+
+    private static final ConcurrentHashMap<String, AtomicInteger> ARRIVED = new ConcurrentHashMap<>();
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 3, 5, 6, 8})
+    void nodeAwareAlgorithmsOnSimulatedNodes(int n) throws Exception {
+        String job = "nodes-" + n + "-" + System.nanoTime();
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            // nodes of uneven sizes whose ranks are not contiguous: a b a c b a c ...
+            String[] nodes = new String[n];
+            for (int r = 0; r < n; r++) {
+                nodes[r] = "node-" + (r * 5 % 3);
+            }
+            c.assumeNodes(w, nodes);
+            AtomicInteger arrived = ARRIVED.computeIfAbsent(job, k -> new AtomicInteger());
+            for (int round = 1; round <= 5; round++) {
+                arrived.incrementAndGet();
+                c.barrier(w);
+                // nobody leaves a barrier before everyone has entered it
+                assertThat(arrived.get()).isGreaterThanOrEqualTo(round * n);
+                c.barrier(w);
+            }
+            for (int count : new int[] {1, 100, 30_000}) {
+                for (int root = 0; root < n; root++) {
+                    long[] b = me == root ? contribution(root, count, Reduction.SUM) : new long[count];
+                    c.bcast(w, b, Kind.LONG, 0, count, root);
+                    assertThat(b).isEqualTo(contribution(root, count, Reduction.SUM));
+                }
+                long[] out = new long[count];
+                c.allreduce(w, contribution(me, count, Reduction.SUM), 0, out, 0, count, Kind.LONG, Reduction.SUM);
+                assertThat(out).isEqualTo(fold(Reduction.SUM, 0, n, count));
+                // non-commutative: node-aware does not apply, rank order kept
+                long[] m = new long[8];
+                c.allreduce(w, contribution(me, 8, MATMUL), 0, m, 0, 8, Kind.LONG, MATMUL);
+                assertThat(m).isEqualTo(fold(MATMUL, 0, n, 8));
+            }
+            if (n > 3 && me == 0) {
+                assertThat(e.describeChoices()).contains("barrier 0 B: node-aware").contains("allreduce")
+                        .contains(": node-aware");
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 3, 4, 7})
+    void nonBlockingCollectivesOverlapAndProgressWithoutTheCaller(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            long[] b = me == 1 % n ? contribution(9, 5000, Reduction.SUM) : new long[5000];
+            long[] sum = new long[300];
+            long[] big = new long[20_000];
+            long[] all = new long[n * 3];
+            long[] recv = new long[n];
+            long[] send = new long[n];
+            Arrays.fill(send, me);
+            // several outstanding at once on one communicator, completed in another order
+            Transfer[] ts = {
+                c.ibarrier(w),
+                c.ibcast(w, b, Kind.LONG, 0, 5000, 1 % n),
+                c.iallreduce(w, contribution(me, 300, Reduction.SUM), 0, sum, 0, 300, Kind.LONG, Reduction.SUM),
+                c.iallreduce(w, contribution(me, 20_000, Reduction.SUM), 0, big, 0, 20_000, Kind.LONG, Reduction.SUM),
+                c.iallgather(w, new long[] {me, me, me}, 0, 3, Kind.LONG, all, 0, 3, Kind.LONG),
+                c.ialltoall(w, send, 0, 1, Kind.LONG, recv, 0, 1, Kind.LONG),
+            };
+            for (int i = ts.length - 1; i >= 0; i--) {
+                e.await(ts[i]);
+            }
+            assertThat(b).isEqualTo(contribution(9, 5000, Reduction.SUM));
+            assertThat(sum).isEqualTo(fold(Reduction.SUM, 0, n, 300));
+            assertThat(big).isEqualTo(fold(Reduction.SUM, 0, n, 20_000));
+            for (int r = 0; r < n; r++) {
+                assertThat(all[3 * r]).isEqualTo(r);
+                assertThat(recv[r]).isEqualTo(r);
+            }
+            // a started collective completes while every rank only sleeps: the progress agent runs it
+            long[] out = new long[1000];
+            Transfer t = c.iallreduce(w, contribution(me, 1000, Reduction.SUM), 0, out, 0, 1000, Kind.LONG, Reduction.SUM);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!t.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(t.isDone()).as("advanced by the agent alone").isTrue();
+            assertThat(out).isEqualTo(fold(Reduction.SUM, 0, n, 1000));
+            c.barrier(w);
+        });
+    }
+}
