@@ -1,9 +1,16 @@
 package org.railyard;
 
+import org.railyard.engine.CartTopology;
+import org.railyard.engine.Collectives;
 import org.railyard.engine.CommState;
+import org.railyard.engine.Communicators;
 import org.railyard.engine.Engine;
+import org.railyard.engine.GraphTopology;
 import org.railyard.engine.Kind;
+import org.railyard.engine.Topology;
 import org.railyard.engine.Transfer;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 
 /**
  * A communicator: a group of processes, each with a rank in [0, size), and a private matching
@@ -21,7 +28,24 @@ import org.railyard.engine.Transfer;
  * {@link org.railyard.error.ErrorClass#TRUNCATE}. Messages between one pair of processes on one
  * communicator are received in the order they were sent.
  *
- * <p>Every method may be called from several threads at once (the engine serialises them).
+ * <p>Collectives: every member calls each collective of a communicator, in the same order. Each
+ * has a blocking form and a non-blocking one ({@code ibcast}, ...) returning a {@link Request};
+ * several may be outstanding on one communicator, and they progress while the program computes
+ * (the engine's progress agent advances them), not only while it waits. The algorithm is chosen
+ * by message size and process count and can be printed: see
+ * {@link org.railyard.engine.Collectives}. Send and receive arguments that MPI calls significant
+ * only at the root (the receive side of gather, the send side of scatter) may be null elsewhere.
+ * Counts of the v-variants are per rank; displacements are in elements from the offset.
+ *
+ * <p>An intercommunicator ({@link #isInter()}, from {@link #createIntercomm}) joins two groups:
+ * point-to-point ranks name the remote group, {@link #size()} and {@link #rank()} are about the
+ * local group, and barrier, bcast and allreduce work across the groups (bcast's root argument is
+ * {@link #ROOT} at the root, {@link #PROC_NULL} at the rest of its group, and the root's rank in
+ * the other group); other collectives are refused there.
+ *
+ * <p>Threads: every method may be called from several threads at once (the engine serialises
+ * them; see {@link Railyard}), except that two threads must not start collectives on the same
+ * communicator at the same time, as in MPI.
  */
 public final class Comm {
     /** Wildcard source for receives and probes. */
@@ -32,6 +56,8 @@ public final class Comm {
     public static final int PROC_NULL = Engine.PROC_NULL;
     /** The largest tag a program may use. */
     public static final int TAG_UB = Engine.TAG_UB;
+    /** The root argument of an intercommunicator broadcast at the root itself. */
+    public static final int ROOT = Collectives.ROOT;
 
     final Engine engine;
     final CommState state;
@@ -46,9 +72,9 @@ public final class Comm {
         return state.rank();
     }
 
-    /** Number of processes in the communicator. */
+    /** Number of processes in the communicator (in the local group, for an intercommunicator). */
     public int size() {
-        return state.size();
+        return state.localSize();
     }
 
     /** A name for messages: "WORLD", "SELF", or derived names such as "WORLD.dup1". */
@@ -165,36 +191,88 @@ public final class Comm {
 
     // ---------------------------------------------------------------- collectives
 
+    private Collectives coll() {
+        return engine.collectives();
+    }
+
+    private Request wrapColl(Transfer t) {
+        return new Request(engine, t);
+    }
+
+    private static Kind kind(Datatype t) {
+        if (t == null) {
+            throw new RailyardException(ErrorClass.TYPE, "datatype is null");
+        }
+        return t.kind();
+    }
+
+    /** The kind of a buffer that may be null where it is not significant (then {@code dflt}). */
+    private static Kind kindOr(Object buf, Kind dflt) {
+        return buf == null ? dflt : Kind.ofBuffer(buf);
+    }
+
     /** Returns once every process of the communicator has called it. */
     public void barrier() {
-        engine.barrier(state);
+        coll().barrier(state);
+    }
+
+    /** Non-blocking barrier: completes once every process has started it. */
+    public Request ibarrier() {
+        return wrapColl(coll().ibarrier(state));
     }
 
     /** Copies {@code count} elements of root's buffer into everyone's. */
     public void bcast(Object buf, int offset, int count, int root) {
-        engine.bcast(state, buf, Kind.ofBuffer(buf), offset, count, root);
+        coll().bcast(state, buf, kindOr(buf, Kind.BYTE), offset, count, root);
     }
 
     public void bcast(Object buf, int offset, int count, Datatype type, int root) {
-        engine.bcast(state, buf, type.kind(), offset, count, root);
+        coll().bcast(state, buf, kind(type), offset, count, root);
+    }
+
+    public Request ibcast(Object buf, int offset, int count, int root) {
+        return wrapColl(coll().ibcast(state, buf, kindOr(buf, Kind.BYTE), offset, count, root));
+    }
+
+    public Request ibcast(Object buf, int offset, int count, Datatype type, int root) {
+        return wrapColl(coll().ibcast(state, buf, kind(type), offset, count, root));
     }
 
     /** Combines everyone's {@code sendbuf} element-wise with {@code op}, in rank order, into root's {@code recvbuf}. */
     public void reduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op, int root) {
-        engine.reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction(), root);
+        coll().reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction(), root);
     }
 
     public void reduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op, int root) {
-        engine.reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, type.kind(), op.reduction(), root);
+        coll().reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction(), root);
+    }
+
+    public Request ireduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op, int root) {
+        return wrapColl(coll().ireduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf),
+                op.reduction(), root));
+    }
+
+    public Request ireduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op,
+                           int root) {
+        return wrapColl(coll().ireduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction(), root));
     }
 
     /** Like {@link #reduce}, with the result delivered to every process. */
     public void allreduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
-        engine.allreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction());
+        coll().allreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction());
     }
 
     public void allreduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
-        engine.allreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, type.kind(), op.reduction());
+        coll().allreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction());
+    }
+
+    public Request iallreduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return wrapColl(coll().iallreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf),
+                op.reduction()));
+    }
+
+    public Request iallreduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
+        return wrapColl(coll().iallreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction()));
     }
 
     /** Convenience: the sum (or other op) of one double over the communicator, at every process. */
@@ -213,11 +291,361 @@ public final class Comm {
         return r[0];
     }
 
+    /**
+     * Reduces everyone's {@code sendbuf} of {@code sum(recvcounts)} elements, then scatters it:
+     * rank r receives block r, {@code recvcounts[r]} elements, into {@code recvbuf}.
+     */
+    public void reduceScatter(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int[] recvcounts, Op op) {
+        coll().reduceScatter(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcounts, Kind.ofBuffer(sendbuf), op.reduction());
+    }
+
+    public void reduceScatter(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int[] recvcounts, Datatype type,
+                              Op op) {
+        coll().reduceScatter(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcounts, kind(type), op.reduction());
+    }
+
+    public Request ireduceScatter(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int[] recvcounts, Op op) {
+        return wrapColl(coll().ireduceScatter(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcounts,
+                Kind.ofBuffer(sendbuf), op.reduction()));
+    }
+
+    public Request ireduceScatter(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int[] recvcounts,
+                                  Datatype type, Op op) {
+        return wrapColl(coll().ireduceScatter(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcounts, kind(type),
+                op.reduction()));
+    }
+
+    /** {@link #reduceScatter} with {@code recvcount} elements for every rank. */
+    public void reduceScatterBlock(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int recvcount, Op op) {
+        coll().reduceScatterBlock(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcount, Kind.ofBuffer(sendbuf),
+                op.reduction());
+    }
+
+    public void reduceScatterBlock(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int recvcount,
+                                   Datatype type, Op op) {
+        coll().reduceScatterBlock(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcount, kind(type), op.reduction());
+    }
+
+    public Request ireduceScatterBlock(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int recvcount, Op op) {
+        return wrapColl(coll().ireduceScatterBlock(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcount,
+                Kind.ofBuffer(sendbuf), op.reduction()));
+    }
+
+    public Request ireduceScatterBlock(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int recvcount,
+                                       Datatype type, Op op) {
+        return wrapColl(coll().ireduceScatterBlock(state, sendbuf, sendoffset, recvbuf, recvoffset, recvcount, kind(type),
+                op.reduction()));
+    }
+
+    /** Inclusive prefix reduction: rank r receives the reduction of ranks 0 to r, in rank order. */
+    public void scan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        coll().scan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction());
+    }
+
+    public void scan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
+        coll().scan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction());
+    }
+
+    public Request iscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return wrapColl(coll().iscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf),
+                op.reduction()));
+    }
+
+    public Request iscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
+        return wrapColl(coll().iscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction()));
+    }
+
+    /** Exclusive prefix reduction: rank r receives the reduction of ranks 0 to r - 1; rank 0's recvbuf is left as it was. */
+    public void exscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        coll().exscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction());
+    }
+
+    public void exscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
+        coll().exscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction());
+    }
+
+    public Request iexscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return wrapColl(coll().iexscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf),
+                op.reduction()));
+    }
+
+    public Request iexscan(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op) {
+        return wrapColl(coll().iexscan(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction()));
+    }
+
+    /** Root receives everyone's {@code sendcount} elements, rank r's at {@code recvoffset + r * recvcount}. */
+    public void gather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount, int root) {
+        Kind sk = Kind.ofBuffer(sendbuf);
+        coll().gather(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcount, kindOr(recvbuf, sk), root);
+    }
+
+    public void gather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                       int recvcount, Datatype recvtype, int root) {
+        coll().gather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount,
+                recvtype == null ? kind(sendtype) : recvtype.kind(), root);
+    }
+
+    public Request igather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount,
+                           int root) {
+        Kind sk = Kind.ofBuffer(sendbuf);
+        return wrapColl(coll().igather(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcount,
+                kindOr(recvbuf, sk), root));
+    }
+
+    public Request igather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                           int recvcount, Datatype recvtype, int root) {
+        return wrapColl(coll().igather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount,
+                recvtype == null ? kind(sendtype) : recvtype.kind(), root));
+    }
+
+    /** Root receives {@code sendcount} elements from each rank r at {@code recvoffset + displs[r]}, {@code recvcounts[r]} expected. */
+    public void gatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int[] recvcounts,
+                        int[] displs, int root) {
+        Kind sk = Kind.ofBuffer(sendbuf);
+        coll().gatherv(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcounts, displs, kindOr(recvbuf, sk),
+                root);
+    }
+
+    public void gatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                        int[] recvcounts, int[] displs, Datatype recvtype, int root) {
+        coll().gatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcounts, displs,
+                recvtype == null ? kind(sendtype) : recvtype.kind(), root);
+    }
+
+    public Request igatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int[] recvcounts,
+                            int[] displs, int root) {
+        Kind sk = Kind.ofBuffer(sendbuf);
+        return wrapColl(coll().igatherv(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcounts, displs,
+                kindOr(recvbuf, sk), root));
+    }
+
+    public Request igatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                            int[] recvcounts, int[] displs, Datatype recvtype, int root) {
+        return wrapColl(coll().igatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcounts,
+                displs, recvtype == null ? kind(sendtype) : recvtype.kind(), root));
+    }
+
+    /** Each rank r receives root's {@code sendcount} elements at {@code sendoffset + r * sendcount}. */
+    public void scatter(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount, int root) {
+        Kind rk = Kind.ofBuffer(recvbuf);
+        coll().scatter(state, sendbuf, sendoffset, sendcount, kindOr(sendbuf, rk), recvbuf, recvoffset, recvcount, rk, root);
+    }
+
+    public void scatter(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                        int recvcount, Datatype recvtype, int root) {
+        coll().scatter(state, sendbuf, sendoffset, sendcount, sendtype == null ? kind(recvtype) : sendtype.kind(), recvbuf,
+                recvoffset, recvcount, kind(recvtype), root);
+    }
+
+    public Request iscatter(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount,
+                            int root) {
+        Kind rk = Kind.ofBuffer(recvbuf);
+        return wrapColl(coll().iscatter(state, sendbuf, sendoffset, sendcount, kindOr(sendbuf, rk), recvbuf, recvoffset,
+                recvcount, rk, root));
+    }
+
+    public Request iscatter(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                            int recvcount, Datatype recvtype, int root) {
+        return wrapColl(coll().iscatter(state, sendbuf, sendoffset, sendcount,
+                sendtype == null ? kind(recvtype) : sendtype.kind(), recvbuf, recvoffset, recvcount, kind(recvtype), root));
+    }
+
+    /** Each rank r receives {@code sendcounts[r]} elements of root's buffer at {@code sendoffset + displs[r]}. */
+    public void scatterv(Object sendbuf, int sendoffset, int[] sendcounts, int[] displs, Object recvbuf, int recvoffset,
+                         int recvcount, int root) {
+        Kind rk = Kind.ofBuffer(recvbuf);
+        coll().scatterv(state, sendbuf, sendoffset, sendcounts, displs, kindOr(sendbuf, rk), recvbuf, recvoffset, recvcount,
+                rk, root);
+    }
+
+    public void scatterv(Object sendbuf, int sendoffset, int[] sendcounts, int[] displs, Datatype sendtype, Object recvbuf,
+                         int recvoffset, int recvcount, Datatype recvtype, int root) {
+        coll().scatterv(state, sendbuf, sendoffset, sendcounts, displs, sendtype == null ? kind(recvtype) : sendtype.kind(),
+                recvbuf, recvoffset, recvcount, kind(recvtype), root);
+    }
+
+    public Request iscatterv(Object sendbuf, int sendoffset, int[] sendcounts, int[] displs, Object recvbuf, int recvoffset,
+                             int recvcount, int root) {
+        Kind rk = Kind.ofBuffer(recvbuf);
+        return wrapColl(coll().iscatterv(state, sendbuf, sendoffset, sendcounts, displs, kindOr(sendbuf, rk), recvbuf,
+                recvoffset, recvcount, rk, root));
+    }
+
+    public Request iscatterv(Object sendbuf, int sendoffset, int[] sendcounts, int[] displs, Datatype sendtype,
+                             Object recvbuf, int recvoffset, int recvcount, Datatype recvtype, int root) {
+        return wrapColl(coll().iscatterv(state, sendbuf, sendoffset, sendcounts, displs,
+                sendtype == null ? kind(recvtype) : sendtype.kind(), recvbuf, recvoffset, recvcount, kind(recvtype), root));
+    }
+
+    /** Everyone receives everyone's {@code sendcount} elements, rank r's at {@code recvoffset + r * recvcount}. */
+    public void allgather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount) {
+        coll().allgather(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset, recvcount,
+                Kind.ofBuffer(recvbuf));
+    }
+
+    public void allgather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                          int recvcount, Datatype recvtype) {
+        coll().allgather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount, kind(recvtype));
+    }
+
+    public Request iallgather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount) {
+        return wrapColl(coll().iallgather(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcount, Kind.ofBuffer(recvbuf)));
+    }
+
+    public Request iallgather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                              int recvoffset, int recvcount, Datatype recvtype) {
+        return wrapColl(coll().iallgather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset,
+                recvcount, kind(recvtype)));
+    }
+
+    /** Everyone receives {@code recvcounts[r]} elements from each rank r at {@code recvoffset + displs[r]}. */
+    public void allgatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int[] recvcounts,
+                           int[] displs) {
+        coll().allgatherv(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset, recvcounts,
+                displs, Kind.ofBuffer(recvbuf));
+    }
+
+    public void allgatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                           int[] recvcounts, int[] displs, Datatype recvtype) {
+        coll().allgatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcounts, displs,
+                kind(recvtype));
+    }
+
+    public Request iallgatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                               int[] recvcounts, int[] displs) {
+        return wrapColl(coll().iallgatherv(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcounts, displs, Kind.ofBuffer(recvbuf)));
+    }
+
+    public Request iallgatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                               int recvoffset, int[] recvcounts, int[] displs, Datatype recvtype) {
+        return wrapColl(coll().iallgatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset,
+                recvcounts, displs, kind(recvtype)));
+    }
+
+    /** Block r of everyone's {@code sendbuf} goes to rank r, which stores the block from rank s at {@code recvoffset + s * recvcount}. */
+    public void alltoall(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount) {
+        coll().alltoall(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset, recvcount,
+                Kind.ofBuffer(recvbuf));
+    }
+
+    public void alltoall(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf, int recvoffset,
+                         int recvcount, Datatype recvtype) {
+        coll().alltoall(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount, kind(recvtype));
+    }
+
+    public Request ialltoall(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount) {
+        return wrapColl(coll().ialltoall(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcount, Kind.ofBuffer(recvbuf)));
+    }
+
+    public Request ialltoall(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                             int recvoffset, int recvcount, Datatype recvtype) {
+        return wrapColl(coll().ialltoall(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset,
+                recvcount, kind(recvtype)));
+    }
+
+    /** Rank r receives {@code sendcounts[r]} elements at {@code sendoffset + sdispls[r]}; what rank s sends lands at {@code recvoffset + rdispls[s]}. */
+    public void alltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Object recvbuf, int recvoffset,
+                          int[] recvcounts, int[] rdispls) {
+        coll().alltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcounts, rdispls, Kind.ofBuffer(recvbuf));
+    }
+
+    public void alltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Datatype sendtype, Object recvbuf,
+                          int recvoffset, int[] recvcounts, int[] rdispls, Datatype recvtype) {
+        coll().alltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, kind(sendtype), recvbuf, recvoffset, recvcounts,
+                rdispls, kind(recvtype));
+    }
+
+    public Request ialltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Object recvbuf,
+                              int recvoffset, int[] recvcounts, int[] rdispls) {
+        return wrapColl(coll().ialltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, Kind.ofBuffer(sendbuf), recvbuf,
+                recvoffset, recvcounts, rdispls, Kind.ofBuffer(recvbuf)));
+    }
+
+    public Request ialltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Datatype sendtype,
+                              Object recvbuf, int recvoffset, int[] recvcounts, int[] rdispls, Datatype recvtype) {
+        return wrapColl(coll().ialltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, kind(sendtype), recvbuf,
+                recvoffset, recvcounts, rdispls, kind(recvtype)));
+    }
+
+    /**
+     * The most general exchange: a count, a displacement and a type per peer. Displacements are in
+     * elements of that peer's type from the start of the buffer (not bytes as in MPI: buffers are
+     * addressed by element); mixing types needs a {@link java.nio.ByteBuffer} or
+     * {@link java.lang.foreign.MemorySegment}.
+     */
+    public void alltoallw(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes, Object recvbuf,
+                          int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        coll().alltoallw(state, sendbuf, sendcounts, sdispls, kinds(sendtypes), recvbuf, recvcounts, rdispls, kinds(recvtypes));
+    }
+
+    public Request ialltoallw(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes, Object recvbuf,
+                              int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        return wrapColl(coll().ialltoallw(state, sendbuf, sendcounts, sdispls, kinds(sendtypes), recvbuf, recvcounts, rdispls,
+                kinds(recvtypes)));
+    }
+
+    private static Kind[] kinds(Datatype[] types) {
+        if (types == null) {
+            throw new RailyardException(ErrorClass.TYPE, "datatypes are null");
+        }
+        Kind[] k = new Kind[types.length];
+        for (int i = 0; i < k.length; i++) {
+            k[i] = kind(types[i]);
+        }
+        return k;
+    }
+
+    /**
+     * Topology communicators: sends {@code sendbuf} to every neighbour ({@link #neighbours()});
+     * block j of {@code recvbuf} ({@code recvcount} elements) comes from neighbour j. Blocks of
+     * missing neighbours (past the edge of a non-periodic grid) are left untouched.
+     */
+    public void neighbourAllgather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                   int recvcount) {
+        coll().neighbourAllgather(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcount, Kind.ofBuffer(recvbuf));
+    }
+
+    public void neighbourAllgather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                   int recvoffset, int recvcount, Datatype recvtype) {
+        coll().neighbourAllgather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount,
+                kind(recvtype));
+    }
+
+    public Request ineighbourAllgather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                       int recvcount) {
+        return wrapColl(coll().ineighbourAllgather(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf,
+                recvoffset, recvcount, Kind.ofBuffer(recvbuf)));
+    }
+
+    /** Topology communicators: block j of {@code sendbuf} goes to neighbour j; block j of {@code recvbuf} comes from it. */
+    public void neighbourAlltoall(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                  int recvcount) {
+        coll().neighbourAlltoall(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcount, Kind.ofBuffer(recvbuf));
+    }
+
+    public void neighbourAlltoall(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                  int recvoffset, int recvcount, Datatype recvtype) {
+        coll().neighbourAlltoall(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcount,
+                kind(recvtype));
+    }
+
+    public Request ineighbourAlltoall(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                      int recvcount) {
+        return wrapColl(coll().ineighbourAlltoall(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf,
+                recvoffset, recvcount, Kind.ofBuffer(recvbuf)));
+    }
+
     // ---------------------------------------------------------------- communicators
 
-    /** Collective: a new communicator with the same group and a fresh context. */
+    /** Collective: a new communicator with the same group (groups, for an intercommunicator) and a fresh context. */
     public Comm dup() {
-        return new Comm(engine, engine.dup(state));
+        return new Comm(engine, state.isInter() ? Communicators.interDup(engine, state) : engine.dup(state));
     }
 
     /**
@@ -225,12 +653,167 @@ public final class Comm {
      * by rank here. A process passing {@link #UNDEFINED} gets null.
      */
     public Comm split(int color, int key) {
+        if (state.isInter()) {
+            throw new RailyardException(ErrorClass.COMM, "split of intercommunicator " + name() + " is not supported");
+        }
         CommState s = engine.split(state, color, key);
         return s == null ? null : new Comm(engine, s);
     }
 
     /** Color for {@link #split} of a process that wants no new communicator. */
     public static final int UNDEFINED = Engine.UNDEFINED;
+
+    // ---------------------------------------------------------------- groups, comparison, intercommunicators
+
+    /** The group of this communicator (the local group, for an intercommunicator). */
+    public Group group() {
+        return new Group(state.localGroup(), engine.rank());
+    }
+
+    /** True for an intercommunicator. */
+    public boolean isInter() {
+        return state.isInter();
+    }
+
+    /** An intercommunicator's remote group. */
+    public Group remoteGroup() {
+        requireInter("remoteGroup");
+        return new Group(state.group(), engine.rank());
+    }
+
+    /** Size of an intercommunicator's remote group. */
+    public int remoteSize() {
+        requireInter("remoteSize");
+        return state.size();
+    }
+
+    private void requireInter(String what) {
+        if (!state.isInter()) {
+            throw new RailyardException(ErrorClass.COMM, what + " needs an intercommunicator; " + name() + " is not one");
+        }
+    }
+
+    /**
+     * {@link Group#IDENT} for the same communicator, {@link Group#CONGRUENT} for the same group(s)
+     * in the same order with another context, {@link Group#SIMILAR} for the same members in
+     * another order, {@link Group#UNEQUAL} otherwise.
+     */
+    public static int compare(Comm a, Comm b) {
+        if (a.state == b.state) {
+            return Group.IDENT;
+        }
+        if (a.isInter() != b.isInter()) {
+            return Group.UNEQUAL;
+        }
+        int local = Group.compare(a.group(), b.group());
+        int remote = a.isInter() ? Group.compare(a.remoteGroup(), b.remoteGroup()) : Group.IDENT;
+        int worst = Math.max(local, remote);
+        return worst == Group.IDENT ? Group.CONGRUENT : worst;
+    }
+
+    /**
+     * Collective: a communicator over {@code group}, a subset of this communicator's processes,
+     * ranked in the group's order; every member passes the same group, and those outside it get
+     * null.
+     */
+    public Comm create(Group group) {
+        CommState s = Communicators.create(engine, state, group.worldRanks());
+        return s == null ? null : new Comm(engine, s);
+    }
+
+    /**
+     * Collective over this (local) intracommunicator and, through the leaders, the remote group:
+     * an intercommunicator to the group whose leader is {@code remoteLeader} in {@code peer}.
+     * The two leaders ({@code localLeader} here) talk over {@code peer} with {@code tag}.
+     */
+    public Comm createIntercomm(int localLeader, Comm peer, int remoteLeader, int tag) {
+        return new Comm(engine, Communicators.intercommCreate(engine, state, localLeader, peer.state, remoteLeader, tag));
+    }
+
+    /**
+     * Collective over both groups of an intercommunicator: an intracommunicator over their union,
+     * the group passing {@code high = false} first (if both pass the same, the group whose first
+     * process has the lower world rank).
+     */
+    public Comm merge(boolean high) {
+        return new Comm(engine, Communicators.merge(engine, state, high));
+    }
+
+    // ---------------------------------------------------------------- topologies
+
+    /**
+     * Collective: a communicator with a Cartesian topology of {@code dims} (periodic where
+     * {@code periods} says) over the first {@code prod(dims)} processes; the others get null.
+     * Ranks are kept whatever {@code reorder} says (a valid placement).
+     */
+    public Comm createCart(int[] dims, boolean[] periods, boolean reorder) {
+        CommState s = Communicators.cart(engine, state, dims, periods, reorder);
+        return s == null ? null : new Comm(engine, s);
+    }
+
+    /**
+     * Collective: a communicator with a graph topology (MPI's cumulative {@code index} and flat
+     * {@code edges}) over the first {@code index.length} processes; the others get null.
+     */
+    public Comm createGraph(int[] index, int[] edges, boolean reorder) {
+        CommState s = Communicators.graph(engine, state, index, edges, reorder);
+        return s == null ? null : new Comm(engine, s);
+    }
+
+    /** The topology, or null. */
+    public Topology topology() {
+        return state.topology();
+    }
+
+    /** The Cartesian topology; a COMM error if there is none. */
+    public CartTopology cart() {
+        if (state.topology() instanceof CartTopology c) {
+            return c;
+        }
+        throw new RailyardException(ErrorClass.COMM, name() + " has no Cartesian topology");
+    }
+
+    /** The graph topology; a COMM error if there is none. */
+    public GraphTopology graph() {
+        if (state.topology() instanceof GraphTopology g) {
+            return g;
+        }
+        throw new RailyardException(ErrorClass.COMM, name() + " has no graph topology");
+    }
+
+    /** Coordinates of {@code rank} in the Cartesian grid. */
+    public int[] cartCoords(int rank) {
+        return cart().coords(rank);
+    }
+
+    /** The rank at {@code coords} (wrapping in periodic dimensions). */
+    public int cartRank(int[] coords) {
+        return cart().rank(coords);
+    }
+
+    /** {@code {source, dest}} for a shift of {@code disp} along {@code dim} from this process; PROC_NULL off the grid. */
+    public int[] cartShift(int dim, int disp) {
+        return cart().shift(rank(), dim, disp);
+    }
+
+    /** Collective: the sub-grid through this process that keeps the dimensions flagged in {@code remainDims}. */
+    public Comm cartSub(boolean[] remainDims) {
+        return new Comm(engine, Communicators.cartSub(engine, state, remainDims));
+    }
+
+    /** This process's neighbours in the topology, in the block order of the neighbourhood collectives. */
+    public int[] neighbours() {
+        Topology t = state.topology();
+        if (t == null) {
+            throw new RailyardException(ErrorClass.COMM, name() + " has no topology");
+        }
+        return t.neighbours(rank());
+    }
+
+    /** Balanced grid dimensions: fills the zeros of {@code dims} so the product is {@code nnodes}; see {@link CartTopology#dimsCreate}. */
+    public static int[] dimsCreate(int nnodes, int[] dims) {
+        return CartTopology.dimsCreate(nnodes, dims);
+    }
 
     /** Marks the communicator unusable; later calls on it fail with a COMM error. */
     public void free() {

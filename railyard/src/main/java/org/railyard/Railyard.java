@@ -19,6 +19,30 @@ import org.railyard.error.RailyardException;
  *     else if (world.rank() == 1) world.recv(x, 0, x.length, 0, 7);
  * }
  * }</pre>
+ *
+ * <h2>Threads (MPI_THREAD_MULTIPLE)</h2>
+ * Any number of threads may call Railyard at the same time; what is guaranteed:
+ * <ul>
+ *   <li>Calls are serialised on the engine's progress lock: each post (send, receive, the start
+ *       of a collective) is atomic, and messages between one pair of processes on one
+ *       communicator still match in the order their sends were posted, whichever threads posted
+ *       them (the order between two threads' sends is the order they took the lock).</li>
+ *   <li>Each thread waits on its own request: a thread blocked in a receive or a wait drives
+ *       progress for everyone while it holds the lock and returns as soon as its own request is
+ *       complete, never because another thread's was; a thread in {@code wait} never holds the
+ *       lock while idle, so others can post.</li>
+ *   <li>Non-blocking requests may be waited for or tested from any thread, but each request by
+ *       one thread at a time.</li>
+ *   <li>Collectives on one communicator must not be started by two threads at the same time
+ *       (as in MPI, their order must be the same at every process); collectives on different
+ *       communicators, and point-to-point traffic on any, may run concurrently. Give each thread
+ *       its own communicator ({@link Comm#dup()}) or its own tags.</li>
+ *   <li>A wildcard receive ({@code ANY_SOURCE}, {@code ANY_TAG}) posted by one thread may take a
+ *       message another thread meant for itself; as in MPI, threads that share a communicator
+ *       should not share tags.</li>
+ *   <li>User-defined reduction operations run on whichever thread drives progress, under the
+ *       lock: they must not call Railyard.</li>
+ * </ul>
  */
 public final class Railyard implements AutoCloseable {
     private static Railyard current;

@@ -1,0 +1,246 @@
+package org.railyard.engine;
+
+import java.util.Arrays;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/**
+ * Making communicators beyond dup and split: from a group, with a Cartesian or graph topology,
+ * Cartesian sub-grids, and intercommunicators (create from two intracommunicators, merge, dup).
+ * Every call is collective over the communicator it starts from, and agrees on fresh context ids
+ * the way {@link Engine#dup} does: an allreduce (MAX) of every member's lowest unused id.
+ */
+public final class Communicators {
+    private Communicators() {
+    }
+
+    /** Collective over intracommunicator {@code c}: {@code n} consecutive context ids no member uses. */
+    private static int agree(Engine e, CommState c, int n) {
+        long[] mine = {e.freeContext()};
+        long[] max = new long[1];
+        e.collectives().allreduce(c, mine, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
+        int ctx = (int) max[0];
+        e.contextsUsed(ctx + n);
+        return ctx;
+    }
+
+    private static void intra(Engine e, CommState c, String what) {
+        e.checkComm(c);
+        if (c.isInter()) {
+            throw new RailyardException(ErrorClass.COMM, what + " needs an intracommunicator; " + c.name() + " is an intercommunicator");
+        }
+    }
+
+    /**
+     * Collective over {@code c}: a communicator over {@code group} (world ranks, all members of
+     * {@code c}, in the new rank order; every member of {@code c} passes the same group). Members
+     * outside the group get null.
+     */
+    public static CommState create(Engine e, CommState c, int[] group) {
+        intra(e, c, "create");
+        boolean[] seen = new boolean[e.size()];
+        for (int w : group) {
+            if (w < 0 || w >= e.size() || c.localRank(w) < 0) {
+                throw new RailyardException(ErrorClass.RANK, "world rank " + w + " of the group is not a member of " + c.name());
+            }
+            if (seen[w]) {
+                throw new RailyardException(ErrorClass.ARG, "world rank " + w + " appears twice in the group");
+            }
+            seen[w] = true;
+        }
+        int ctx = agree(e, c, 2);
+        int child = ++c.children;
+        return seen[e.rank()] ? new CommState(ctx, group.clone(), e.size(), e.rank(), c.name() + ".create" + child) : null;
+    }
+
+    /**
+     * Collective over {@code c}: a communicator with a Cartesian topology over the first
+     * {@code prod(dims)} ranks of {@code c}, in the same order; the others get null. Reordering
+     * is allowed by MPI but never done: every rank keeps its rank, which is always a valid
+     * placement, and on a single node as good as any.
+     */
+    public static CommState cart(Engine e, CommState c, int[] dims, boolean[] periods, boolean reorder) {
+        intra(e, c, "cart create");
+        return withTopology(e, c, new CartTopology(dims, periods), "cart");
+    }
+
+    /** Collective over {@code c}: a communicator with a graph topology over the first {@code index.length} ranks. */
+    public static CommState graph(Engine e, CommState c, int[] index, int[] edges, boolean reorder) {
+        intra(e, c, "graph create");
+        return withTopology(e, c, new GraphTopology(index, edges), "graph");
+    }
+
+    private static CommState withTopology(Engine e, CommState c, Topology topo, String kind) {
+        int n = topo.size();
+        if (n > c.size()) {
+            throw new RailyardException(ErrorClass.ARG, "a " + kind + " topology of " + n + " processes does not fit "
+                    + c.name() + " of " + c.size());
+        }
+        int ctx = agree(e, c, 2);
+        int child = ++c.children;
+        if (c.rank >= n) {
+            return null;
+        }
+        CommState s = new CommState(ctx, Arrays.copyOf(c.worldRanks, n), e.size(), e.rank(), c.name() + "." + kind + child);
+        s.topology = topo;
+        return s;
+    }
+
+    /**
+     * Collective over Cartesian {@code c}: the sub-grids that keep the dimensions flagged in
+     * {@code remain}; this process gets the one through its own coordinates, ranked in row-major
+     * order of the kept coordinates.
+     */
+    public static CommState cartSub(Engine e, CommState c, boolean[] remain) {
+        intra(e, c, "cart sub");
+        if (!(c.topology() instanceof CartTopology cart)) {
+            throw new RailyardException(ErrorClass.COMM, c.name() + " has no Cartesian topology");
+        }
+        int nd = cart.ndims();
+        if (remain.length != nd) {
+            throw new RailyardException(ErrorClass.ARG, "remain has " + remain.length + " entries for " + nd + " dimensions");
+        }
+        int[] dims = cart.dims();
+        boolean[] periods = cart.periods();
+        int[] coords = cart.coords(c.rank);
+        int color = 0;
+        int key = 0;
+        int kept = 0;
+        for (int d = 0; d < nd; d++) {
+            if (remain[d]) {
+                key = key * dims[d] + coords[d];
+                kept++;
+            } else {
+                color = color * dims[d] + coords[d];
+            }
+        }
+        int[] subDims = new int[kept];
+        boolean[] subPeriods = new boolean[kept];
+        for (int d = 0, j = 0; d < nd; d++) {
+            if (remain[d]) {
+                subDims[j] = dims[d];
+                subPeriods[j++] = periods[d];
+            }
+        }
+        CommState s = e.split(c, color, key);
+        s.topology = new CartTopology(subDims, subPeriods);
+        return s;
+    }
+
+    /**
+     * Collective over {@code local} (and, through the two leaders, over the remote group): an
+     * intercommunicator between {@code local} and the group whose leader is {@code remoteLeader}
+     * in {@code peer}. The leaders ({@code localLeader} in each group) exchange their groups and
+     * context proposals over {@code peer} with {@code tag}; each broadcasts what it learnt.
+     */
+    public static CommState intercommCreate(Engine e, CommState local, int localLeader, CommState peer, int remoteLeader,
+                                            int tag) {
+        intra(e, local, "intercomm create");
+        if (localLeader < 0 || localLeader >= local.size()) {
+            throw new RailyardException(ErrorClass.RANK, "local leader " + localLeader + " is out of range [0, "
+                    + local.size() + ") for " + local.name());
+        }
+        long[] proposal = {e.freeContext()};
+        long[] localMax = new long[1];
+        e.collectives().allreduce(local, proposal, 0, localMax, 0, 1, Kind.LONG, Reduction.MAX);
+        long[] agreed = new long[2];
+        int[] remote;
+        if (local.rank == localLeader) {
+            long[] mine = {localMax[0], local.size()};
+            long[] theirs = new long[2];
+            exchange(e, peer, mine, theirs, Kind.LONG, 2, 2, remoteLeader, tag);
+            remote = new int[(int) theirs[1]];
+            exchange(e, peer, local.worldRanks, remote, Kind.INT, local.size(), remote.length, remoteLeader, tag);
+            agreed[0] = Math.max(localMax[0], theirs[0]);
+            agreed[1] = remote.length;
+            e.collectives().bcast(local, agreed, Kind.LONG, 0, 2, localLeader);
+        } else {
+            e.collectives().bcast(local, agreed, Kind.LONG, 0, 2, localLeader);
+            remote = new int[(int) agreed[1]];
+        }
+        e.collectives().bcast(local, remote, Kind.INT, 0, remote.length, localLeader);
+        for (int w : remote) {
+            if (local.localRank(w) >= 0) {
+                throw new RailyardException(ErrorClass.COMM, "the groups of an intercommunicator must be disjoint; world rank "
+                        + w + " is in both");
+            }
+        }
+        int ctx = (int) agreed[0];
+        e.contextsUsed(ctx + 4);
+        return new CommState(ctx, local.worldRanks.clone(), remote, e.size(), e.rank(), local.name() + ".inter" + (++local.children));
+    }
+
+    /** Sends {@code out} to and receives {@code in} from {@code peerRank} of {@code c}, with {@code tag}. */
+    private static void exchange(Engine e, CommState c, Object out, Object in, Kind k, int outCount, int inCount,
+                                 int peerRank, int tag) {
+        Transfer r = e.irecv(c, in, k, 0, inCount, peerRank, tag);
+        Transfer s = e.isend(c, out, k, 0, outCount, peerRank, tag, Engine.MODE_STANDARD);
+        e.await(s);
+        e.await(r);
+    }
+
+    /**
+     * The leaders of intercommunicator {@code c}'s two groups swap {@code mine} for the remote
+     * group's values, on the collective context (so no user message can match), and each
+     * broadcasts the answer in its group. Collective over both groups.
+     */
+    private static long[] acrossGroups(Engine e, CommState c, long[] mine) {
+        long[] theirs = new long[mine.length];
+        int tag = (c.collSeq++ & 0x3F_FFFF) << 8;
+        if (c.rank == 0) {
+            Transfer r = e.irecvUnchecked(c, c.context + 1, theirs, Kind.LONG, 0, mine.length, 0, tag);
+            Transfer s = e.isendUnchecked(c, c.context + 1, mine, Kind.LONG, 0, mine.length, 0, tag, Engine.MODE_STANDARD);
+            e.await(s);
+            e.await(r);
+        }
+        e.collectives().bcast(c.localView(), theirs, Kind.LONG, 0, mine.length, 0);
+        return theirs;
+    }
+
+    private static void inter(Engine e, CommState c, String what) {
+        e.checkComm(c);
+        if (!c.isInter()) {
+            throw new RailyardException(ErrorClass.COMM, what + " needs an intercommunicator; " + c.name() + " is not one");
+        }
+    }
+
+    /** Collective over both groups: the context proposal of this group (the maximum over its members). */
+    private static long groupProposal(Engine e, CommState c) {
+        long[] proposal = {e.freeContext()};
+        long[] max = new long[1];
+        e.collectives().allreduce(c.localView(), proposal, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
+        return max[0];
+    }
+
+    /**
+     * Collective over both groups of {@code c}: an intracommunicator over their union. The group
+     * that passes {@code high = false} comes first; if both pass the same, the group whose leader
+     * has the lower world rank comes first.
+     */
+    public static CommState merge(Engine e, CommState c, boolean high) {
+        inter(e, c, "merge");
+        int[] localGroup = c.localGroup();
+        long[] mine = {groupProposal(e, c), high ? 1 : 0, localGroup[0]};
+        long[] theirs = acrossGroups(e, c, mine);
+        boolean theirHigh = theirs[1] != 0;
+        boolean first = high == theirHigh ? localGroup[0] < theirs[2] : !high;
+        int[] remote = c.worldRanks;
+        int[] all = new int[localGroup.length + remote.length];
+        System.arraycopy(first ? localGroup : remote, 0, all, 0, first ? localGroup.length : remote.length);
+        System.arraycopy(first ? remote : localGroup, 0, all, first ? localGroup.length : remote.length,
+                first ? remote.length : localGroup.length);
+        int ctx = (int) Math.max(mine[0], theirs[0]);
+        e.contextsUsed(ctx + 2);
+        return new CommState(ctx, all, e.size(), e.rank(), c.name() + ".merge" + (++c.children));
+    }
+
+    /** Collective over both groups of {@code c}: an intercommunicator over the same groups with fresh contexts. */
+    public static CommState interDup(Engine e, CommState c) {
+        inter(e, c, "dup");
+        long[] mine = {groupProposal(e, c)};
+        long[] theirs = acrossGroups(e, c, mine);
+        int ctx = (int) Math.max(mine[0], theirs[0]);
+        e.contextsUsed(ctx + 4);
+        return new CommState(ctx, c.localGroup(), c.worldRanks.clone(), e.size(), e.rank(), c.name() + ".dup" + (++c.children));
+    }
+}

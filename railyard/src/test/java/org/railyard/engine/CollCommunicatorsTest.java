@@ -1,0 +1,202 @@
+package org.railyard.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+
+/** Communicators from groups, Cartesian and graph topologies with their neighbourhood collectives, intercommunicators. */
+class CollCommunicatorsTest {
+    private static final int STD = Engine.MODE_STANDARD;
+
+    @Test
+    void dimsCreateBalances() {
+        assertThat(CartTopology.dimsCreate(12, new int[2])).containsExactly(4, 3);
+        assertThat(CartTopology.dimsCreate(72, new int[3])).containsExactly(6, 4, 3);
+        assertThat(CartTopology.dimsCreate(16, new int[3])).containsExactly(4, 2, 2);
+        assertThat(CartTopology.dimsCreate(7, new int[2])).containsExactly(7, 1);
+        assertThat(CartTopology.dimsCreate(1, new int[3])).containsExactly(1, 1, 1);
+        assertThat(CartTopology.dimsCreate(24, new int[] {0, 2, 0})).containsExactly(4, 2, 3);
+        assertThat(CartTopology.dimsCreate(64, new int[4])).containsExactly(4, 4, 2, 2);
+        assertThat(CartTopology.dimsCreate(32, new int[4])).containsExactly(4, 2, 2, 2);
+        assertThat(CartTopology.dimsCreate(36, new int[2])).containsExactly(6, 6);
+        assertThatThrownBy(() -> CartTopology.dimsCreate(10, new int[] {3, 0}))
+                .isInstanceOf(RailyardException.class).hasMessageContaining("do not divide");
+    }
+
+    @Test
+    void cartesianCoordinatesShiftsAndNeighbours() {
+        CartTopology t = new CartTopology(new int[] {2, 3}, new boolean[] {false, true});
+        assertThat(t.coords(5)).containsExactly(1, 2);
+        assertThat(t.rank(new int[] {1, 2})).isEqualTo(5);
+        assertThat(t.rank(new int[] {1, -1})).isEqualTo(5);
+        assertThat(t.shift(5, 0, 1)).containsExactly(2, Engine.PROC_NULL);
+        assertThat(t.shift(5, 1, 1)).containsExactly(4, 3);
+        assertThat(t.neighbours(0)).containsExactly(Engine.PROC_NULL, 3, 2, 1);
+        assertThatThrownBy(() -> t.rank(new int[] {2, 0})).isInstanceOf(RailyardException.class);
+        GraphTopology g = new GraphTopology(new int[] {2, 3, 4}, new int[] {1, 2, 0, 0});
+        assertThat(g.neighbours(0)).containsExactly(1, 2);
+        assertThat(g.neighbours(2)).containsExactly(0);
+        assertThat(g.neighbourCount(1)).isEqualTo(1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 4, 6})
+    void cartesianNeighbourhoodCollectivesIncludingDoubleLinks(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            // a periodic ring of n and a periodic dimension of 1 or 2 (both neighbours the same process)
+            int[] dims = CartTopology.dimsCreate(n, new int[2]);
+            CommState cart = Communicators.cart(e, w, dims, new boolean[] {true, true}, true);
+            CartTopology t = (CartTopology) cart.topology();
+            int me = cart.rank();
+            int[] nb = t.neighbours(me);
+            long[] send = new long[nb.length];
+            for (int j = 0; j < nb.length; j++) {
+                send[j] = me * 100L + j;
+            }
+            long[] recv = new long[nb.length];
+            c.neighbourAlltoall(cart, send, 0, 1, Kind.LONG, recv, 0, 1, Kind.LONG);
+            for (int j = 0; j < nb.length; j++) {
+                // what my neighbour j sent towards me: its block j ^ 1
+                assertThat(recv[j]).as("from neighbour %d", j).isEqualTo(nb[j] * 100L + (j ^ 1));
+            }
+            long[] all = new long[nb.length];
+            c.neighbourAllgather(cart, new long[] {me}, 0, 1, Kind.LONG, all, 0, 1, Kind.LONG);
+            for (int j = 0; j < nb.length; j++) {
+                assertThat(all[j]).isEqualTo(nb[j]);
+            }
+            // a non-periodic line: the ends have PROC_NULL neighbours, whose blocks stay untouched
+            CommState line = Communicators.cart(e, w, new int[] {n}, new boolean[] {false}, false);
+            long[] got = {-7, -7};
+            c.neighbourAllgather(line, new long[] {me}, 0, 1, Kind.LONG, got, 0, 1, Kind.LONG);
+            assertThat(got[0]).isEqualTo(me == 0 ? -7 : me - 1);
+            assertThat(got[1]).isEqualTo(me == n - 1 ? -7 : me + 1);
+            // sub-grids: keep dimension 1, so each row is a communicator ranked along the row
+            CommState row = Communicators.cartSub(e, cart, new boolean[] {false, true});
+            int[] coords = t.coords(me);
+            assertThat(row.size()).isEqualTo(dims[1]);
+            assertThat(row.rank()).isEqualTo(coords[1]);
+            assertThat(((CartTopology) row.topology()).dims()).containsExactly(dims[1]);
+            long[] sum = new long[1];
+            c.allreduce(row, new long[] {me}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);
+            long expect = 0;
+            for (int k = 0; k < dims[1]; k++) {
+                expect += t.rank(new int[] {coords[0], k});
+            }
+            assertThat(sum[0]).isEqualTo(expect);
+        });
+    }
+
+    @Test
+    void graphTopologyNeighbourAlltoallAndProcessesLeftOut() throws Exception {
+        InMemoryJob.run(5, "shm", e -> {
+            CommState w = e.world();
+            // a star over 4 of the 5 processes: 0 is linked to 1 (twice: a double edge), 2 and 3
+            int[] index = {4, 6, 7, 8};
+            int[] edges = {1, 1, 2, 3, 0, 0, 0, 0};
+            CommState g = Communicators.graph(e, w, index, edges, false);
+            if (e.rank() == 4) {
+                assertThat(g).isNull();
+                return;
+            }
+            int me = g.rank();
+            int[] nb = g.topology().neighbours(me);
+            long[] send = new long[nb.length];
+            for (int j = 0; j < nb.length; j++) {
+                send[j] = me * 10L + j;
+            }
+            long[] recv = new long[nb.length];
+            e.collectives().neighbourAlltoall(g, send, 0, 1, Kind.LONG, recv, 0, 1, Kind.LONG);
+            if (me == 0) {
+                // two links to 1: the k-th message from 1 fills the k-th block naming 1
+                assertThat(recv).containsExactly(10, 11, 20, 30);
+            } else if (me == 1) {
+                assertThat(recv).containsExactly(0, 1);
+            } else {
+                assertThat(recv).containsExactly(me == 2 ? 2 : 3);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {3, 5, 8})
+    void createFromGroupAndIntercommunicators(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            // the even world ranks, highest first
+            int evens = (n + 1) / 2;
+            int[] group = new int[evens];
+            for (int i = 0; i < evens; i++) {
+                group[i] = 2 * (evens - 1 - i);
+            }
+            CommState even = Communicators.create(e, w, group);
+            assertThat(even == null).isEqualTo(me % 2 == 1);
+            if (even != null) {
+                assertThat(even.rank()).isEqualTo(evens - 1 - me / 2);
+            }
+            // two halves: low [0, h) and high [h, n); leaders are world ranks 0 and h
+            int h = n / 2;
+            CommState half = e.split(w, me < h ? 0 : 1, me);
+            CommState inter = Communicators.intercommCreate(e, half, 0, w, me < h ? h : 0, 77);
+            assertThat(inter.isInter()).isTrue();
+            assertThat(inter.localSize()).isEqualTo(me < h ? h : n - h);
+            assertThat(inter.size()).isEqualTo(me < h ? n - h : h);
+            // point-to-point names the remote group: low rank i talks to high rank i
+            int partner = half.rank();
+            if (partner < inter.size()) {
+                long[] got = new long[1];
+                Transfer r = e.irecv(inter, got, Kind.LONG, 0, 1, partner, 5);
+                e.send(inter, new long[] {me}, Kind.LONG, 0, 1, partner, 5, STD);
+                e.await(r);
+                assertThat(got[0]).isEqualTo(me < h ? h + partner : partner);
+            }
+            c.barrier(inter);
+            // broadcast from high rank 1 (or 0) to the low group, then allreduce across
+            int root = Math.min(1, n - h - 1);
+            long[] b = new long[3];
+            if (me >= h) {
+                if (half.rank() == root) {
+                    b = new long[] {7, 8, 9};
+                }
+                c.bcast(inter, b, Kind.LONG, 0, 3, half.rank() == root ? Collectives.ROOT : Engine.PROC_NULL);
+            } else {
+                c.bcast(inter, b, Kind.LONG, 0, 3, root);
+                assertThat(b).containsExactly(7, 8, 9);
+            }
+            long[] sum = new long[1];
+            c.allreduce(inter, new long[] {me}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);
+            long low = (long) h * (h - 1) / 2;
+            long high = (long) n * (n - 1) / 2 - low;
+            assertThat(sum[0]).isEqualTo(me < h ? high : low);
+            assertThatThrownBy(() -> c.gather(inter, new long[1], 0, 1, Kind.LONG, new long[8], 0, 1, Kind.LONG, 0))
+                    .isInstanceOf(RailyardException.class)
+                    .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.COMM));
+            // merge: the low group asks to go high, so the high group comes first
+            CommState merged = Communicators.merge(e, inter, me < h);
+            assertThat(merged.isInter()).isFalse();
+            assertThat(merged.size()).isEqualTo(n);
+            assertThat(merged.rank()).isEqualTo(me < h ? me + (n - h) : me - h);
+            long[] all = new long[n];
+            c.allgather(merged, new long[] {me}, 0, 1, Kind.LONG, all, 0, 1, Kind.LONG);
+            for (int r = 0; r < n; r++) {
+                assertThat(all[r]).isEqualTo(r < n - h ? h + r : r - (n - h));
+            }
+            // both pass the same flag: the group of world rank 0 comes first
+            CommState same = Communicators.merge(e, inter, true);
+            assertThat(same.rank()).isEqualTo(me);
+            CommState dup = Communicators.interDup(e, inter);
+            assertThat(dup.isInter()).isTrue();
+            assertThat(dup.context()).isNotEqualTo(inter.context());
+            c.allreduce(dup, new long[] {1}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);
+            assertThat(sum[0]).isEqualTo(me < h ? n - h : h);
+        });
+    }
+}
