@@ -1,0 +1,71 @@
+package org.railyard.systest;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.railyard.launcher.JobResult;
+import org.railyard.launcher.JobSpec;
+import org.railyard.launcher.Launcher;
+
+/**
+ * Runs rank programs of this module's test classes as real jobs through
+ * {@link Launcher#run(JobSpec, org.railyard.launcher.LineSink, org.railyard.launcher.LineSink)}:
+ * the launcher starts one JVM per rank with this test JVM's class path, so the rank programs and
+ * Railyard are found.
+ */
+public final class Jobs {
+    private Jobs() {
+    }
+
+    /**
+     * JVM options of every rank: a small heap (several JVMs share a small machine) and the serial
+     * collector (no GC threads competing with the ranks for 2 cores).
+     */
+    public static final List<String> RANK_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    /** A finished job: how it ended, and everything it wrote. */
+    public record Finished(JobResult result, Transcript transcript) {
+        /** For failure messages: the summary and the end of the transcript. */
+        public String report() {
+            return "job exit code " + result.exitCode() + ": " + result.summary() + "\n" + transcript.tail(120);
+        }
+    }
+
+    /** {@code np} local ranks of {@code main} with {@code args}, the extra environment, and a bound. */
+    public static JobSpec spec(int np, Class<?> main, Map<String, String> env, Duration timeout, String... args) {
+        return new JobSpec(np, List.of(), main.getName(), List.of(args), List.of(), env, RANK_JVM, timeout, null);
+    }
+
+    /**
+     * Runs the job to its end (bounded by the spec's timeout); its transcript, with the result at
+     * the end, is saved as {@code name} (see {@link Transcript#save}).
+     */
+    public static Finished run(String name, JobSpec spec) {
+        if (spec.timeout() == null) {
+            throw new IllegalArgumentException("system test jobs must have a timeout");
+        }
+        Transcript t = new Transcript();
+        JobResult r = Launcher.run(spec, t.out(), t.err());
+        t.add(new Transcript.Line(org.railyard.launcher.LineSink.LAUNCHER, Transcript.Stream.ERR,
+                "(test) job ended with exit code " + r.exitCode() + ": " + r.summary()));
+        t.save(name);
+        return new Finished(r, t);
+    }
+
+    /** Starts the job on a thread of its own; its output goes to {@code t} as it comes. */
+    public static CompletableFuture<JobResult> start(JobSpec spec, Transcript t) {
+        if (spec.timeout() == null) {
+            throw new IllegalArgumentException("system test jobs must have a timeout");
+        }
+        CompletableFuture<JobResult> f = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().name("systest-launcher").start(() -> {
+            try {
+                f.complete(Launcher.run(spec, t.out(), t.err()));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+}
