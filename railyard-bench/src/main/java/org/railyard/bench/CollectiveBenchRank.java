@@ -1,0 +1,208 @@
+package org.railyard.bench;
+
+import java.io.PrintStream;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import org.HdrHistogram.Histogram;
+import org.railyard.Comm;
+import org.railyard.Op;
+import org.railyard.Railyard;
+import org.railyard.util.Config;
+
+/**
+ * The collective benchmark each rank of a job runs, in the manner of the OSU collective tests:
+ * every rank times each call of the collective, and rank 0 writes one TSV row per collective and
+ * size (format {@link Tsv}) with the mean over all ranks of their mean time, and rank 0's median,
+ * 99th percentile and maximum.
+ *
+ * <pre>
+ * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|all][,...]
+ *     [--sizes 1:1m] [--iters N] [--transport LABEL] [--no-jit-warmup]
+ * </pre>
+ *
+ * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
+ * doubles, so it starts at 8 bytes); allgather gathers that many bytes from each rank; alltoall
+ * sends that many bytes to each rank; barrier runs once, at size 0. bcast's root is rank 0.
+ * Buffers are byte arrays (doubles for allreduce) allocated once; the first result of each size
+ * is checked.
+ */
+public final class CollectiveBenchRank {
+    /** The collectives, by the names the TSV rows use. */
+    static final Set<String> ALL = Set.of("barrier", "bcast", "allreduce", "allgather", "alltoall");
+    private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+    private static final long HIGHEST_NS = 3_600_000_000_000L;
+    private static final long SMALL = 8 * 1024;
+    private static final long MEDIUM = 64 * 1024;
+
+    /** Options of one run. */
+    record Options(Set<String> collectives, long[] sizes, long iterBase, String transport, boolean jitWarmup) {
+        static Options parse(String... args) {
+            Set<String> colls = new LinkedHashSet<>();
+            long[] sizes = Sizes.parseList("1:1m");
+            long iters = -1;
+            String transport = null;
+            boolean jit = true;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--sizes" -> sizes = Sizes.parseList(value(args, ++i, a));
+                    case "--iters" -> iters = Long.parseLong(value(args, ++i, a));
+                    case "--transport" -> transport = value(args, ++i, a);
+                    case "--no-jit-warmup" -> jit = false;
+                    default -> {
+                        if (a.startsWith("-")) {
+                            throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
+                                    + "[allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
+                                    + "[--transport LABEL] [--no-jit-warmup]");
+                        }
+                        for (String c : a.split(",")) {
+                            String n = c.trim().toLowerCase(Locale.ROOT);
+                            if (n.equals("all")) {
+                                colls.addAll(ALL);
+                            } else if (ALL.contains(n)) {
+                                colls.add(n);
+                            } else if (!n.isEmpty()) {
+                                throw new IllegalArgumentException("unknown collective '" + c + "'; one of " + ALL + " or all");
+                            }
+                        }
+                    }
+                }
+            }
+            if (colls.isEmpty()) {
+                colls.addAll(ALL);
+            }
+            if (transport == null) {
+                String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
+                transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
+            }
+            return new Options(colls, sizes, iters, transport, jit);
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+    }
+
+    private final Comm comm;
+    private final Options opt;
+    private final PrintStream out;
+    private final int rank;
+    private final int np;
+    private final Histogram hist = new Histogram(1, HIGHEST_NS, 3);
+
+    CollectiveBenchRank(Comm comm, Options opt, PrintStream out) {
+        this.comm = comm;
+        this.opt = opt;
+        this.out = out;
+        this.rank = comm.rank();
+        this.np = comm.size();
+    }
+
+    /** Joins the job, runs the benchmarks, leaves. Exits with status 2 on a bad argument. */
+    public static void main(String[] args) {
+        Options opt;
+        try {
+            opt = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("CollectiveBenchRank: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        try (Railyard ry = Railyard.init(args)) {
+            new CollectiveBenchRank(ry.world(), opt, System.out).run();
+        }
+    }
+
+    /** Timed iterations at a size: the base (default 1000) up to 8 KiB, a fifth to 64 KiB, a twentieth beyond. */
+    private long iterations(long size) {
+        long base = opt.iterBase() > 0 ? opt.iterBase() : 1000;
+        return Math.max(1, size <= SMALL ? base : size <= MEDIUM ? base / 5 : base / 20);
+    }
+
+    void run() {
+        long max = 8;
+        for (long s : opt.sizes()) {
+            max = Math.max(max, s);
+        }
+        byte[] sbuf = new byte[(int) (max * np)];
+        byte[] rbuf = new byte[(int) (max * np)];
+        if (rank == 0) {
+            out.println(Tsv.header(false));
+            out.flush();
+        }
+        for (String c : ORDER) {
+            if (!opt.collectives().contains(c)) {
+                continue;
+            }
+            boolean first = true;
+            for (long size : c.equals("barrier") ? new long[] {0} : opt.sizes()) {
+                if (c.equals("allreduce") && size < Double.BYTES) {
+                    continue;
+                }
+                Row row = measure(c, (int) size, sbuf, rbuf, first);
+                first = false;
+                if (rank == 0) {
+                    out.println(Tsv.format(row, false));
+                    out.flush();
+                }
+            }
+        }
+    }
+
+    private Row measure(String c, int size, byte[] sbuf, byte[] rbuf, boolean first) {
+        long iters = iterations(size);
+        long warm = Math.max(1, iters / 10) + (first && opt.jitWarmup() ? iters : 0);
+        int count = size / Double.BYTES;
+        double[] din = new double[count];
+        double[] dout = new double[count];
+        for (int i = 0; i < count; i++) {
+            din[i] = rank + 1 + i;
+        }
+        for (int i = 0; i < size * np; i++) {
+            sbuf[i] = (byte) (i * 31 + rank);
+        }
+        hist.reset();
+        comm.barrier();
+        long sum = 0;
+        for (long i = 0; i < warm + iters; i++) {
+            long t0 = System.nanoTime();
+            switch (c) {
+                case "barrier" -> comm.barrier();
+                case "bcast" -> comm.bcast(rank == 0 ? sbuf : rbuf, 0, size, 0);
+                case "allreduce" -> comm.allreduce(din, 0, dout, 0, count, Op.SUM);
+                case "allgather" -> comm.allgather(sbuf, 0, size, rbuf, 0, size);
+                default -> comm.alltoall(sbuf, 0, size, rbuf, 0, size);
+            }
+            long dt = System.nanoTime() - t0;
+            if (i == 0) {
+                check(c, size, rbuf, dout);
+            }
+            if (i >= warm) {
+                hist.recordValue(Math.min(Math.max(dt, 1), HIGHEST_NS));
+                sum += dt;
+            }
+        }
+        double mine = sum / 1e3 / iters;
+        double mean = comm.allreduce(mine, Op.SUM) / np;
+        return new Row(c, opt.transport(), np, size, iters, mean, hist.getValueAtPercentile(50) / 1e3,
+                hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0);
+    }
+
+    private void check(String c, int size, byte[] rbuf, double[] dout) {
+        boolean ok = switch (c) {
+            case "bcast" -> rank == 0 || size == 0 || rbuf[size - 1] == (byte) ((size - 1) * 31);
+            case "allreduce" -> dout.length == 0
+                    || dout[dout.length - 1] == np * (np + 1) / 2.0 + (double) np * (dout.length - 1);
+            case "allgather" -> size == 0 || rbuf[size * np - 1] == (byte) ((size - 1) * 31 + np - 1);
+            case "alltoall" -> size == 0 || rbuf[size * np - 1] == (byte) ((rank * size + size - 1) * 31 + np - 1);
+            default -> true;
+        };
+        if (!ok) {
+            throw new IllegalStateException(c + " at rank " + rank + ", " + size + " B: wrong result");
+        }
+    }
+}
