@@ -10,12 +10,27 @@ import org.railyard.error.RailyardException;
 /**
  * What a process publishes about itself through the bootstrap, under the key {@code card-<rank>}:
  * the node it runs on (processes on one node may share memory), its pid, the addresses where it
- * accepts handshakes, and the transports it offers.
+ * accepts handshakes, the transports it offers, and every IPv4 interface address it has with its
+ * prefix length ({@code nets}), from which two processes find their network paths (a local and a
+ * peer address on one subnet) and so their rails.
  *
- * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,<host>/<port>;tr:<name>,<name>}:
- * printable, no spaces and no '=', so it passes through PMI-1 unchanged.
+ * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...}:
+ * printable, no spaces and no '=', so it passes through PMI-1 unchanged. A card without {@code if}
+ * (an older writer) decodes with no interfaces, and its peers fall back to the handshake addresses.
+ *
+ * @param nets interface addresses as {@code a.b.c.d/prefix}, e.g. {@code 10.1.0.2/24}
  */
-public record AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports) {
+public record AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports,
+                          List<String> nets) {
+
+    /** A card that lists no interface. */
+    public AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports) {
+        this(rank, node, pid, handshake, transports, List.of());
+    }
+
+    public AddressCard {
+        nets = List.copyOf(nets);
+    }
 
     public static String key(int rank) {
         return "card-" + rank;
@@ -28,6 +43,9 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
             sb.append(i == 0 ? "" : ",").append(a.getHostString()).append('/').append(a.getPort());
         }
         sb.append(";tr:").append(String.join(",", transports));
+        if (!nets.isEmpty()) {
+            sb.append(";if:").append(String.join(",", nets));
+        }
         return sb.toString();
     }
 
@@ -36,6 +54,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         long pid = -1;
         List<InetSocketAddress> hs = new ArrayList<>();
         List<String> tr = List.of();
+        List<String> nets = List.of();
         try {
             for (String part : s.split(";")) {
                 int c = part.indexOf(':');
@@ -54,6 +73,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
                         }
                     }
                     case "tr" -> tr = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
+                    case "if" -> nets = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
                     default -> { }
                 }
             }
@@ -63,6 +83,6 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (node == null) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + " names no node: '" + s + "'");
         }
-        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr));
+        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets);
     }
 }

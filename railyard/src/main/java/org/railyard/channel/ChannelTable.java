@@ -12,11 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.stats.RailStats;
+import org.railyard.stats.Stats;
+import org.railyard.stats.StatsGroup;
 import org.railyard.transport.Connector;
+import org.railyard.transport.LinkSource;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.util.Config;
@@ -24,19 +29,30 @@ import org.railyard.util.Config;
 /**
  * The virtual channels of a process, one per peer, created on first use (a job of thousands of
  * ranks opens only the connections its program needs). {@link #progress()} is the channel floor's
- * share of the progress agent's duty cycle: new links in, frames up, frames out.
+ * share of the progress agent's duty cycle: new links in, frames up, frames out, and about every
+ * millisecond the timed work of multi-rail channels (acknowledgements, heartbeats, silent rails,
+ * reconnections) and every {@link Stats#SAMPLE_NANOS} a sample of every rail's counters.
  */
 public final class ChannelTable {
+    /** Period of the timed work of multi-rail channels. */
+    static final long TICK_NANOS = 1_000_000L;
+
     private final int rank;
     private final VirtualChannel[] channels;
     private final VirtualChannel[] active;
     private int activeCount;
-    private final Connector connector;
+    private final LinkSource links;
     private final FrameSink sink;
     private final long connectTimeoutNanos;
     private final Consumer<String> choices;
     private final Consumer<String> log;
+    private final RailSettings settings;
+    private final LongSupplier clock;
+    private final StatsGroup stats;
+    private int reliableChannels;
     private int ticks;
+    private long nextTick;
+    private long nextSample;
     private String node;
     private List<String> transportNames = List.of();
     private int minFrame = Integer.MAX_VALUE;
@@ -75,15 +91,17 @@ public final class ChannelTable {
                     started.add(t);
                 }
             }
+            RailSettings settings = RailSettings.fromConfig();
             Connector connector = new Connector(rank, bootstrap.size(), bootstrap.jobId(), bootstrap.jobSecret(),
                     started, connectTimeout);
             List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
             List<String> offered = connector.transports().stream().map(Transport::name).toList();
             AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
-                    offered.stream().filter(n -> !n.equals("self")).toList());
+                    offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets());
             bootstrap.put(AddressCard.key(rank), mine.encode());
             bootstrap.fence();
-            ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log);
+            ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
+                    settings, System::nanoTime);
             table.node = node;
             table.transportNames = offered;
             table.bootstrap = bootstrap;
@@ -146,19 +164,25 @@ public final class ChannelTable {
     }
 
     /**
-     * @param choices where to print each choice made (transport per peer), or null
-     * @param log where to report broken links
+     * @param links    where links come from (the connector; a double in tests)
+     * @param choices  where to print each choice made (transport and rails per peer), or null
+     * @param log      where to report broken links and rails
+     * @param settings the multi-rail settings
+     * @param clock    nanosecond clock for every timeout and measurement (System::nanoTime; tests inject one)
      */
-    public ChannelTable(int rank, int size, Connector connector, FrameSink sink, long connectTimeoutNanos,
-                        Consumer<String> choices, Consumer<String> log) {
+    public ChannelTable(int rank, int size, LinkSource links, FrameSink sink, long connectTimeoutNanos,
+                        Consumer<String> choices, Consumer<String> log, RailSettings settings, LongSupplier clock) {
         this.rank = rank;
         this.channels = new VirtualChannel[size];
         this.active = new VirtualChannel[size];
-        this.connector = connector;
+        this.links = links;
         this.sink = sink;
         this.connectTimeoutNanos = connectTimeoutNanos;
         this.choices = choices;
         this.log = log;
+        this.settings = settings;
+        this.clock = clock;
+        this.stats = Stats.open(rank);
     }
 
     /** The channel to {@code peer}, created (not yet connected) on first call. */
@@ -180,13 +204,15 @@ public final class ChannelTable {
     /** One duty cycle; returns the amount of work done (0 when idle). */
     public int progress() {
         int work = 0;
-        Connector.Event e;
-        while ((e = connector.poll()) != null) {
+        LinkSource.Event e;
+        while ((e = links.poll()) != null) {
             VirtualChannel c = channel(e.peer());
-            if (e.link() != null) {
-                c.attach(e.link());
+            if (e.rail() == LinkSource.PROBE) {
+                c.probed(e.error(), e.refused());
+            } else if (e.link() != null) {
+                c.attach(e.link(), e.rail(), e.rails(), e.epoch());
             } else {
-                c.connectFailed(e.error());
+                c.connectFailed(e.rail(), e.rails(), e.error(), e.refused());
             }
             work++;
         }
@@ -195,10 +221,21 @@ public final class ChannelTable {
             work += c.progressReceive();
             work += c.progressSend();
         }
-        if ((++ticks & 1023) == 0) {
-            long now = System.nanoTime();
-            for (int i = 0; i < activeCount; i++) {
-                active[i].checkDeadline(now);
+        // the clock costs a few tens of nanoseconds: single-rail channels (shm latency) read it rarely
+        if (reliableChannels > 0 || (++ticks & 63) == 0) {
+            long now = clock.getAsLong();
+            if (now - nextTick >= 0) {
+                nextTick = now + TICK_NANOS;
+                for (int i = 0; i < activeCount; i++) {
+                    active[i].checkDeadline(now);
+                    active[i].tick(now);
+                }
+            }
+            if (now - nextSample >= 0) {
+                nextSample = now + Stats.SAMPLE_NANOS;
+                for (int i = 0; i < activeCount; i++) {
+                    active[i].sample(now);
+                }
             }
         }
         return work;
@@ -225,12 +262,17 @@ public final class ChannelTable {
         }
     }
 
-    /** Closes every rail. */
+    /** Closes every rail; with choices printed, prints what every rail did. */
     public void closeAll() {
         for (int i = 0; i < activeCount; i++) {
             active[i].closeRails();
         }
-        connector.close();
+        links.close();
+        if (choices != null) {
+            for (RailStats.Snapshot s : stats.snapshot()) {
+                choices.accept(s.describe());
+            }
+        }
     }
 
     /** Every channel's description, for {@code --print-choices} and diagnostics. */
@@ -251,8 +293,24 @@ public final class ChannelTable {
         return rank;
     }
 
-    Connector connector() {
-        return connector;
+    LinkSource links() {
+        return links;
+    }
+
+    RailSettings settings() {
+        return settings;
+    }
+
+    StatsGroup stats() {
+        return stats;
+    }
+
+    long nanoTime() {
+        return clock.getAsLong();
+    }
+
+    void reliableChannelAdded() {
+        reliableChannels++;
     }
 
     FrameSink sink() {

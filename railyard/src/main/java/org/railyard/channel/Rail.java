@@ -1,42 +1,135 @@
 package org.railyard.channel;
 
+import org.railyard.stats.RailStats;
 import org.railyard.transport.Link;
 
-/** One path of a virtual channel: a transport link and what it has carried. */
+/**
+ * One rail (subchannel) of a virtual channel: a rail index that both ends agree on (a network path
+ * and a connection number on it), the link that carries it now (none while it is down), its weight
+ * for the scheduling policy, and the bookkeeping of acknowledgements and liveness on a multi-rail
+ * channel. A rail outlives its links: when a link dies the rail goes {@link State#DOWN}, and a new
+ * link for the same index brings it back {@link State#UP} with a fresh weight.
+ *
+ * <p>Driven only by the progress agent, like its channel.
+ */
 public final class Rail {
-    final Link link;
-    long framesSent;
-    long bytesSent;
-    long framesReceived;
-    long bytesReceived;
+    /** Lifecycle of a rail. */
+    public enum State { NEW, UP, DOWN }
 
-    Rail(Link link) {
-        this.link = link;
+    final int index;
+    final RailStats stats;
+    Link link;
+    State state = State.NEW;
+    /** Identifies the connector's link for this rail, so a late report about an older link is ignored. */
+    long epoch;
+    double weight = 1;
+    /** Bytes per second its last timed stripe achieved; 0 until one was timed. */
+    double measuredBandwidth;
+    /** Policy bookkeeping (BSS: when it was last in a batch). */
+    long lastUsed;
+
+    // sender side, since the link was attached
+    long linkBytesSent;
+    long linkBytesAcked;
+    long lastSendNanos;
+    /** When the last timed stripe on this rail was acknowledged: a stripe handed off earlier waited for it. */
+    long lastStripeDoneNanos;
+    // receiver side, since the link was attached
+    long linkBytesReceived;
+    long lastReceiveNanos;
+    long bytesAtLastAck;
+    long psnAtLastAck;
+    long lastAckNanos;
+    boolean ackRequested;
+    // reconnection
+    long nextAttemptNanos;
+    long backoffNanos;
+    String lastFailure;
+
+    /** Stripes handed off on this rail and not yet acknowledged, oldest first (a ring). */
+    StripeTimer[] pendingTimers = new StripeTimer[8];
+    int[] pendingStripe = new int[8];
+    long[] pendingEnd = new long[8];
+    int pendingHead;
+    int pendingCount;
+
+    Rail(int index, RailStats stats) {
+        this.index = index;
+        this.stats = stats;
     }
 
+    /** The rail index, the same at both ends of the channel. */
+    public int index() {
+        return index;
+    }
+
+    /** The link carrying this rail now, or null while it is down. */
     public Link link() {
         return link;
     }
 
+    public State state() {
+        return state;
+    }
+
+    /** Current scheduling weight (meaningful relative to the other rails of the channel). */
+    public double weight() {
+        return weight;
+    }
+
     public long framesSent() {
-        return framesSent;
+        return stats.framesSent();
     }
 
     public long bytesSent() {
-        return bytesSent;
+        return stats.bytesSent();
     }
 
     public long framesReceived() {
-        return framesReceived;
+        return stats.framesReceived();
     }
 
     public long bytesReceived() {
-        return bytesReceived;
+        return stats.bytesReceived();
+    }
+
+    /** Bytes handed to the current link and not yet acknowledged by the peer. */
+    long inFlight() {
+        return linkBytesSent - linkBytesAcked;
+    }
+
+    boolean up() {
+        return state == State.UP;
+    }
+
+    void pushTimer(StripeTimer t, int stripe, long endMark) {
+        if (pendingCount == pendingTimers.length) {
+            int n = pendingCount * 2;
+            StripeTimer[] ts = new StripeTimer[n];
+            int[] ss = new int[n];
+            long[] es = new long[n];
+            for (int i = 0; i < pendingCount; i++) {
+                int k = (pendingHead + i) % pendingTimers.length;
+                ts[i] = pendingTimers[k];
+                ss[i] = pendingStripe[k];
+                es[i] = pendingEnd[k];
+            }
+            pendingTimers = ts;
+            pendingStripe = ss;
+            pendingEnd = es;
+            pendingHead = 0;
+        }
+        int k = (pendingHead + pendingCount) % pendingTimers.length;
+        pendingTimers[k] = t;
+        pendingStripe[k] = stripe;
+        pendingEnd[k] = endMark;
+        pendingCount++;
     }
 
     @Override
     public String toString() {
-        return link.describe() + " (sent " + framesSent + " frames / " + bytesSent + " B, received "
-                + framesReceived + " frames / " + bytesReceived + " B)";
+        return "rail " + index + " " + state + (link == null ? "" : " " + link.describe())
+                + String.format(" weight %.3f", weight) + " (sent " + framesSent() + " frames / " + bytesSent()
+                + " B, received " + framesReceived() + " frames / " + bytesReceived() + " B)";
     }
 }

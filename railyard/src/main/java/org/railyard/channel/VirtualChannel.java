@@ -2,42 +2,111 @@ package org.railyard.channel;
 
 import java.lang.foreign.MemorySegment;
 import org.railyard.transport.Link;
+import org.railyard.transport.LinkSource;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
+import org.railyard.wire.Handshake;
+import org.railyard.wire.LinkControl;
 
 /**
- * Everything that goes to and comes from one peer: its rails, the order of frames (one packet
- * sequence number per direction), and the queue of what waits to be sent. Driven only by the
- * progress agent (or a caller holding the progress lock).
+ * Everything that goes to and comes from one peer: its rails (subchannels), the order of frames
+ * (one packet sequence number per direction), the queues of what waits to be sent, and on a
+ * multi-rail channel the machinery that loses nothing when rails fail (seed 002, chapters 4 and 10).
+ * Driven only by the progress agent (or a caller holding the progress lock).
  *
- * <p>Two send queues: envelopes (eager messages, requests to send, clear-to-send answers) and bulk
+ * <h2>Sending</h2>
+ * Two send queues: envelopes (eager messages, requests to send, clear-to-send answers) and bulk
  * (rendezvous data). Envelopes go first, so a large transfer under way never holds back the small
  * messages behind it; order among envelopes is the order of posting, which is what MPI's
- * non-overtaking rule needs. The receive side checks that sequence numbers come without gap; with
- * several rails it will restore their order before frames go up.
+ * non-overtaking rule needs. Each frame gets the next packet sequence number (PSN) when it is
+ * handed to a rail; the {@link RailPolicy} picks the rail. Bulk data of at least the striping
+ * threshold may be striped: the policy splits the message into one contiguous stripe per rail,
+ * and the rails are fed frame by frame as each has room, so every rail runs at its own speed.
+ *
+ * <h2>Receiving</h2>
+ * Frames are delivered to the engine in PSN order. With one rail they arrive in order. With several,
+ * a frame ahead of its turn is copied aside ({@link ReorderBuffer}) until the frames before it
+ * arrive, and a frame with a PSN already delivered or buffered is dropped (it was sent twice).
+ *
+ * <h2>Multi-rail reliability</h2>
+ * A channel whose peer can be reached by more than one rail is <em>reliable</em>: TCP's own
+ * acknowledgements are invisible from Java, so the channel keeps its own. Every sequenced frame is
+ * copied into a bounded {@link RetransmitBuffer} when it is sent (sending waits when it is full).
+ * The receiver acknowledges each rail with the channel's cumulative delivered PSN and the bytes
+ * received on that rail: at once when a frame asks for it (the last frame of every stripe does), and
+ * otherwise every {@code ackBytes} bytes or {@code ackInterval}. A rail that sent nothing for a
+ * while sends a heartbeat. A rail is declared down on a socket error or when nothing arrived on it
+ * for {@code railTimeout}; every frame it carried that is not acknowledged is sent again on the
+ * rails that are left (the receiver drops the duplicates by PSN), and the lower-ranked side
+ * reconnects it in the background with exponential backoff; when it is back it gets a fresh weight.
+ * With no rail left (a partition) the channel waits up to {@code partitionTimeout} for one to
+ * return, then fails with an error naming the peer and the bound. A striped message completes on
+ * the sender only once the peer acknowledged all of it.
+ *
+ * <p>A channel with a single possible rail (shared memory, one path) keeps none of this: no
+ * acknowledgements, no copies, and a broken link puts the channel down at once.
  */
 public final class VirtualChannel implements Link.FrameHandler {
     /** Lifecycle of a channel. */
     public enum State { IDLE, CONNECTING, UP, DOWN, CLOSED }
 
+    /** Most rails a channel can have. */
+    static final int MAX_RAILS = Handshake.MAX_RAILS;
+
     private final int peer;
     private final ChannelTable table;
-    private final Rail[] rails = new Rail[4];
-    private int railCount;
-    private RailPolicy policy = RailPolicy.BINDING;
+    private final RailSettings settings;
+    private final Rail[] rails = new Rail[MAX_RAILS];
+    private int railSlots;
+    private final Rail[] live = new Rail[MAX_RAILS];
+    private int liveCount;
+    private RailPolicy policy;
+    private boolean reliable;
     private State state = State.IDLE;
     private long nextPsn;
     private long expectedPsn;
+    private long ackedPsn;
     private long connectDeadline;
+    private int connectFailures;
     private String failure;
     private boolean byeSent;
     private boolean byeReceived;
+    private long now;
+    private long partitionSince = -1;
+    private long nextProbe;
+    private String lastRailFailure;
+    private boolean printedPolicy;
 
-    private Outbound envHead, envTail, bulkHead, bulkTail;
+    private Outbound envHead, envTail, bulkHead, bulkTail, awaitHead, awaitTail;
+
+    private RetransmitBuffer retransmit;
+    private ReorderBuffer reorder;
+    private final LongQueue resend = new LongQueue();
+    private int resendRotor;
+
+    // the bulk message being handed off (bulkHead once planned)
+    private boolean bulkPlanned;
+    private boolean bulkStriped;
+    private int rangeCount;
+    private int rangeCursor;
+    private final long[] rangeNext = new long[2 * MAX_RAILS];
+    private final long[] rangeEnd = new long[2 * MAX_RAILS];
+    private final int[] rangeRail = new int[2 * MAX_RAILS];
+    private final int[] rangeStripe = new int[2 * MAX_RAILS];
+    private final long[] share = new long[MAX_RAILS];
+    private StripeTimer timer;
+    private StripeTimer freeTimers;
+
+    /** Frames that arrived ahead of their turn and were held back (for tests and diagnostics). */
+    long reordered;
+    private Rail polling;
+    private Rail directRail;
+    private long directOffset;
 
     VirtualChannel(ChannelTable table, int peer) {
         this.table = table;
         this.peer = peer;
+        this.settings = table.settings();
     }
 
     /** The peer's world rank. */
@@ -54,24 +123,51 @@ public final class VirtualChannel implements Link.FrameHandler {
         return failure;
     }
 
+    /** The scheduling policy, once the first rail is attached (null before). */
     public RailPolicy policy() {
         return policy;
     }
 
-    /** The rails, for observation. */
-    public Rail[] rails() {
-        return java.util.Arrays.copyOf(rails, railCount);
+    /** True if the channel has several possible rails and keeps acknowledgements and a retransmit buffer. */
+    public boolean reliable() {
+        return reliable;
     }
 
-    /** True if nothing waits to be sent. */
+    /** True while every rail is down and the channel waits for one to return. */
+    public boolean partitioned() {
+        return partitionSince >= 0;
+    }
+
+    /** The rails that were ever attached, by index, for observation. */
+    public Rail[] rails() {
+        int n = 0;
+        for (int i = 0; i < railSlots; i++) {
+            if (rails[i] != null) {
+                n++;
+            }
+        }
+        Rail[] out = new Rail[n];
+        n = 0;
+        for (int i = 0; i < railSlots; i++) {
+            if (rails[i] != null) {
+                out[n++] = rails[i];
+            }
+        }
+        return out;
+    }
+
+    /** True if nothing waits to be sent, and on a multi-rail channel everything sent has been acknowledged. */
     public boolean idle() {
-        return envHead == null && bulkHead == null;
+        return envHead == null && bulkHead == null && awaitHead == null
+                && (!reliable || retransmit.isEmpty() || byeReceived);
     }
 
     /** True once the peer said it leaves the job. */
     public boolean peerLeft() {
         return byeReceived;
     }
+
+    // ================================================================== queueing
 
     /** Queues an envelope (eager message, RTS, CTS); starts connecting if needed. */
     public void sendEnvelope(Outbound o) {
@@ -101,26 +197,198 @@ public final class VirtualChannel implements Link.FrameHandler {
     public void wake() {
         if (state == State.IDLE) {
             state = State.CONNECTING;
-            connectDeadline = System.nanoTime() + table.connectTimeoutNanos();
-            table.connector().connect(peer);
+            connectDeadline = table.nanoTime() + table.connectTimeoutNanos();
+            table.links().connect(peer);
         }
     }
 
-    void attach(Link link) {
-        if (railCount == rails.length) {
+    // ================================================================== rails come and go
+
+    /**
+     * A link for rail {@code index} of {@code slots}: the first makes the channel usable; a link for
+     * a rail that is up replaces it (the peer found the old one dead first).
+     */
+    void attach(Link link, int index, int slots, long epoch) {
+        if (state == State.DOWN || state == State.CLOSED) {
             link.close();
             return;
         }
-        rails[railCount++] = new Rail(link);
+        now = table.nanoTime();
+        if (railSlots == 0) {
+            railSlots = Math.min(slots, MAX_RAILS);
+            reliable = railSlots > 1;
+            policy = RailPolicies.create(settings.policy(), table.rank(), peer);
+            if (reliable) {
+                retransmit = new RetransmitBuffer(settings.retransmitBytes());
+                reorder = new ReorderBuffer();
+                table.reliableChannelAdded();
+                for (int i = 0; i < railSlots; i++) {
+                    // the first attempts for the other rails are under way: reconnect only if they fail
+                    rail(i).nextAttemptNanos = now + settings.reconnectMin().toNanos();
+                }
+            }
+        }
+        if (index >= railSlots) {
+            table.log("rank " + table.rank() + ": rank " + peer + " linked rail " + index + " of " + slots
+                    + ", but this side counts " + railSlots + " rails to it (railyard.rails or railyard.rail.nets differ?); link dropped");
+            link.close();
+            return;
+        }
+        Rail r = rail(index);
+        if (r.up()) {
+            railBroken(r, "replaced by a new connection from rank " + peer);
+            if (state != State.UP) {
+                link.close();
+                return;
+            }
+        }
+        r.link = link;
+        r.epoch = epoch;
+        r.linkBytesSent = 0;
+        r.linkBytesAcked = 0;
+        r.linkBytesReceived = 0;
+        r.bytesAtLastAck = 0;
+        r.psnAtLastAck = expectedPsn;
+        r.lastReceiveNanos = now;
+        r.lastSendNanos = now;
+        r.lastAckNanos = now;
+        r.lastStripeDoneNanos = 0;
+        r.ackRequested = false;
+        r.backoffNanos = 0;
+        r.weight = policy.freshWeight(r, live, liveCount);
+        r.measuredBandwidth = 0;
+        r.state = Rail.State.UP;
+        addLive(r);
+        r.stats.weight(r.weight);
+        r.stats.state(now, "UP", null, link.describe());
+        boolean wasPartitioned = partitionSince >= 0;
+        partitionSince = -1;
         if (state == State.IDLE || state == State.CONNECTING) {
             state = State.UP;
         }
-        table.printChoice("rank " + table.rank() + " -> rank " + peer + ": transport " + link.transport().name()
-                + " (" + link.describe() + "), rail policy " + policy.name());
+        if (!printedPolicy) {
+            printedPolicy = true;
+            table.printChoice("rank " + table.rank() + " -> rank " + peer + ": " + railSlots + (railSlots == 1 ? " rail" : " rails")
+                    + ", rail policy " + policy.name() + (reliable ? ", striping from " + settings.stripeThreshold()
+                    + " B, acknowledged with retransmission (" + (settings.retransmitBytes() >> 20) + " MiB buffer)" : ""));
+        }
+        table.printChoice("rank " + table.rank() + " -> rank " + peer + ": rail " + index + " up: transport "
+                + link.transport().name() + " (" + link.describe() + ")");
+        if (wasPartitioned) {
+            table.log("rank " + table.rank() + ": rail " + index + " to rank " + peer + " is back; sending "
+                    + resend.size() + " unacknowledged frames again");
+        }
     }
 
-    private Link directLink;
-    private long directOffset;
+    private Rail rail(int index) {
+        Rail r = rails[index];
+        if (r == null) {
+            r = new Rail(index, table.stats().rail(peer, index));
+            rails[index] = r;
+        }
+        return r;
+    }
+
+    private void addLive(Rail r) {
+        int i = liveCount++;
+        while (i > 0 && live[i - 1].index > r.index) {
+            live[i] = live[i - 1];
+            i--;
+        }
+        live[i] = r;
+    }
+
+    private void removeLive(Rail r) {
+        int j = 0;
+        for (int i = 0; i < liveCount; i++) {
+            if (live[i] != r) {
+                live[j++] = live[i];
+            }
+        }
+        for (int i = j; i < liveCount; i++) {
+            live[i] = null;
+        }
+        liveCount = j;
+    }
+
+    /** A connection attempt for rail {@code index} failed. */
+    void connectFailed(int index, int slots, String why, boolean refused) {
+        if (state == State.IDLE || state == State.CONNECTING) {
+            // no rail ever came: the channel fails once every rail's first attempt did
+            if (++connectFailures >= Math.max(1, slots)) {
+                down(why, false);
+            }
+            return;
+        }
+        if (state != State.UP || index < 0 || index >= railSlots) {
+            return;
+        }
+        rail(index).lastFailure = why;
+        peerGone(refused, why);
+    }
+
+    /** The answer to a probe during a partition. */
+    void probed(String what, boolean refused) {
+        peerGone(refused, what);
+    }
+
+    private void peerGone(boolean refused, String why) {
+        if (refused && liveCount == 0 && state == State.UP) {
+            down("rank " + peer + " is gone: every rail is down and its handshake port refuses connections (" + why + ")", false);
+        }
+    }
+
+    /**
+     * A rail's link failed (socket error, end of stream, silence). On a single-rail channel the
+     * channel goes down; on a multi-rail channel the rail's unacknowledged frames go again on the
+     * others, and the rail is reconnected.
+     */
+    private void railBroken(Rail r, String why) {
+        if (!r.up()) {
+            return;
+        }
+        if (!reliable) {
+            linkBroken(r.link, why);
+            return;
+        }
+        r.link.close();
+        r.state = Rail.State.DOWN;
+        removeLive(r);
+        r.stats.state(now, "DOWN", why, null);
+        lastRailFailure = why;
+        if (byeReceived) {
+            down("rank " + peer + " has left the job (finalized)", true);
+            return;
+        }
+        int before = resend.size();
+        retransmit.collect(r.index, resend);
+        while (r.pendingCount > 0) {
+            StripeTimer t = r.pendingTimers[r.pendingHead];
+            r.pendingTimers[r.pendingHead] = null;
+            r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
+            r.pendingCount--;
+            if (t.abandon()) {
+                releaseTimer(t);
+            }
+        }
+        if (timer != null) {
+            timer.invalid = true;
+        }
+        table.links().railLost(peer, r.index, r.epoch);
+        r.backoffNanos = 0;
+        r.nextAttemptNanos = now + settings.reconnectMin().toNanos();
+        table.log("rank " + table.rank() + ": rail " + r.index + " to rank " + peer + " down (" + why + "); "
+                + (resend.size() - before) + " unacknowledged frames go again on " + liveCount + " other rail"
+                + (liveCount == 1 ? "" : "s"));
+        if (liveCount == 0) {
+            partitionSince = now;
+            nextProbe = now;
+            table.log("rank " + table.rank() + ": no rail left to rank " + peer + "; waiting up to "
+                    + settings.partitionTimeout().toMillis() + " ms (railyard.partition.timeout) for one to return");
+        }
+    }
+
+    // ================================================================== the short path
 
     /**
      * The short path for a frame that can go at once: when the channel is up and nothing is queued
@@ -129,10 +397,13 @@ public final class VirtualChannel implements Link.FrameHandler {
      * {@link #commitDirect()}. Returns -1 when the frame must be queued instead (order first).
      */
     public long claimDirect(int frameLength) {
-        if (state != State.UP || envHead != null) {
+        if (state != State.UP || envHead != null || liveCount == 0) {
             return -1;
         }
-        Rail rail = rails[policy.select(rails, railCount, frameLength)];
+        if (reliable && (!resend.isEmpty() || !retransmit.hasRoom(frameLength))) {
+            return -1;
+        }
+        Rail rail = live[policy.select(live, liveCount, frameLength - FrameHeader.LENGTH, Outbound.BLOCKING, false)];
         if (frameLength > rail.link.maxFrame()) {
             return -1;
         }
@@ -140,134 +411,582 @@ public final class VirtualChannel implements Link.FrameHandler {
         if (off < 0) {
             return -1;
         }
-        directLink = rail.link;
+        directRail = rail;
         directOffset = off;
-        rail.framesSent++;
-        rail.bytesSent += frameLength;
         return off;
     }
 
     /** The memory of the last {@link #claimDirect}. */
     public MemorySegment directSegment() {
-        return directLink.claimSegment();
+        return directRail.link.claimSegment();
     }
 
     /** Stamps the sequence number on the frame written after {@link #claimDirect}, publishes and flushes it. */
     public void commitDirect() {
-        FrameHeader.psn(directLink.claimSegment(), directOffset, nextPsn++);
-        directLink.commit();
-        directLink.flush();
+        Link link = directRail.link;
+        MemorySegment seg = link.claimSegment();
+        if (reliable) {
+            now = table.nanoTime();
+        }
+        stamp(directRail, seg, directOffset, FrameHeader.frameLength(seg, directOffset));
+        link.commit();
+        link.flush();
     }
+
+    /** PSN, retransmit copy, counters: what every sequenced frame gets when handed to a rail. */
+    private void stamp(Rail r, MemorySegment seg, long off, int len) {
+        long psn = nextPsn++;
+        FrameHeader.psn(seg, off, psn);
+        if (reliable) {
+            retransmit.add(psn, r.index, seg, off, len);
+            r.linkBytesSent += len;
+            r.lastSendNanos = now;
+        }
+        r.stats.sent(len);
+    }
+
+    // ================================================================== sending
 
     /** Writes queued frames while the rails take them; returns the number of frames written. */
     public int progressSend() {
-        if (state != State.UP) {
+        if (state != State.UP || liveCount == 0) {
             return 0;
         }
-        int work = 0;
-        Rail rail = rails[0];
-        Link link = rail.link;
-        while (true) {
-            boolean bulk = envHead == null;
-            Outbound o = bulk ? bulkHead : envHead;
-            if (o == null) {
-                break;
-            }
-            int len = o.nextFrameLength(link.maxFrame());
-            int idx = policy.select(rails, railCount, len);
-            rail = rails[idx];
-            link = rail.link;
-            long off = link.tryClaim(len);
-            if (off < 0) {
-                if (off == Link.CLOSED) {
-                    linkBroken(link);
-                }
-                break;
-            }
-            MemorySegment seg = link.claimSegment();
-            boolean last = o.writeFrame(seg, off, len);
-            FrameHeader.psn(seg, off, nextPsn++);
-            link.commit();
-            rail.framesSent++;
-            rail.bytesSent += len;
-            work++;
-            if (last) {
-                if (bulk) {
-                    bulkHead = o.nextOut;
-                    if (bulkHead == null) {
-                        bulkTail = null;
-                    }
-                } else {
-                    envHead = o.nextOut;
-                    if (envHead == null) {
-                        envTail = null;
-                    }
-                }
-                o.nextOut = null;
-                o.onWritten();
-            }
+        if (reliable) {
+            now = table.nanoTime();
         }
-        for (int i = 0; i < railCount; i++) {
-            if (rails[i].link.flush() > 0) {
+        int work = 0;
+        if (!resend.isEmpty()) {
+            work += sendAgain();
+        }
+        while (state == State.UP && liveCount > 0) {
+            if (envHead != null) {
+                if (!sendEnvelopeFrame()) {
+                    break;
+                }
+            } else if (bulkHead != null) {
+                if (!sendBulkFrame()) {
+                    break;
+                }
+            } else {
+                break;
+            }
+            work++;
+        }
+        for (int i = 0; i < liveCount; i++) {
+            if (live[i].link.flush() > 0) {
                 work++;
             }
         }
         return work;
     }
 
+    private boolean sendEnvelopeFrame() {
+        Outbound o = envHead;
+        Rail r = live[policy.select(live, liveCount, o.nextFrameLength(Integer.MAX_VALUE) - FrameHeader.LENGTH, o.pattern(), false)];
+        return sendSequential(r, o, false);
+    }
+
+    /** One frame of {@code o} through {@link Outbound#writeFrame}; false if the rail cannot take it now. */
+    private boolean sendSequential(Rail r, Outbound o, boolean bulk) {
+        Link link = r.link;
+        int len = o.nextFrameLength(link.maxFrame());
+        long off = claim(r, len);
+        if (off < 0) {
+            return false;
+        }
+        MemorySegment seg = link.claimSegment();
+        boolean last = o.writeFrame(seg, off, len);
+        stamp(r, seg, off, len);
+        link.commit();
+        if (last) {
+            if (bulk) {
+                popBulk();
+            } else {
+                envHead = o.nextOut;
+                if (envHead == null) {
+                    envTail = null;
+                }
+            }
+            o.nextOut = null;
+            o.lastPsn = nextPsn - 1;
+            o.onWritten();
+        }
+        return true;
+    }
+
+    /** {@link #claim} when the retransmit buffer has no room for the frame. */
+    private static final long FULL = -3;
+
+    /**
+     * Reserves {@code len} bytes for a sequenced frame on {@code r}: the offset, or
+     * {@link Link#BACK_PRESSURED}, or {@link #FULL}, or {@link Link#CLOSED} (the rail has just been
+     * declared broken).
+     */
+    private long claim(Rail r, int len) {
+        if (reliable && !retransmit.hasRoom(len)) {
+            return FULL;
+        }
+        long off = r.link.tryClaim(len);
+        if (off == Link.CLOSED) {
+            railBroken(r, why(r.link));
+        }
+        return off;
+    }
+
+    private static String why(Link link) {
+        return link.failure() == null ? "connection closed" : link.failure();
+    }
+
+    private void popBulk() {
+        bulkHead = bulkHead.nextOut;
+        if (bulkHead == null) {
+            bulkTail = null;
+        }
+    }
+
+    /** Plans the head bulk message if needed and hands one of its frames to a rail that has room. */
+    private boolean sendBulkFrame() {
+        Outbound o = bulkHead;
+        if (!bulkPlanned) {
+            long n = o.bulkBytes();
+            if (n < 0) {
+                return sendSequential(live[policy.select(live, liveCount, Long.MAX_VALUE, o.pattern(), true)], o, true);
+            }
+            plan(o, n);
+            if (n == 0) {
+                finishBulk(o);
+                return true;
+            }
+        }
+        for (int k = 0; k < rangeCount; k++) {
+            int i = (rangeCursor + k) % rangeCount;
+            if (rangeNext[i] >= rangeEnd[i]) {
+                continue;
+            }
+            Rail r = rails[rangeRail[i]];
+            if (!r.up()) {
+                r = reassign(i);
+                if (r == null) {
+                    return false;
+                }
+            }
+            if (reliable && r.inFlight() >= settings.railWindow()) {
+                continue;
+            }
+            Link link = r.link;
+            long payload = Math.min(((link.maxFrame() - FrameHeader.LENGTH) / 8) * 8, rangeEnd[i] - rangeNext[i]);
+            int len = (int) (FrameHeader.LENGTH + payload);
+            long off = claim(r, len);
+            if (off == FULL) {
+                return false;
+            }
+            if (off == Link.CLOSED) {
+                return true; // a rail fewer: let the loop look again
+            }
+            if (off < 0) {
+                continue;
+            }
+            MemorySegment seg = link.claimSegment();
+            o.writeBulk(seg, off, len, rangeNext[i]);
+            boolean stripeEnd = rangeNext[i] + payload == rangeEnd[i];
+            if (stripeEnd && bulkStriped) {
+                FrameHeader.addFlags(seg, off, FrameHeader.FLAG_ACK_REQUEST);
+            }
+            int stripe = rangeStripe[i];
+            if (timer != null && stripe >= 0 && timer.start[stripe] < 0) {
+                timer.start[stripe] = now;
+            }
+            stamp(r, seg, off, len);
+            link.commit();
+            rangeNext[i] += payload;
+            if (stripeEnd && timer != null && stripe >= 0) {
+                r.pushTimer(timer, stripe, r.linkBytesSent);
+            }
+            rangeCursor = i + 1;
+            if (allRangesDone()) {
+                finishBulk(o);
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private boolean allRangesDone() {
+        for (int i = 0; i < rangeCount; i++) {
+            if (rangeNext[i] < rangeEnd[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Splits the head bulk message into ranges, one per rail it goes on. */
+    private void plan(Outbound o, long n) {
+        bulkPlanned = true;
+        rangeCount = 0;
+        rangeCursor = 0;
+        bulkStriped = reliable && liveCount > 1 && n >= settings.stripeThreshold() && policy.stripes(o.pattern());
+        if (!bulkStriped) {
+            addRange(0, n, live[policy.select(live, liveCount, n, o.pattern(), true)].index);
+            return;
+        }
+        policy.plan(live, liveCount, n, share);
+        if (policy.adaptive()) {
+            timer = acquireTimer();
+        }
+        long at = 0;
+        for (int i = 0; i < liveCount; i++) {
+            if (share[i] > 0) {
+                addRange(at, at + share[i], live[i].index);
+                if (timer != null) {
+                    rangeStripe[rangeCount - 1] = timer.add(live[i], share[i]);
+                }
+                live[i].lastUsed = now;
+                at += share[i];
+            }
+        }
+        if (timer != null && timer.count < 2) {
+            timer.invalid = true; // one stripe tells nothing about the others
+        }
+    }
+
+    private void addRange(long from, long to, int railIndex) {
+        rangeNext[rangeCount] = from;
+        rangeEnd[rangeCount] = to;
+        rangeRail[rangeCount] = railIndex;
+        rangeStripe[rangeCount] = -1;
+        rangeCount++;
+    }
+
+    /** The rail of range {@code i} died: its remaining bytes go to the heaviest rail up (null if none is). */
+    private Rail reassign(int i) {
+        if (liveCount == 0) {
+            return null;
+        }
+        Rail to = live[Stripes.heaviest(live, liveCount)];
+        rangeRail[i] = to.index;
+        if (timer != null) {
+            timer.invalid = true;
+        }
+        return to;
+    }
+
+    private void finishBulk(Outbound o) {
+        bulkPlanned = false;
+        popBulk();
+        o.nextOut = null;
+        o.lastPsn = nextPsn - 1;
+        StripeTimer t = timer;
+        timer = null;
+        if (t != null && t.pending == 0) {
+            releaseTimer(t);
+        }
+        if (bulkStriped) {
+            // the completion filter: a striped message is done when the peer has all of it
+            if (awaitTail == null) {
+                awaitHead = o;
+            } else {
+                awaitTail.nextOut = o;
+            }
+            awaitTail = o;
+            completeAcknowledged();
+        } else {
+            o.onWritten();
+        }
+    }
+
+    private void completeAcknowledged() {
+        while (awaitHead != null && awaitHead.lastPsn < ackedPsn) {
+            Outbound o = awaitHead;
+            awaitHead = o.nextOut;
+            if (awaitHead == null) {
+                awaitTail = null;
+            }
+            o.nextOut = null;
+            o.onWritten();
+        }
+    }
+
+    /** Sends again, on the rails that are up, the frames of rails that died; returns frames sent. */
+    private int sendAgain() {
+        int sent = 0;
+        int blocked = 0;
+        while (!resend.isEmpty() && liveCount > 0 && blocked < liveCount) {
+            long psn = resend.peek();
+            if (psn < ackedPsn || !retransmit.contains(psn)) {
+                resend.poll();
+                continue;
+            }
+            Rail r = live[Math.floorMod(resendRotor, liveCount)];
+            resendRotor++;
+            if (r.inFlight() >= settings.railWindow()) {
+                blocked++;
+                continue;
+            }
+            int len = retransmit.length(psn);
+            long off = r.link.tryClaim(len);
+            if (off < 0) {
+                if (off == Link.CLOSED) {
+                    railBroken(r, why(r.link));
+                    blocked = 0;
+                } else {
+                    blocked++;
+                }
+                continue;
+            }
+            blocked = 0;
+            MemorySegment seg = r.link.claimSegment();
+            MemorySegment.copy(retransmit.segment(), retransmit.offset(psn), seg, off, len);
+            FrameHeader.addFlags(seg, off, FrameHeader.FLAG_ACK_REQUEST);
+            r.link.commit();
+            retransmit.rail(psn, r.index);
+            r.linkBytesSent += len;
+            r.lastSendNanos = now;
+            r.stats.sent(len);
+            r.stats.retransmitted(len);
+            resend.poll();
+            sent++;
+        }
+        return sent;
+    }
+
+    // ================================================================== receiving
+
     /** Reads what the rails received and hands it up; returns frames delivered. */
     int progressReceive() {
         if (state != State.UP) {
             return 0;
         }
+        if (reliable) {
+            now = table.nanoTime();
+        }
         int n = 0;
-        for (int i = 0; i < railCount; i++) {
-            Link link = rails[i].link;
-            n += link.poll(this, 64);
-            if (!link.isOpen() && state == State.UP) {
-                linkBroken(link);
-                break;
+        for (int i = 0; i < railSlots && state == State.UP; i++) {
+            Rail r = rails[i];
+            if (r == null || !r.up()) {
+                continue;
+            }
+            polling = r;
+            n += r.link.poll(this, 64);
+            if (state != State.UP || !r.up()) {
+                continue;
+            }
+            if (!r.link.isOpen()) {
+                railBroken(r, why(r.link));
+            } else if (reliable && (r.ackRequested || r.linkBytesReceived - r.bytesAtLastAck >= settings.ackBytes())) {
+                sendAck(r);
             }
         }
+        polling = null;
         return n;
     }
 
     @Override
     public boolean onFrame(Link link, MemorySegment seg, long offset, int length) {
-        long psn = FrameHeader.psn(seg, offset);
-        if (psn != expectedPsn) {
-            link.close();
-            linkBroken(link, "frame out of sequence from rank " + peer + ": packet " + psn + ", expected " + expectedPsn);
-            return false;
+        Rail r = polling;
+        byte type = FrameHeader.type(seg, offset);
+        if (!reliable) {
+            if (!FrameType.sequenced(type)) {
+                return true; // control frames mean nothing on a single rail
+            }
+            long psn = FrameHeader.psn(seg, offset);
+            if (psn != expectedPsn) {
+                link.close();
+                linkBroken(link, "frame out of sequence from rank " + peer + ": packet " + psn + ", expected " + expectedPsn);
+                return false;
+            }
+            r.stats.received(length);
+            deliver(seg, offset, length, type);
+            return state == State.UP;
         }
-        expectedPsn++;
-        Rail r = rails[0];
-        r.framesReceived++;
-        r.bytesReceived += length;
-        if (FrameHeader.type(seg, offset) == FrameType.BYE) {
-            byeReceived = true;
+        r.lastReceiveNanos = now;
+        if (type == FrameType.ACK) {
+            onAck(r, seg, offset);
+            return state == State.UP;
+        }
+        if (type == FrameType.HEARTBEAT) {
             return true;
         }
-        table.sink().onFrame(this, seg, offset, length);
+        r.stats.received(length);
+        r.linkBytesReceived += length;
+        if ((FrameHeader.flags(seg, offset) & FrameHeader.FLAG_ACK_REQUEST) != 0) {
+            r.ackRequested = true;
+        }
+        long psn = FrameHeader.psn(seg, offset);
+        if (psn == expectedPsn) {
+            deliver(seg, offset, length, type);
+            while (state == State.UP && reorder.count() > 0) {
+                int slot = reorder.slot(expectedPsn);
+                if (slot < 0) {
+                    break;
+                }
+                MemorySegment f = reorder.frame(slot);
+                deliver(f, 0, reorder.length(slot), FrameHeader.type(f, 0));
+                reorder.free(slot);
+            }
+        } else if (psn > expectedPsn) {
+            if (psn >= nextPsnBound()) {
+                protocolError("packet " + psn + " is beyond anything the peer can have in flight (next expected " + expectedPsn + ")");
+                return false;
+            }
+            if (reorder.put(psn, expectedPsn, seg, offset, length)) {
+                reordered++;
+            } else {
+                r.stats.duplicate();
+            }
+        } else {
+            r.stats.duplicate();
+        }
         return state == State.UP;
     }
 
+    /** A PSN this far ahead cannot be real: the peer's retransmit buffer holds at most this many frames. */
+    private long nextPsnBound() {
+        return expectedPsn + settings.retransmitBytes() / FrameHeader.LENGTH + 1;
+    }
+
+    private void deliver(MemorySegment seg, long offset, int length, byte type) {
+        expectedPsn++;
+        if (type == FrameType.BYE) {
+            byeReceived = true;
+            return;
+        }
+        table.sink().onFrame(this, seg, offset, length);
+    }
+
+    private void onAck(Rail r, MemorySegment seg, long off) {
+        long next = LinkControl.nextExpectedPsn(seg, off);
+        long bytes = LinkControl.railBytes(seg, off);
+        if (next > nextPsn || bytes > r.linkBytesSent) {
+            protocolError("acknowledgement of packets below " + next + " and " + bytes + " bytes on rail " + r.index
+                    + ", but only " + nextPsn + " packets and " + r.linkBytesSent + " bytes were sent");
+            return;
+        }
+        if (bytes > r.linkBytesAcked) {
+            r.linkBytesAcked = bytes;
+            while (r.pendingCount > 0 && r.pendingEnd[r.pendingHead] <= bytes) {
+                StripeTimer t = r.pendingTimers[r.pendingHead];
+                int stripe = r.pendingStripe[r.pendingHead];
+                r.pendingTimers[r.pendingHead] = null;
+                r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
+                r.pendingCount--;
+                // a stripe queued behind the previous one starts being carried when that one is through
+                if (r.lastStripeDoneNanos > t.start[stripe]) {
+                    t.start[stripe] = r.lastStripeDoneNanos;
+                }
+                r.lastStripeDoneNanos = now;
+                if (t.done(stripe, now)) {
+                    if (!t.invalid && t != timer) {
+                        policy.feedback(t.rails, t.bytes, t.nanos, t.count);
+                        for (int i = 0; i < t.count; i++) {
+                            t.rails[i].stats.weight(t.rails[i].weight);
+                        }
+                    }
+                    if (t != timer) {
+                        releaseTimer(t);
+                    }
+                }
+            }
+        }
+        if (next > ackedPsn) {
+            ackedPsn = next;
+            retransmit.release(next);
+            completeAcknowledged();
+        }
+    }
+
+    private void sendAck(Rail r) {
+        Link link = r.link;
+        long off = link.tryClaim(LinkControl.LENGTH);
+        if (off < 0) {
+            return; // next time: the rail is full, so acknowledgements are not urgent for it
+        }
+        LinkControl.writeAck(link.claimSegment(), off, table.rank(), r.index, expectedPsn, r.linkBytesReceived);
+        link.commit();
+        r.bytesAtLastAck = r.linkBytesReceived;
+        r.psnAtLastAck = expectedPsn;
+        r.lastAckNanos = now;
+        r.lastSendNanos = now;
+        r.ackRequested = false;
+    }
+
+    private void sendHeartbeat(Rail r) {
+        Link link = r.link;
+        long off = link.tryClaim(LinkControl.LENGTH);
+        if (off < 0) {
+            return;
+        }
+        LinkControl.writeHeartbeat(link.claimSegment(), off, table.rank(), r.index);
+        link.commit();
+        link.flush();
+        r.lastSendNanos = now;
+    }
+
+    // ================================================================== time
+
+    /**
+     * Called about every millisecond on a multi-rail channel: acknowledgements due by time,
+     * heartbeats, silent rails, reconnections, and the partition bound.
+     */
+    void tick(long t) {
+        if (state != State.UP || !reliable) {
+            return;
+        }
+        now = t;
+        long timeout = settings.railTimeout().toNanos();
+        for (int i = 0; i < railSlots && state == State.UP; i++) {
+            Rail r = rail(i);
+            if (r.up()) {
+                if (now - r.lastReceiveNanos > timeout) {
+                    railBroken(r, "nothing received for " + settings.railTimeout().toMillis() + " ms (railyard.rail.timeout)");
+                    continue;
+                }
+                if ((r.linkBytesReceived > r.bytesAtLastAck || expectedPsn > r.psnAtLastAck)
+                        && now - r.lastAckNanos >= settings.ackInterval().toNanos()) {
+                    sendAck(r);
+                    r.link.flush();
+                }
+                if (now - r.lastSendNanos >= settings.heartbeat().toNanos()) {
+                    sendHeartbeat(r);
+                }
+            } else if (table.rank() < peer && now - r.nextAttemptNanos >= 0) {
+                // the lower rank reconnects; the connector ignores the request while an attempt is under way
+                r.backoffNanos = r.backoffNanos == 0 ? settings.reconnectMin().toNanos()
+                        : Math.min(settings.reconnectMax().toNanos(), 2 * r.backoffNanos);
+                r.nextAttemptNanos = now + r.backoffNanos;
+                table.links().connectRail(peer, i);
+            }
+        }
+        if (state == State.UP && partitionSince >= 0) {
+            if (now - partitionSince > settings.partitionTimeout().toNanos()) {
+                down("no rail to rank " + peer + " for " + settings.partitionTimeout().toMillis()
+                        + " ms (the bound railyard.partition.timeout): every path to it is down; the last rail failed with: "
+                        + lastRailFailure, false);
+            } else if (now - nextProbe >= 0) {
+                nextProbe = now + settings.reconnectMax().toNanos();
+                table.links().probe(peer);
+            }
+        }
+    }
+
     /** Called periodically: gives up on a connection that did not come in time. */
-    void checkDeadline(long now) {
-        if (state == State.CONNECTING && now - connectDeadline > 0) {
+    void checkDeadline(long t) {
+        if (state == State.CONNECTING && t - connectDeadline > 0) {
             down("no connection to rank " + peer + " within " + table.connectTimeoutNanos() / 1_000_000 + " ms", false);
         }
     }
 
-    void connectFailed(String why) {
-        if (state == State.CONNECTING || state == State.IDLE) {
-            down(why, false);
+    /** Copies the rails' counters into their time series. */
+    void sample(long t) {
+        for (int i = 0; i < railSlots; i++) {
+            if (rails[i] != null) {
+                rails[i].stats.sample(t);
+            }
         }
     }
 
-    private void linkBroken(Link link) {
-        linkBroken(link, link.failure() == null ? "connection closed" : link.failure());
-    }
+    // ================================================================== failure and goodbye
 
     private void linkBroken(Link link, String why) {
         if (state != State.UP) {
@@ -284,11 +1003,25 @@ public final class VirtualChannel implements Link.FrameHandler {
     private void down(String why, boolean orderly) {
         state = orderly ? State.CLOSED : State.DOWN;
         failure = why;
-        for (int i = 0; i < railCount; i++) {
-            rails[i].link.close();
+        long t = table.nanoTime();
+        for (int i = 0; i < railSlots; i++) {
+            Rail r = rails[i];
+            if (r != null && r.link != null) {
+                r.link.close();
+                if (r.up()) {
+                    r.state = Rail.State.DOWN;
+                    r.stats.state(t, orderly ? "CLOSED" : "DOWN", why, null);
+                }
+            }
         }
-        table.connector().lost(peer);
-        envHead = envTail = bulkHead = bulkTail = null;
+        liveCount = 0;
+        table.links().lost(peer);
+        envHead = envTail = bulkHead = bulkTail = awaitHead = awaitTail = null;
+        bulkPlanned = false;
+        resend.clear();
+        if (reorder != null) {
+            reorder.clear();
+        }
         table.sink().onChannelDown(this, why, orderly);
     }
 
@@ -314,9 +1047,19 @@ public final class VirtualChannel implements Link.FrameHandler {
     }
 
     void closeRails() {
-        for (int i = 0; i < railCount; i++) {
-            rails[i].link.close();
+        long t = table.nanoTime();
+        for (int i = 0; i < railSlots; i++) {
+            Rail r = rails[i];
+            if (r != null && r.link != null) {
+                r.link.close();
+                if (r.up()) {
+                    r.state = Rail.State.DOWN;
+                    r.stats.state(t, "CLOSED", "closed by this process", null);
+                    r.stats.sample(t);
+                }
+            }
         }
+        liveCount = 0;
         if (state == State.UP) {
             state = State.CLOSED;
         }
@@ -337,9 +1080,26 @@ public final class VirtualChannel implements Link.FrameHandler {
         return false;
     }
 
+    private StripeTimer acquireTimer() {
+        StripeTimer t = freeTimers;
+        if (t == null) {
+            t = new StripeTimer();
+        } else {
+            freeTimers = t.nextFree;
+        }
+        t.reset();
+        return t;
+    }
+
+    private void releaseTimer(StripeTimer t) {
+        t.nextFree = freeTimers;
+        freeTimers = t;
+    }
+
     @Override
     public String toString() {
-        return "VirtualChannel[rank " + peer + ", " + state + (failure == null ? "" : ", " + failure) + ", rails " + railCount + "]";
+        return "VirtualChannel[rank " + peer + ", " + state + (failure == null ? "" : ", " + failure) + ", rails "
+                + liveCount + "/" + railSlots + "]";
     }
 
     private static final class Bye extends Outbound {
@@ -356,7 +1116,8 @@ public final class VirtualChannel implements Link.FrameHandler {
 
         @Override
         protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-            FrameHeader.write(seg, offset, frameLength, FrameType.BYE, (byte) 0, 0, source, 0, 0, 0, 0);
+            // acknowledged at once, so a peer that is closing learns early that nothing is left to resend
+            FrameHeader.write(seg, offset, frameLength, FrameType.BYE, FrameHeader.FLAG_ACK_REQUEST, 0, source, 0, 0, 0, 0);
             return true;
         }
 

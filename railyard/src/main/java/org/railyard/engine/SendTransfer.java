@@ -51,14 +51,24 @@ final class SendTransfer extends Transfer {
                 return true;
             }
             default -> {
-                int len = frameLength - FrameHeader.LENGTH;
-                FrameHeader.write(seg, off, frameLength, FrameType.DATA, (byte) 0, context, sourceWorld, tag,
-                        (int) capacityBytes, remoteCookie, sent);
-                kind.copyOut(buf, offset, sent, seg, off + FrameHeader.LENGTH, len);
-                sent += len;
+                writeBulk(seg, off, frameLength, sent);
+                sent += frameLength - FrameHeader.LENGTH;
                 return sent == capacityBytes;
             }
         }
+    }
+
+    /** In the data phase the payload may go as offset-addressed frames, striped over rails. */
+    @Override
+    protected long bulkBytes() {
+        return phase == PHASE_DATA ? capacityBytes : -1;
+    }
+
+    @Override
+    protected void writeBulk(MemorySegment seg, long off, int frameLength, long messageOffset) {
+        FrameHeader.write(seg, off, frameLength, FrameType.DATA, (byte) 0, context, sourceWorld, tag,
+                (int) capacityBytes, remoteCookie, messageOffset);
+        kind.copyOut(buf, offset, messageOffset, seg, off + FrameHeader.LENGTH, frameLength - FrameHeader.LENGTH);
     }
 
     @Override

@@ -3,10 +3,13 @@ package org.railyard.transport;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.InterfaceAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
@@ -18,14 +21,17 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntFunction;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.self.SelfTransport;
+import org.railyard.util.Config;
 import org.railyard.wire.Handshake;
 
 /**
@@ -34,12 +40,17 @@ import org.railyard.wire.Handshake;
  * to each other at once (the one opened by the lower rank). Handshakes run on virtual threads, off
  * the progress agent; finished links and failures come back through {@link #poll()}, which the
  * agent drains (Aeron's proxy idea: other threads never touch the agent's state).
+ *
+ * <p>Rails: the links to one peer are numbered by {@link RailPaths} (one per network path and
+ * connection on it, {@code railyard.rails} connections per path; one rail to a peer reached by a
+ * same-node transport such as shm). Each rail has its own state here and its own tie-break, and
+ * each link of a rail an epoch, so a report about a link that was replaced meanwhile changes
+ * nothing. A rail whose link died is linked again by the lower-ranked side only; the acceptor takes
+ * a rail index again when its link is gone, or when the lower-ranked side, having found it dead
+ * first, connects it again (the new link replaces the old).
  */
-public final class Connector implements AutoCloseable {
+public final class Connector implements LinkSource {
     private static final System.Logger LOG = System.getLogger("org.railyard.transport");
-
-    /** A link ready for use, or a connection that could not be made ({@code link == null}). */
-    public record Event(int peer, Link link, String error) { }
 
     private enum State { NONE, CONNECTING, AWAIT_INCOMING, LINKED, CLOSED }
 
@@ -50,7 +61,13 @@ public final class Connector implements AutoCloseable {
     private final List<Transport> transports;
     private final SelfTransport self;
     private final Duration timeout;
-    private final State[] state;
+    private final int railsPerPath;
+    private final List<RailPaths.Net> railNets;
+    /** Per peer, per rail: guarded by this. Allocated on first use of a peer. */
+    private final State[][] state;
+    private final long[][] epoch;
+    /** Per peer: its rails' paths (index = rail / railsPerPath), computed once from the cards. */
+    private final List<RailPaths.Path>[] paths;
     private final Queue<Event> events = new ConcurrentLinkedQueue<>();
     private final SecureRandom random = new SecureRandom();
     private IntFunction<AddressCard> cards;
@@ -63,6 +80,26 @@ public final class Connector implements AutoCloseable {
      * @param transports started transports, any order (sorted here by priority, best first)
      */
     public Connector(int rank, int size, String jobId, byte[] secret, List<Transport> transports, Duration timeout) {
+        this(rank, size, jobId, secret, transports, timeout,
+                (int) Config.number(Config.RAILS_PROP, Config.RAILS_DEFAULT),
+                RailPaths.parseNets(Config.string(Config.RAIL_NETS_PROP, Config.RAIL_NETS_DEFAULT)));
+    }
+
+    /**
+     * @param railsPerPath connections per network path to a peer over a remote transport
+     * @param railNets     networks that may carry data (empty: any)
+     */
+    @SuppressWarnings("unchecked")
+    public Connector(int rank, int size, String jobId, byte[] secret, List<Transport> transports, Duration timeout,
+                     int railsPerPath, List<RailPaths.Net> railNets) {
+        if (railsPerPath < 1 || railsPerPath > Handshake.MAX_RAILS) {
+            throw new IllegalArgumentException("setting " + Config.RAILS_PROP + " = " + railsPerPath + " is outside 1.."
+                    + Handshake.MAX_RAILS);
+        }
+        this.railsPerPath = railsPerPath;
+        this.railNets = List.copyOf(railNets);
+        this.epoch = new long[size][];
+        this.paths = new List[size];
         this.rank = rank;
         this.size = size;
         this.jobHash = jobHash(jobId);
@@ -72,8 +109,17 @@ public final class Connector implements AutoCloseable {
         this.transports = List.copyOf(sorted);
         this.self = (SelfTransport) sorted.stream().filter(t -> t instanceof SelfTransport).findFirst().orElse(null);
         this.timeout = timeout;
-        this.state = new State[size];
-        java.util.Arrays.fill(state, State.NONE);
+        this.state = new State[size][];
+    }
+
+    /** The per-rail states of {@code peer}; call holding this. */
+    private State[] states(int peer) {
+        if (state[peer] == null) {
+            state[peer] = new State[Handshake.MAX_RAILS];
+            java.util.Arrays.fill(state[peer], State.NONE);
+            epoch[peer] = new long[Handshake.MAX_RAILS];
+        }
+        return state[peer];
     }
 
     /** Binds the handshake listener; returns the addresses to publish in this process's card. */
@@ -111,9 +157,10 @@ public final class Connector implements AutoCloseable {
     }
 
     /**
-     * Starts linking to {@code peer} unless a link exists or is under way (from either side).
-     * The result arrives through {@link #poll()}.
+     * Starts linking every rail to {@code peer} that has no link and no attempt under way (from
+     * either side). The results arrive through {@link #poll()}, one event per rail.
      */
+    @Override
     public void connect(int peer) {
         if (peer == rank) {
             try {
@@ -123,73 +170,224 @@ public final class Connector implements AutoCloseable {
             }
             return;
         }
-        synchronized (this) {
-            if (state[peer] != State.NONE) {
+        Thread.ofVirtual().name("railyard-connect-" + rank + "-" + peer).start(() -> {
+            List<RailPaths.Path> p;
+            try {
+                p = pathsTo(peer);
+            } catch (RuntimeException e) {
+                events.add(new Event(peer, 0, 1, 0, null, "could not connect to rank " + peer + ": " + e.getMessage(), false));
                 return;
             }
-            state[peer] = State.CONNECTING;
+            int rails = railCount(p);
+            for (int r = 0; r < rails; r++) {
+                startRail(peer, r, rails, p);
+            }
+        });
+    }
+
+    @Override
+    public void connectRail(int peer, int rail) {
+        Thread.ofVirtual().name("railyard-connect-" + rank + "-" + peer + "." + rail).start(() -> {
+            List<RailPaths.Path> p;
+            try {
+                p = pathsTo(peer);
+            } catch (RuntimeException e) {
+                return;
+            }
+            int rails = railCount(p);
+            if (rail < rails) {
+                startRail(peer, rail, rails, p);
+            }
+        });
+    }
+
+    /** Claims rail {@code r} (NONE to CONNECTING) and runs its attempt on this thread, or returns if it is taken. */
+    private void startRail(int peer, int r, int rails, List<RailPaths.Path> p) {
+        synchronized (this) {
+            State[] st = states(peer);
+            if (st[r] != State.NONE) {
+                return;
+            }
+            st[r] = State.CONNECTING;
         }
-        Thread.ofVirtual().name("railyard-connect-" + rank + "-" + peer).start(() -> connectTo(peer));
+        connectTo(peer, r, rails, p.get(Math.min(r / railsPerPath, p.size() - 1)));
     }
 
-    /** The progress agent tells that a link to {@code peer} is gone for good. */
+    /** How many rails a channel with these paths has: one if a same-node transport carries it. */
+    private int railCount(List<RailPaths.Path> p) {
+        if (p.size() == 1 && p.getFirst() instanceof RailPaths.Path only && only.remote() == null && only.local() == null
+                && !only.name().equals(RailPaths.ANY_ROUTE)) {
+            return 1;
+        }
+        return Math.min(Handshake.MAX_RAILS, p.size() * railsPerPath);
+    }
+
+    /**
+     * The network paths to {@code peer}, found once from the two cards; a single path when the best
+     * transport both offer reaches only the same node (shm keeps one rail).
+     */
+    private List<RailPaths.Path> pathsTo(int peer) {
+        synchronized (this) {
+            if (paths[peer] != null) {
+                return paths[peer];
+            }
+        }
+        AddressCard card = cards.apply(peer);
+        List<RailPaths.Path> p = null;
+        for (Transport t : transports) {
+            if (t == self || !card.transports().contains(t.name()) || !t.reaches(myCard, card)) {
+                continue;
+            }
+            if (!t.capabilities().contains(Capability.REMOTE)) {
+                p = List.of(new RailPaths.Path(null, null, t.name()));
+                break;
+            }
+        }
+        if (p == null) {
+            p = RailPaths.between(myCard, card, railNets);
+        }
+        synchronized (this) {
+            if (paths[peer] == null) {
+                paths[peer] = List.copyOf(p);
+            }
+            return paths[peer];
+        }
+    }
+
+    @Override
+    public synchronized void railLost(int peer, int rail, long linkEpoch) {
+        State[] st = states(peer);
+        if (st[rail] == State.LINKED && epoch[peer][rail] == linkEpoch) {
+            st[rail] = State.NONE;
+        }
+    }
+
+    /** The progress agent tells that the links to {@code peer} are gone for good. */
+    @Override
     public synchronized void lost(int peer) {
-        state[peer] = State.CLOSED;
+        java.util.Arrays.fill(states(peer), State.CLOSED);
     }
 
-    private void connectTo(int peer) {
+    /** One rail: its path's address, or every handshake address of the peer when the path fixes none. */
+    private void connectTo(int peer, int rail, int rails, RailPaths.Path path) {
         List<String> tried = new ArrayList<>();
+        boolean allRefused = true;
         try {
             AddressCard card = cards.apply(peer);
-            boolean sameNode = card.node().equals(myCard.node());
-            for (InetSocketAddress a : card.handshake()) {
-                boolean loop = a.getHostString().startsWith("127.");
-                if (loop != sameNode && card.handshake().size() > 1) {
-                    continue;
+            List<InetSocketAddress> targets = new ArrayList<>();
+            if (path != null && path.remote() != null) {
+                targets.add(path.remote());
+            } else {
+                boolean sameNode = card.node().equals(myCard.node());
+                for (InetSocketAddress a : card.handshake()) {
+                    boolean loop = a.getHostString().startsWith("127.");
+                    if (loop == sameNode || card.handshake().size() == 1) {
+                        targets.add(a);
+                    }
                 }
-                String outcome = attempt(peer, card, a);
-                if (outcome == null) {
+            }
+            for (InetSocketAddress a : targets) {
+                Outcome o = attempt(peer, rail, rails, card, path == null ? null : path.local(), a);
+                if (o == null) {
                     return;
                 }
-                tried.add(a.getHostString() + ":" + a.getPort() + " (" + outcome + ")");
+                allRefused &= o.refused;
+                tried.add(a.getHostString() + ":" + a.getPort() + (path == null || path.local() == null ? ""
+                        : " from " + path.local().getHostAddress()) + " (" + o.why + ")");
             }
             if (tried.isEmpty()) {
                 tried.add("no handshake address in its card");
+                allRefused = false;
             }
         } catch (RuntimeException e) {
             tried.add(e.getMessage());
+            allRefused = false;
         }
         synchronized (this) {
-            if (state[peer] == State.CONNECTING) {
-                state[peer] = State.NONE;
+            State[] st = states(peer);
+            if (st[rail] == State.CONNECTING) {
+                st[rail] = State.NONE;
             }
         }
-        events.add(new Event(peer, null, "could not connect to rank " + peer + ": " + String.join("; ", tried)));
+        events.add(new Event(peer, rail, rails, 0, null, "could not connect to rank " + peer
+                + (rails > 1 ? " (rail " + rail + ")" : "") + ": " + String.join("; ", tried), allRefused));
     }
 
-    /** One attempt at one address; null on success (or when the other side's link wins), else why not. */
-    private String attempt(int peer, AddressCard card, InetSocketAddress addr) {
+    /** Why an attempt failed, and whether the peer's machine refused the connection outright. */
+    private record Outcome(String why, boolean refused) { }
+
+    @Override
+    public void probe(int peer) {
+        Thread.ofVirtual().name("railyard-probe-" + rank + "-" + peer).start(() -> {
+            Set<InetSocketAddress> targets = new LinkedHashSet<>();
+            List<String> found = new ArrayList<>();
+            boolean allRefused = true;
+            try {
+                for (RailPaths.Path p : pathsTo(peer)) {
+                    if (p.remote() != null) {
+                        targets.add(p.remote());
+                    }
+                }
+                if (targets.isEmpty()) {
+                    targets.addAll(cards.apply(peer).handshake());
+                }
+            } catch (RuntimeException e) {
+                events.add(new Event(peer, PROBE, 0, 0, null, "cannot probe: " + e.getMessage(), false));
+                return;
+            }
+            for (InetSocketAddress a : targets) {
+                try (SocketChannel ch = SocketChannel.open()) {
+                    ch.socket().connect(new InetSocketAddress(a.getHostString(), a.getPort()), (int) probeTimeout().toMillis());
+                    found.add(a.getHostString() + " answers");
+                    allRefused = false;
+                } catch (ConnectException e) {
+                    boolean refused = String.valueOf(e.getMessage()).contains("refused");
+                    allRefused &= refused;
+                    found.add(a.getHostString() + ": " + e.getMessage());
+                } catch (IOException e) {
+                    allRefused = false;
+                    found.add(a.getHostString() + ": " + e.getClass().getSimpleName() + " " + e.getMessage());
+                }
+            }
+            events.add(new Event(peer, PROBE, 0, 0, null, String.join("; ", found), allRefused && !targets.isEmpty()));
+        });
+    }
+
+    private Duration probeTimeout() {
+        return timeout.compareTo(Duration.ofSeconds(2)) < 0 ? timeout : Duration.ofSeconds(2);
+    }
+
+    /**
+     * One attempt at one address, from {@code local} if given; null on success (or when the other
+     * side's link wins), else why not.
+     */
+    private Outcome attempt(int peer, int rail, int rails, AddressCard card, InetAddress local, InetSocketAddress addr) {
         SocketChannel ch = null;
         List<Transport> offered = new ArrayList<>();
         List<String> params = new ArrayList<>();
         try {
             ch = SocketChannel.open();
-            ch.socket().connect(new InetSocketAddress(addr.getHostString(), addr.getPort()), (int) timeout.toMillis());
+            if (local != null) {
+                ch.bind(new InetSocketAddress(local, 0)); // leave by this path's interface
+            }
+            // a rail that died is retried often: an attempt on a dead path must not take the whole connect timeout
+            Duration bound = rails > 1 && rail >= 0 ? probeTimeout() : timeout;
+            ch.socket().connect(new InetSocketAddress(addr.getHostString(), addr.getPort()), (int) bound.toMillis());
             ch.socket().setSoTimeout((int) timeout.toMillis());
             DataInputStream in = new DataInputStream(ch.socket().getInputStream());
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(ch.socket().getOutputStream()));
             byte[] nonceC = nonce();
-            Handshake.writeHello(out, new Handshake.Hello(jobHash, rank, peer, nonceC));
+            Handshake.writeHello(out, new Handshake.Hello(jobHash, rank, peer, nonceC, rail, rails));
             Handshake.Challenge c = Handshake.readChallenge(in);
             if (c.status() != Handshake.OK) {
                 ch.close();
-                return "refused: " + Handshake.statusName(c.status());
+                return new Outcome("refused: " + Handshake.statusName(c.status()), false);
             }
             if (!MessageDigest.isEqual(c.mac(), mac("A", rank, peer, nonceC, c.nonce()))) {
                 ch.close();
                 LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + addr + " answered as rank " + peer
                         + " but could not prove the job secret; dropped");
-                return "peer failed to prove the job secret";
+                return new Outcome("peer failed to prove the job secret", false);
             }
             List<Handshake.Offer> offers = new ArrayList<>();
             for (Transport t : transports) {
@@ -222,27 +420,36 @@ public final class Connector implements AutoCloseable {
             if (acc.status() == Handshake.DUPLICATE) {
                 ch.close();
                 synchronized (this) {
-                    if (state[peer] == State.CONNECTING) {
-                        state[peer] = State.AWAIT_INCOMING;
+                    State[] st = states(peer);
+                    if (st[rail] == State.CONNECTING) {
+                        st[rail] = State.AWAIT_INCOMING;
                     }
                 }
                 return null;
             }
             if (link == null) {
                 ch.close();
-                return "no common transport (" + Handshake.statusName(acc.status()) + ")";
+                return new Outcome("no common transport (" + Handshake.statusName(acc.status()) + ")", false);
             }
+            long e;
             synchronized (this) {
-                state[peer] = State.LINKED;
+                State[] st = states(peer);
+                if (st[rail] == State.CLOSED) {
+                    link.close();
+                    return null;
+                }
+                st[rail] = State.LINKED;
+                e = ++epoch[peer][rail];
             }
-            events.add(new Event(peer, link, null));
+            events.add(new Event(peer, rail, rails, e, link, null, false));
             return null;
         } catch (IOException | RuntimeException e) {
             for (int i = 0; i < offered.size(); i++) {
                 offered.get(i).abandon(peer, params.get(i));
             }
             closeQuietly(ch);
-            return e.getClass().getSimpleName() + ": " + e.getMessage();
+            boolean refused = e instanceof ConnectException && String.valueOf(e.getMessage()).contains("refused");
+            return new Outcome(e.getClass().getSimpleName() + ": " + e.getMessage(), refused);
         }
     }
 
@@ -294,15 +501,20 @@ public final class Connector implements AutoCloseable {
                 return;
             }
             int peer = h.from();
+            int rail = h.rail();
+            long linkEpoch;
             synchronized (this) {
-                State s = state[peer];
+                State s = states(peer)[rail];
                 boolean mineWins = s == State.CONNECTING && rank < peer;
-                if (s == State.LINKED || s == State.CLOSED || mineWins) {
+                // a lower rank connects a rail that is linked here only after finding its link dead: replace it
+                boolean stale = s == State.LINKED && peer > rank;
+                if (stale || s == State.CLOSED || mineWins) {
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.DUPLICATE, "", 0));
                     ch.close();
                     return;
                 }
-                state[peer] = State.LINKED;
+                states(peer)[rail] = State.LINKED;
+                linkEpoch = ++epoch[peer][rail];
             }
             for (Handshake.Offer o : p.offers()) {
                 Transport t = byName(o.transport());
@@ -314,7 +526,7 @@ public final class Connector implements AutoCloseable {
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.OK, t.name(), link.maxFrame()));
                     ch.socket().setSoTimeout(0);
                     ch.configureBlocking(false);
-                    events.add(new Event(peer, link, null));
+                    events.add(new Event(peer, rail, h.rails(), linkEpoch, link, null, false));
                     return;
                 } catch (IOException | RuntimeException e) {
                     LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": cannot accept " + t.name() + " from rank " + peer + ": " + e);
@@ -323,8 +535,14 @@ public final class Connector implements AutoCloseable {
             Handshake.writeAccept(out, new Handshake.Accept(Handshake.NO_TRANSPORT, "", 0));
             ch.close();
             synchronized (this) {
-                state[peer] = State.NONE;
+                if (states(peer)[rail] == State.LINKED && epoch[peer][rail] == linkEpoch) {
+                    states(peer)[rail] = State.NONE;
+                }
             }
+        } catch (EOFException e) {
+            // a probe (or a scanner) connected and left without a word
+            LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": connection from " + from + " closed before its handshake");
+            closeQuietly(ch);
         } catch (IOException | RuntimeException e) {
             if (!closing) {
                 LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": dropped connection from " + from
@@ -370,6 +588,29 @@ public final class Connector implements AutoCloseable {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);
         }
+    }
+
+    /**
+     * Every IPv4 address of this machine's interfaces that are up (loopback excepted), with its
+     * prefix length, as {@code a.b.c.d/prefix}: what the address card publishes for path finding.
+     */
+    public static List<String> interfaceNets() {
+        List<String> out = new ArrayList<>();
+        try {
+            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!ni.isUp() || ni.isLoopback()) {
+                    continue;
+                }
+                for (InterfaceAddress a : ni.getInterfaceAddresses()) {
+                    if (a.getAddress() instanceof Inet4Address v4) {
+                        out.add(RailPaths.cidr(v4, a.getNetworkPrefixLength()));
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot list interfaces: " + e);
+        }
+        return out;
     }
 
     private static List<InetAddress> interfaceAddresses() {

@@ -61,6 +61,63 @@ public final class Config {
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
     public static final long IDLE_MAX_PARK_DEFAULT = 100;
 
+    /** Connections per network path to a peer over tcp (the rails of a path); same-node peers keep one shm rail. */
+    public static final String RAILS_PROP = "railyard.rails";
+    public static final long RAILS_DEFAULT = 1;
+
+    /**
+     * Networks that may carry data, as a comma-separated CIDR list (10.1.0.0/16,10.2.0.0/24); empty:
+     * every IPv4 network two processes share. A management network left out here never becomes a rail.
+     */
+    public static final String RAIL_NETS_PROP = "railyard.rail.nets";
+    public static final String RAIL_NETS_DEFAULT = "";
+
+    /**
+     * How a multi-rail channel spreads messages over its rails: binding, rr, wrr:W, even,
+     * weighted:w0,w1,..., adaptive[:alpha], bss:NPATHS,NBATCH[,alpha], epc. See RailPolicies.
+     */
+    public static final String RAIL_POLICY_PROP = "railyard.rail.policy";
+    public static final String RAIL_POLICY_DEFAULT = "adaptive";
+
+    /** Rendezvous data of at least this many bytes may be striped over several rails; smaller never is. */
+    public static final String STRIPE_THRESHOLD_PROP = "railyard.stripe.threshold";
+    public static final long STRIPE_THRESHOLD_DEFAULT = 256 * 1024;
+
+    /** A rail on which nothing (data, acknowledgement, heartbeat) arrived for this long is declared down. */
+    public static final String RAIL_TIMEOUT_PROP = "railyard.rail.timeout";
+    public static final Duration RAIL_TIMEOUT_DEFAULT = Duration.ofSeconds(3);
+
+    /** A rail that sent nothing for this long sends a heartbeat (keep well below railyard.rail.timeout). */
+    public static final String RAIL_HEARTBEAT_PROP = "railyard.rail.heartbeat";
+    public static final Duration RAIL_HEARTBEAT_DEFAULT = Duration.ofMillis(300);
+
+    /** With no rail left to a peer, how long the channel waits for one to return before failing its requests. */
+    public static final String PARTITION_TIMEOUT_PROP = "railyard.partition.timeout";
+    public static final Duration PARTITION_TIMEOUT_DEFAULT = Duration.ofSeconds(60);
+
+    /** Bytes of sent, unacknowledged frames a multi-rail channel keeps for retransmission; sending waits when full. */
+    public static final String RETRANSMIT_BUFFER_PROP = "railyard.retransmit.buffer";
+    public static final long RETRANSMIT_BUFFER_DEFAULT = 32L << 20;
+
+    /** Unacknowledged bytes one rail may carry at a time (bounds its queue, so stripe timings stay meaningful). */
+    public static final String RAIL_WINDOW_PROP = "railyard.rail.window";
+    public static final long RAIL_WINDOW_DEFAULT = 4L << 20;
+
+    /** A receiver acknowledges a rail after this many bytes on it, unless asked earlier. */
+    public static final String ACK_BYTES_PROP = "railyard.ack.bytes";
+    public static final long ACK_BYTES_DEFAULT = 256 * 1024;
+
+    /** ... or after this long, when something arrived since its last acknowledgement. */
+    public static final String ACK_INTERVAL_PROP = "railyard.ack.interval";
+    public static final Duration ACK_INTERVAL_DEFAULT = Duration.ofMillis(5);
+
+    /** First wait before reconnecting a rail that died; doubles per failed attempt up to railyard.reconnect.max. */
+    public static final String RECONNECT_MIN_PROP = "railyard.reconnect.min";
+    public static final Duration RECONNECT_MIN_DEFAULT = Duration.ofMillis(100);
+
+    public static final String RECONNECT_MAX_PROP = "railyard.reconnect.max";
+    public static final Duration RECONNECT_MAX_DEFAULT = Duration.ofSeconds(2);
+
     /** Raw lookup: system property, then environment, then null. */
     public static String raw(String prop) {
         String v = System.getProperty(prop);

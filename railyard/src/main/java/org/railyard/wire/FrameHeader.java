@@ -39,7 +39,12 @@ import java.nio.ByteOrder;
  * cookie = the sender's request id and arg = the receiver's request id; DATA carries a fragment
  * with cookie = the receiver's request id and arg = the fragment's offset in the message. The
  * packet sequence number is stamped by the virtual channel (one sequence per peer), never by the
- * engine.
+ * engine. ACK and HEARTBEAT are link control frames; their fields are read and written only through
+ * {@link LinkControl}.
+ *
+ * <p>Flags: {@link #FLAG_ACK_REQUEST} asks the receiver to acknowledge the rail at once (the
+ * channel sets it on the last frame of a stripe, so the stripe's delivery time can be measured).
+ * The engine writes flags 0; the channel sets its bits after the engine wrote the frame.
  */
 public final class FrameHeader {
     private FrameHeader() {
@@ -58,6 +63,9 @@ public final class FrameHeader {
     public static final int ARG_OFFSET = 40;
     /** Header length; payloads start here. Multiple of 8 so payloads stay aligned. */
     public static final int LENGTH = 48;
+
+    /** Flag bit: acknowledge this rail as soon as this frame is received. */
+    public static final byte FLAG_ACK_REQUEST = 0x01;
 
     /** 'R' 'Y' read as a little-endian short. */
     public static final short MAGIC = (short) ('R' | ('Y' << 8));
@@ -95,6 +103,11 @@ public final class FrameHeader {
 
     public static byte flags(MemorySegment s, long o) {
         return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
+    }
+
+    /** Sets {@code bits} in the flags of the frame at {@code o}, keeping the others. */
+    public static void addFlags(MemorySegment s, long o, byte bits) {
+        s.set(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET, (byte) (flags(s, o) | bits));
     }
 
     public static int context(MemorySegment s, long o) {

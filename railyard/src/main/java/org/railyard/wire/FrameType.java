@@ -1,6 +1,11 @@
 package org.railyard.wire;
 
-/** Frame types of {@link FrameHeader#TYPE_OFFSET}. */
+/**
+ * Frame types of {@link FrameHeader#TYPE_OFFSET}. Types up to {@link #BYE} are <em>sequenced</em>:
+ * the virtual channel stamps each with the next packet sequence number and the receiver delivers
+ * them in that order. {@link #ACK} and {@link #HEARTBEAT} are link-level control frames of one rail
+ * (see {@link LinkControl}): never sequenced, never reordered, never handed to the engine.
+ */
 public final class FrameType {
     private FrameType() {
     }
@@ -15,8 +20,17 @@ public final class FrameType {
     public static final byte DATA = 4;
     /** The sender leaves the job (finalize); an end of stream after it is no failure. */
     public static final byte BYE = 5;
+    /** Link control: the receiver's cumulative acknowledgement for a rail (see {@link LinkControl}). */
+    public static final byte ACK = 6;
+    /** Link control: "this rail is alive", sent on a rail that has carried nothing for a while. */
+    public static final byte HEARTBEAT = 7;
 
     public static boolean valid(byte t) {
+        return t >= EAGER && t <= HEARTBEAT;
+    }
+
+    /** True for the types that carry a packet sequence number and are delivered in its order. */
+    public static boolean sequenced(byte t) {
         return t >= EAGER && t <= BYE;
     }
 
@@ -27,6 +41,8 @@ public final class FrameType {
             case CTS -> "CTS";
             case DATA -> "DATA";
             case BYE -> "BYE";
+            case ACK -> "ACK";
+            case HEARTBEAT -> "HEARTBEAT";
             default -> "type" + t;
         };
     }

@@ -13,6 +13,7 @@ import java.util.List;
  *
  * <pre>
  * connector -> acceptor  HELLO     "RYHS" u8 version  i64 job hash  i32 from  i32 to  16B nonceC
+ *                                  u8 rail  u8 rails                    (version 2)
  * acceptor -> connector  CHALLENGE "RYHS" u8 status   16B nonceA  32B macA = HMAC(secret, "A", from, to, nonceC, nonceA)
  * connector -> acceptor  PROOF     "RYHS" 32B macC = HMAC(secret, "C", from, to, nonceA, nonceC)
  *                                  u8 n  n x (u8 len, name, u16 len, parameters)   transports, best first
@@ -23,13 +24,20 @@ import java.util.List;
  * before it can send a single data frame. The connector offers the transports both cards share, in
  * priority order (pscom's ARCH_REQ/ARCH_NEXT in one message); the acceptor takes the first it can
  * open, or answers {@link #NO_TRANSPORT}.
+ *
+ * <p>Rails: a virtual channel to a peer may be made of several links, one per (network path,
+ * connection) pair. HELLO names which of the connector's {@code rails} this connection is, so
+ * the acceptor keeps one state (and one tie-break) per rail, and can take a rail index again
+ * after that rail's earlier link died.
  */
 public final class Handshake {
     private Handshake() {
     }
 
     public static final int MAGIC = 0x52594853; // "RYHS"
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
+    /** Most rails one channel may have (rail indices are below this). */
+    public static final int MAX_RAILS = 32;
     public static final int NONCE_BYTES = 16;
     public static final int MAC_BYTES = 32;
 
@@ -46,7 +54,16 @@ public final class Handshake {
     /** CHALLENGE status: the acceptor is shutting down. */
     public static final byte CLOSING = 5;
 
-    public record Hello(long jobHash, int from, int to, byte[] nonce) { }
+    /**
+     * @param rail  which rail of the channel this connection is, {@code 0 <= rail < rails}
+     * @param rails how many rails the connector counts for this channel
+     */
+    public record Hello(long jobHash, int from, int to, byte[] nonce, int rail, int rails) {
+        /** The HELLO of a single-rail channel. */
+        public Hello(long jobHash, int from, int to, byte[] nonce) {
+            this(jobHash, from, to, nonce, 0, 1);
+        }
+    }
 
     public record Challenge(byte status, byte[] nonce, byte[] mac) { }
 
@@ -75,6 +92,8 @@ public final class Handshake {
         out.writeInt(h.from());
         out.writeInt(h.to());
         out.write(h.nonce(), 0, NONCE_BYTES);
+        out.writeByte(h.rail());
+        out.writeByte(h.rails());
         out.flush();
     }
 
@@ -87,7 +106,13 @@ public final class Handshake {
         long job = in.readLong();
         int from = in.readInt();
         int to = in.readInt();
-        return new Hello(job, from, to, bytes(in, NONCE_BYTES));
+        byte[] nonce = bytes(in, NONCE_BYTES);
+        int rail = in.readUnsignedByte();
+        int rails = in.readUnsignedByte();
+        if (rails < 1 || rails > MAX_RAILS || rail >= rails) {
+            throw new IOException("handshake names rail " + rail + " of " + rails + " (at most " + MAX_RAILS + " rails)");
+        }
+        return new Hello(job, from, to, nonce, rail, rails);
     }
 
     public static void writeChallenge(DataOutputStream out, Challenge c) throws IOException {
