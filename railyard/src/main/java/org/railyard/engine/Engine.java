@@ -9,6 +9,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
+import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -211,6 +212,7 @@ public final class Engine implements FrameSink {
                 return;
             }
             t = acquireSend();
+            t.pattern(Outbound.BLOCKING); // the EPC communication marker: blocking point-to-point
             postSend(t, c, c.context, buf, k, off, count, c.worldRanks[dest], tag, mode);
         } finally {
             lock.unlock();
@@ -260,6 +262,8 @@ public final class Engine implements FrameSink {
 
     Transfer isendUnchecked(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
         SendTransfer t = new SendTransfer(this);
+        // the EPC communication marker: collectives use the communicator's second context
+        t.pattern(ctx == c.context ? Outbound.NONBLOCKING : Outbound.COLLECTIVE);
         if (dest == PROC_NULL) {
             t.init(c, ctx, buf, k, off, 0, PROC_NULL, tag);
             t.state = Transfer.DONE;
