@@ -71,13 +71,13 @@ final class CollExchange {
         int p = t.size;
         int me = t.me;
         int b = rcount;
-        Object work = rk.newArray(p * b);
+        Object work = s.scratch(rk, p * b);
         for (int i = 0; i < p; i++) {
             s.copy(sk, sbuf, soff + ((me + i) % p) * scount, scount, rk, work, i * b);
         }
         int most = (p + 1) / 2;
-        Object out = rk.newArray(most * b);
-        Object in = rk.newArray(most * b);
+        Object out = s.scratch(rk, most * b);
+        Object in = s.scratch(rk, most * b);
         for (int d = 1; d < p; d <<= 1) {
             int n = 0;
             for (int i = d; i < p; i++) {

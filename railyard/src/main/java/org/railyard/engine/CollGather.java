@@ -38,7 +38,7 @@ final class CollGather {
         int me = t.me;
         int[] pre = prefix(counts);
         boolean inPlace = packed(displs, pre);
-        Object work = inPlace ? rbuf : rk.newArray(pre[p]);
+        Object work = inPlace ? rbuf : s.scratch(rk, pre[p]);
         int woff = inPlace ? roff : 0;
         s.copy(sk, sbuf, soff, scount, rk, work, woff + pre[me]);
         for (int mask = 1; mask < p; mask <<= 1) {
@@ -78,7 +78,7 @@ final class CollGather {
         for (int i = 0; i < p; i++) {
             rot[i + 1] = rot[i] + counts[(me + i) % p];
         }
-        Object work = rk.newArray(rot[p]);
+        Object work = s.scratch(rk, rot[p]);
         s.copy(sk, sbuf, soff, scount, rk, work, 0);
         for (int d = 1; d < p; d <<= 1) {
             int n = Math.min(d, p - d);

@@ -61,7 +61,7 @@ final class CollReduce {
      * at distance {@code mask} holds the adjacent range of ranks, below or above: rank order is kept.
      */
     static void recursiveDoubling(CollSchedule s, CollTeam t, Object acc, int accOff, Kind k, int count) {
-        Object tmp = k.newArray(count);
+        Object tmp = s.scratch(k, count);
         int nr = fold(s, t, acc, accOff, k, count, tmp);
         if (nr >= 0) {
             int pof2 = t.pof2();
@@ -88,7 +88,7 @@ final class CollReduce {
      * doubling spreads them. About 2n bytes sent per process instead of n log2 p.
      */
     static void rabenseifner(CollSchedule s, CollTeam t, Object acc, int accOff, Kind k, int count, int width) {
-        Object tmp = k.newArray(count);
+        Object tmp = s.scratch(k, count);
         int nr = fold(s, t, acc, accOff, k, count, tmp);
         if (nr >= 0) {
             halvingReduceScatter(s, t, nr, acc, accOff, k, count, width, tmp);
@@ -152,7 +152,7 @@ final class CollReduce {
      */
     static void rabenseifnerReduce(CollSchedule s, CollTeam t, int root, Object acc, int accOff, Kind k, int count,
                                    int width) {
-        Object tmp = k.newArray(count);
+        Object tmp = s.scratch(k, count);
         int nr = fold(s, t, acc, accOff, k, count, tmp);
         int pof2 = t.pof2();
         int extra = t.size - pof2;
@@ -203,7 +203,7 @@ final class CollReduce {
         for (int j = 0; j < p; j++) {
             largest = Math.max(largest, starts[j + 1] - starts[j]);
         }
-        Object tmp = k.newArray(largest);
+        Object tmp = s.scratch(k, largest);
         int right = t.rank((me + 1) % p);
         int left = t.rank((me - 1 + p) % p);
         for (int i = 0; i < p - 1; i++) {
@@ -258,7 +258,7 @@ final class CollReduce {
                      boolean exclusive) {
         int p = t.size;
         int me = t.me;
-        Object tmp = k.newArray(count);
+        Object tmp = s.scratch(k, count);
         boolean first = true;
         for (int mask = 1; mask < p; mask <<= 1) {
             if (me + mask < p) {

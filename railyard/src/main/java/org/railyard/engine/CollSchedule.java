@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.railyard.error.ErrorClass;
@@ -16,7 +17,10 @@ import org.railyard.error.ErrorClass;
  *
  * <p>A schedule is built completely before it starts, intermediate buffers included, so advancing
  * it allocates nothing beyond the point-to-point requests it posts. It is a {@link Transfer}, so
- * every wait and test of the engine works on it unchanged.
+ * every wait and test of the engine works on it unchanged. Blocking collectives give their
+ * schedule back to a pool when done ({@link #reset} makes it new), keeping its step arrays and its
+ * small intermediate buffers ({@link #scratch}): a repeated small collective allocates only its
+ * point-to-point requests.
  *
  * <p>Messages travel on the collective context of their communicator ({@code context + 1}) with
  * the tag {@code tagBase | sub}: {@code tagBase} is the communicator's collective sequence number
@@ -33,13 +37,19 @@ final class CollSchedule extends Transfer {
     private static final byte COPY = 2;
     private static final byte REDUCE = 3;
 
-    final CommState comm;
+    /** Intermediate buffers up to this size stay with a pooled schedule for its next use. */
+    private static final int SCRATCH_KEEP = 64 * 1024;
+
+    CommState comm;
     /** The communicator the next sends and receives go on: {@link #comm} unless switched by {@link #on}. */
     private CommState target;
-    final String what;
-    final Reduction op;
-    private final int tagBase;
+    String what;
+    Reduction op;
+    private int tagBase;
     String algorithm = "";
+    private boolean started;
+    private Object[] scratch = new Object[4];
+    private int scratchUsed;
 
     private int n;
     private byte[] type = new byte[16];
@@ -65,13 +75,50 @@ final class CollSchedule extends Transfer {
     /** Link in the owner's list of active schedules. */
     CollSchedule nextActive;
 
-    CollSchedule(Engine engine, CommState comm, String what, Reduction op) {
+    CollSchedule(Engine engine) {
         super(engine);
-        this.comm = comm;
-        this.target = comm;
-        this.what = what;
-        this.op = op;
-        this.tagBase = (comm.collSeq++ & 0x3F_FFFF) << 8;
+    }
+
+    /** Makes this (new or recycled) schedule the empty schedule of the next collective on {@code c}. */
+    CollSchedule reset(CommState c, String name, Reduction reduction) {
+        comm = c;
+        target = c;
+        what = name;
+        op = reduction;
+        tagBase = (c.collSeq++ & 0x3F_FFFF) << 8;
+        n = 0;
+        rounds = 0;
+        postsInRound = 0;
+        maxPosts = 0;
+        round = 0;
+        inflightCount = 0;
+        checked = 0;
+        started = false;
+        scratchUsed = 0;
+        algorithm = "";
+        nextActive = null;
+        error = null;
+        state = PENDING;
+        return this;
+    }
+
+    /**
+     * An intermediate Java array of at least {@code count} elements of {@code k}, contents
+     * undefined: every algorithm writes what it later reads. Small ones are kept for the next use
+     * of this schedule.
+     */
+    Object scratch(Kind k, int count) {
+        if (scratchUsed == scratch.length) {
+            scratch = Arrays.copyOf(scratch, scratch.length * 2);
+        }
+        Object kept = scratch[scratchUsed];
+        if (kept != null && Kind.ofBuffer(kept) == k && Array.getLength(kept) >= count) {
+            scratchUsed++;
+            return kept;
+        }
+        Object a = k.newArray(count);
+        scratch[scratchUsed++] = (long) count * k.size <= SCRATCH_KEEP ? a : null;
+        return a;
     }
 
     // ------------------------------------------------------------------ building
@@ -206,9 +253,12 @@ final class CollSchedule extends Transfer {
      * the progress lock held; the first call starts the schedule.
      */
     int advance() {
-        if (inflight == null) {
+        if (!started) {
+            started = true;
             round();
-            inflight = new Transfer[Math.max(1, maxPosts)];
+            if (inflight == null || inflight.length < maxPosts) {
+                inflight = new Transfer[Math.max(4, maxPosts)];
+            }
         }
         int started = 0;
         while (state == PENDING) {

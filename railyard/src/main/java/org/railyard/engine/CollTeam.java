@@ -17,8 +17,14 @@ final class CollTeam {
         this.ranks = ranks;
     }
 
+    /** The whole (intra)communicator, made once per communicator. */
     static CollTeam of(CommState c) {
-        return new CollTeam(c.size(), c.rank, null);
+        CollTeam t = c.team;
+        if (t == null) {
+            t = new CollTeam(c.size(), c.rank, null);
+            c.team = t;
+        }
+        return t;
     }
 
     /** A team of the given communicator ranks (ascending or not); {@code me} must be one of them. */

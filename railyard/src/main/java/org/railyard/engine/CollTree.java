@@ -132,7 +132,7 @@ final class CollTree {
         for (int m = 1; m < sub; m <<= 1) {
             children++;
         }
-        Object tmp = children == 0 || count == 0 ? null : k.newArray(children * count);
+        Object tmp = children == 0 || count == 0 ? null : s.scratch(k, children * count);
         int j = 0;
         for (int m = 1; m < sub; m <<= 1) {
             s.recv(tmp, k, j++ * count, count, t.rank((rel + m + root) % p));
@@ -171,7 +171,7 @@ final class CollTree {
             toff = roff;
             tk = rk;
         } else {
-            tmp = sk.newArray(sub * scount);
+            tmp = s.scratch(sk, sub * scount);
             toff = 0;
             tk = sk;
         }
@@ -209,7 +209,7 @@ final class CollTree {
                 s.round();
                 return;
             }
-            src = rk.newArray(sub * rcount);
+            src = s.scratch(rk, sub * rcount);
             srcOff = 0;
             srk = rk;
             block = rcount;
@@ -221,7 +221,7 @@ final class CollTree {
             srk = sk;
             block = scount;
         } else {
-            src = rk.newArray(p * rcount);
+            src = s.scratch(rk, p * rcount);
             srcOff = 0;
             srk = rk;
             block = rcount;

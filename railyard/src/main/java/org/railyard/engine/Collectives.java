@@ -103,6 +103,9 @@ public final class Collectives {
     private final CollTuning tuning = new CollTuning();
     /** Schedules under way; touched only under the progress lock. */
     private CollSchedule activeHead;
+    /** Finished schedules of blocking calls, kept for reuse (guarded by itself). */
+    private final CollSchedule[] pool = new CollSchedule[8];
+    private int pooled;
 
     Collectives(Engine engine) {
         this.engine = engine;
@@ -161,10 +164,42 @@ public final class Collectives {
     }
 
     private CollSchedule schedule(CommState c, int id, Reduction op, long bytes, String algorithm) {
-        CollSchedule s = new CollSchedule(engine, c, NAMES[id], op);
+        CollSchedule s = null;
+        synchronized (pool) {
+            if (pooled > 0) {
+                s = pool[--pooled];
+                pool[pooled] = null;
+            }
+        }
+        if (s == null) {
+            s = new CollSchedule(engine);
+        }
+        s.reset(c, NAMES[id], op);
         s.algorithm = algorithm;
         logChoice(c, id, op, bytes, algorithm);
         return s;
+    }
+
+    /**
+     * Waits for a blocking collective and gives its schedule back for reuse. Under the progress
+     * lock a finished schedule is never on the active list (progress unlinks it in the same pass
+     * that finishes it), so no duty cycle can still be looking at it. A failed one is dropped: a
+     * receive it could not cancel may still write into its buffers.
+     */
+    private void finish(Transfer t) {
+        engine.await(t);
+        CollSchedule s = (CollSchedule) t;
+        ReentrantLock lock = engine.progressLock();
+        lock.lock();
+        try {
+            synchronized (pool) {
+                if (s.state == Transfer.DONE && pooled < pool.length) {
+                    pool[pooled++] = s;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** One line in the choice log per (communicator, collective, size class) and algorithm change. */
@@ -312,7 +347,7 @@ public final class Collectives {
     }
 
     public void barrier(CommState c) {
-        engine.await(ibarrier(c));
+        finish(ibarrier(c));
     }
 
     /**
@@ -355,7 +390,7 @@ public final class Collectives {
     }
 
     public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
-        engine.await(ibcast(c, buf, k, off, count, root));
+        finish(ibcast(c, buf, k, off, count, root));
     }
 
     // ================================================================== reductions
@@ -390,8 +425,9 @@ public final class Collectives {
             accOff = roff;
             s.copy(k, sbuf, soff, rbuf, roff, count);
         } else {
-            acc = count == 0 ? null : k.toArray(sbuf, soff, count);
+            acc = count == 0 ? null : s.scratch(k, count);
             accOff = 0;
+            s.copy(k, sbuf, soff, acc, 0, count);
         }
         CollTeam t = CollTeam.of(c);
         switch (algo) {
@@ -415,7 +451,7 @@ public final class Collectives {
     }
 
     public void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
-        engine.await(ireduce(c, sbuf, soff, rbuf, roff, count, k, op, root));
+        finish(ireduce(c, sbuf, soff, rbuf, roff, count, k, op, root));
     }
 
     /**
@@ -432,7 +468,9 @@ public final class Collectives {
         int items = count / op.width();
         if (c.isInter()) {
             CollSchedule s = schedule(c, ALLREDUCE, op, bytes, INTER);
-            CollInter.allreduce(s, c, k.toArray(sbuf, soff, count), rbuf, roff, k, count);
+            Object acc = s.scratch(k, count);
+            s.copy(k, sbuf, soff, acc, 0, count);
+            CollInter.allreduce(s, c, acc, rbuf, roff, k, count);
             return start(s);
         }
         String algo;
@@ -452,7 +490,7 @@ public final class Collectives {
         }
         CollSchedule s = schedule(c, ALLREDUCE, op, bytes, algo);
         boolean direct = direct(rbuf, k);
-        Object acc = direct ? rbuf : k.newArray(count);
+        Object acc = direct ? rbuf : s.scratch(k, count);
         int accOff = direct ? roff : 0;
         s.copy(k, sbuf, soff, acc, accOff, count);
         CollTeam t = CollTeam.of(c);
@@ -470,7 +508,7 @@ public final class Collectives {
     }
 
     public void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
-        engine.await(iallreduce(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(iallreduce(c, sbuf, soff, rbuf, roff, count, k, op));
     }
 
     /**
@@ -527,7 +565,8 @@ public final class Collectives {
         for (int r = 0; r < p; r++) {
             starts[r + 1] = starts[r] + counts[r];
         }
-        Object acc = n == 0 ? null : k.toArray(sbuf, soff, n);
+        Object acc = n == 0 ? null : s.scratch(k, n);
+        s.copy(k, sbuf, soff, acc, 0, n);
         CollTeam t = CollTeam.of(c);
         switch (algo) {
             case LOCAL -> { }
@@ -545,12 +584,12 @@ public final class Collectives {
     }
 
     public void reduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k, Reduction op) {
-        engine.await(ireduceScatter(c, sbuf, soff, rbuf, roff, counts, k, op));
+        finish(ireduceScatter(c, sbuf, soff, rbuf, roff, counts, k, op));
     }
 
     public void reduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
                                    Reduction op) {
-        engine.await(ireduceScatterBlock(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(ireduceScatterBlock(c, sbuf, soff, rbuf, roff, count, k, op));
     }
 
     /** Inclusive prefix reduction: rank r gets the reduction of ranks 0 to r, in rank order. */
@@ -574,9 +613,10 @@ public final class Collectives {
         if (count == 0) {
             return start(s);
         }
-        Object partial = k.toArray(sbuf, soff, count);
+        Object partial = s.scratch(k, count);
+        s.copy(k, sbuf, soff, partial, 0, count);
         boolean direct = direct(rbuf, k);
-        Object result = direct ? rbuf : k.newArray(count);
+        Object result = direct ? rbuf : s.scratch(k, count);
         int resOff = direct ? roff : 0;
         if (!exclusive) {
             s.copy(k, sbuf, soff, result, resOff, count);
@@ -589,11 +629,11 @@ public final class Collectives {
     }
 
     public void scan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
-        engine.await(iscan(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(iscan(c, sbuf, soff, rbuf, roff, count, k, op));
     }
 
     public void exscan(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
-        engine.await(iexscan(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(iexscan(c, sbuf, soff, rbuf, roff, count, k, op));
     }
 
     // ================================================================== gather, scatter
@@ -636,7 +676,7 @@ public final class Collectives {
 
     public void gather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk,
                        int root) {
-        engine.await(igather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
+        finish(igather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
     }
 
     /** Gathers {@code scount} elements from each rank r into root's {@code rbuf} at {@code roff + displs[r]}; counts are the root's. */
@@ -656,7 +696,7 @@ public final class Collectives {
 
     public void gatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                         int[] displs, Kind rk, int root) {
-        engine.await(igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root));
+        finish(igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root));
     }
 
     /** Scatters root's {@code sbuf}, block r at {@code soff + r * scount}, to everyone's {@code rbuf}; send arguments matter at the root. */
@@ -687,7 +727,7 @@ public final class Collectives {
 
     public void scatter(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk,
                         int root) {
-        engine.await(iscatter(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
+        finish(iscatter(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, root));
     }
 
     /** Scatters {@code counts[r]} elements at {@code soff + displs[r]} of root's {@code sbuf} to rank r. */
@@ -707,7 +747,7 @@ public final class Collectives {
 
     public void scatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
                          int rcount, Kind rk, int root) {
-        engine.await(iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root));
+        finish(iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root));
     }
 
     // ================================================================== allgather
@@ -755,12 +795,12 @@ public final class Collectives {
     }
 
     public void allgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
-        engine.await(iallgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+        finish(iallgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 
     public void allgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                            int[] displs, Kind rk) {
-        engine.await(iallgatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
+        finish(iallgatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
     }
 
     // ================================================================== alltoall
@@ -795,7 +835,7 @@ public final class Collectives {
     }
 
     public void alltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
-        engine.await(ialltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+        finish(ialltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 
     /** Rank r gets {@code scounts[r]} elements at {@code soff + sdispls[r]}; what rank r sends here lands at {@code roff + rdispls[r]}. */
@@ -818,7 +858,7 @@ public final class Collectives {
 
     public void alltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf, int roff,
                           int[] rcounts, int[] rdispls, Kind rk) {
-        engine.await(ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk));
+        finish(ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk));
     }
 
     /**
@@ -849,7 +889,7 @@ public final class Collectives {
 
     public void alltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf, int[] rcounts,
                           int[] rdispls, Kind[] rks) {
-        engine.await(ialltoallw(c, sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks));
+        finish(ialltoallw(c, sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks));
     }
 
     // ================================================================== neighbourhood
@@ -884,11 +924,11 @@ public final class Collectives {
 
     public void neighbourAllgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                                    Kind rk) {
-        engine.await(ineighbourAllgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+        finish(ineighbourAllgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 
     public void neighbourAlltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                                   Kind rk) {
-        engine.await(ineighbourAlltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+        finish(ineighbourAlltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 }

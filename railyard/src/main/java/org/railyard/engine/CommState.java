@@ -30,6 +30,8 @@ public final class CommState {
     int children;
     /** Number of collectives started on this communicator; their tags derive from it (see CollSchedule). */
     int collSeq;
+    /** The whole communicator as a collective team (immutable; made at the first collective). */
+    CollTeam team;
     /** Where the members run, for the node-aware algorithms; computed at the first collective that asks. */
     CollNodes nodes;
     /** Per (collective, size class): the algorithm last written to the choice log. */
