@@ -8,6 +8,12 @@ import org.railyard.engine.Transfer;
  * A non-blocking operation under way. Wait for it with {@link #await()}, or poll it with
  * {@link #test()}; the static helpers wait for several at once. A failed operation throws its
  * {@link org.railyard.error.RailyardException} from the wait or test that observes it.
+ *
+ * <p>The request of a non-blocking collective ({@link Comm#ibcast} and the like) completes when
+ * this process's part is done: its buffers may then be used, though other processes may still be
+ * busy. Its status carries no source, tag or count, and it cannot be cancelled. It moves forward
+ * whenever the engine makes progress (any thread's wait or test, or the background agent while
+ * every thread computes), so a program may start one, compute, and wait later.
  */
 public final class Request {
     private final Engine engine;
