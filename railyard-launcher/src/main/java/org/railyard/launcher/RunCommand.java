@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.railyard.channel.RailPolicies;
 import org.railyard.util.Config;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -70,6 +71,16 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--eager-limit", paramLabel = "BYTES",
             description = "Largest message sent eagerly, e.g. 65536, 64k (sets RAILYARD_EAGER_LIMIT).")
     private String eagerLimit;
+
+    @Option(names = "--rails", paramLabel = "N",
+            description = "Connections per network path between two ranks on different hosts, at least 1"
+                    + " (sets RAILYARD_RAILS). Ranks reached by several rails stripe and fail over over them.")
+    private Integer rails;
+
+    @Option(names = "--rail-policy", paramLabel = "P",
+            description = "How messages use the rails: binding, rr, wrr:W, even, weighted:w0,w1,..., adaptive[:alpha],"
+                    + " bss:NPATHS,NBATCH[,alpha] or epc (sets RAILYARD_RAIL_POLICY). Default: adaptive.")
+    private String railPolicy;
 
     @Option(names = "--print-choices",
             description = "Ranks print each choice the library makes for them (sets RAILYARD_PRINT_CHOICES).")
@@ -150,6 +161,20 @@ public final class RunCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--eager-limit '" + eagerLimit + "' is not a size such as 65536, 64k or 4m");
             }
+        }
+        if (rails != null) {
+            if (rails < 1) {
+                throw new IllegalArgumentException("--rails must be at least 1, got " + rails);
+            }
+            rankEnv.put(Config.envName(Config.RAILS_PROP), Integer.toString(rails));
+        }
+        if (railPolicy != null) {
+            try {
+                RailPolicies.create(railPolicy, 0, 1);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--rail-policy '" + railPolicy + "' is not one of " + RailPolicies.FORMS);
+            }
+            rankEnv.put(Config.envName(Config.RAIL_POLICY_PROP), railPolicy.trim());
         }
         if (printChoices) {
             rankEnv.put(Config.envName(Config.PRINT_CHOICES_PROP), "true");

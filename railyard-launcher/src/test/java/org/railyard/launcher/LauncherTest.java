@@ -241,6 +241,9 @@ class LauncherTest {
                 "run: Invalid value for option '--timeout': 'soon' is not a duration such as 500ms, 20s, 2m or 1h");
         assertUsageError(cli("-np", "1", "--eager-limit", "lots", PROGRAM),
                 "run: --eager-limit 'lots' is not a size such as 65536, 64k or 4m");
+        assertUsageError(cli("-np", "1", "--rails", "0", PROGRAM), "run: --rails must be at least 1, got 0");
+        assertUsageError(cli("-np", "1", "--rail-policy", "fastest", PROGRAM), "run: --rail-policy 'fastest' is not one of "
+                + "binding, rr, wrr:W, even, weighted:w0,w1,..., adaptive[:alpha], bss:NPATHS,NBATCH[,alpha], epc");
         assertUsageError(cli("-np", "1", tmp.resolve("missing.jar").toString()), "run: program jar " + tmp.resolve("missing.jar") + " does not exist");
         Path hosts = tmp.resolve("bad-hosts");
         Files.writeString(hosts, "nodeA\nnodeB slots=zero\n");
