@@ -301,8 +301,15 @@ final class CollSchedule extends Transfer {
         checked = 0;
         for (int i = from; i < to; i++) {
             switch (type[i]) {
-                case SEND -> inflight[inflightCount++] = engine.isendUnchecked(comms[i], comms[i].context + 1, bufA[i],
-                        kindA[i], offA[i], count[i], peer[i], tagBase | offB[i], Engine.MODE_STANDARD);
+                case SEND -> {
+                    CommState c = comms[i];
+                    // a small message goes straight into the rail when it can: complete at once, no request
+                    if (!engine.sendEagerDirect(c, c.context + 1, bufA[i], kindA[i], offA[i], count[i], c.worldRanks[peer[i]],
+                            tagBase | offB[i])) {
+                        inflight[inflightCount++] = engine.isendUnchecked(c, c.context + 1, bufA[i], kindA[i], offA[i],
+                                count[i], peer[i], tagBase | offB[i], Engine.MODE_STANDARD);
+                    }
+                }
                 case RECV -> inflight[inflightCount++] = engine.irecvUnchecked(comms[i], comms[i].context + 1, bufA[i],
                         kindA[i], offA[i], count[i], peer[i], tagBase | offB[i]);
                 case COPY -> copyNow(kindA[i], bufA[i], offA[i], count[i], kindB[i], bufB[i], offB[i]);

@@ -208,7 +208,7 @@ public final class Engine implements FrameSink {
         SendTransfer t;
         lock.lock();
         try {
-            if (mode == MODE_STANDARD && sendEagerDirect(c, buf, k, off, count, c.worldRanks[dest], tag)) {
+            if (mode == MODE_STANDARD && sendEagerDirect(c, c.context, buf, k, off, count, c.worldRanks[dest], tag)) {
                 return;
             }
             t = acquireSend();
@@ -229,8 +229,11 @@ public final class Engine implements FrameSink {
         }
     }
 
-    /** A small message straight into the rail's memory when nothing is queued ahead of it: no request at all. */
-    private boolean sendEagerDirect(CommState c, Object buf, Kind k, int off, int count, int destWorld, int tag) {
+    /**
+     * A small message straight into the rail's memory when nothing is queued ahead of it: no
+     * request at all. Called with the lock held; also by collective schedules (context {@code ctx}).
+     */
+    boolean sendEagerDirect(CommState c, int ctx, Object buf, Kind k, int off, int count, int destWorld, int tag) {
         long bytes = (long) count * k.size;
         if (bytes > eagerLimit) {
             return false;
@@ -246,7 +249,7 @@ public final class Engine implements FrameSink {
             return false;
         }
         MemorySegment seg = ch.directSegment();
-        FrameHeader.write(seg, at, len, FrameType.EAGER, (byte) 0, c.context, rank, tag, (int) bytes, 0, 0);
+        FrameHeader.write(seg, at, len, FrameType.EAGER, (byte) 0, ctx, rank, tag, (int) bytes, 0, 0);
         k.copyOut(buf, off, 0, seg, at + FrameHeader.LENGTH, bytes);
         ch.commitDirect();
         return true;
