@@ -643,9 +643,12 @@ public final class Comm {
 
     // ---------------------------------------------------------------- communicators
 
-    /** Collective: a new communicator with the same group (groups, for an intercommunicator) and a fresh context. */
+    /**
+     * Collective: a new communicator with the same group (groups, for an intercommunicator) and
+     * topology, and a fresh context.
+     */
     public Comm dup() {
-        return new Comm(engine, state.isInter() ? Communicators.interDup(engine, state) : engine.dup(state));
+        return new Comm(engine, Communicators.dup(engine, state));
     }
 
     /**

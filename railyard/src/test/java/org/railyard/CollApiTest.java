@@ -196,6 +196,7 @@ class CollApiTest {
             assertThat(grid.cartRank(c)).isEqualTo(grid.rank());
             int[] sd = grid.cartShift(0, 1);
             assertThat(sd[1]).isEqualTo(grid.cartRank(new int[] {(c[0] + 1) % dims[0], c[1]}));
+            assertThat(grid.dup().cart().dims()).containsExactly(dims);
             Comm row = grid.cartSub(new boolean[] {false, true});
             assertThat(row.size()).isEqualTo(dims[1]);
             int[] nb = grid.neighbours();

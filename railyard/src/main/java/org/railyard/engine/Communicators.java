@@ -234,6 +234,19 @@ public final class Communicators {
         return new CommState(ctx, all, e.size(), e.rank(), c.name() + ".merge" + (++c.children));
     }
 
+    /**
+     * Collective: a copy of {@code c} with fresh contexts, keeping its topology; for an
+     * intercommunicator, over the same two groups.
+     */
+    public static CommState dup(Engine e, CommState c) {
+        if (c.isInter()) {
+            return interDup(e, c);
+        }
+        CommState s = e.dup(c);
+        s.topology = c.topology;
+        return s;
+    }
+
     /** Collective over both groups of {@code c}: an intercommunicator over the same groups with fresh contexts. */
     public static CommState interDup(Engine e, CommState c) {
         inter(e, c, "dup");
