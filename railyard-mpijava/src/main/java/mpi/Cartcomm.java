@@ -1,0 +1,120 @@
+package mpi;
+
+import org.railyard.engine.CartTopology;
+import org.railyard.error.RailyardException;
+
+/**
+ * A communicator with a Cartesian topology: processes on a grid, possibly periodic, ranks laid
+ * out row-major (the last coordinate varies fastest).
+ *
+ * <h2>How it maps to Railyard</h2>
+ * It wraps a Railyard communicator made by {@code createCart} (see
+ * {@link Intracomm#Create_cart}); the queries are Railyard's {@link CartTopology}:
+ * {@link #Coords} is {@code cartCoords}, {@link #Rank(int[])} {@code cartRank}, {@link #Shift}
+ * {@code cartShift}, {@link #Sub} {@code cartSub}, {@link #Dims_create} {@code dimsCreate} (which
+ * balances the free dimensions, largest first). Railyard keeps every process's rank when it
+ * builds a topology, so {@link #Map} reports the rank a process keeps, and {@link #clone()} builds
+ * the same grid again over this communicator.
+ */
+public class Cartcomm extends Intracomm {
+    Cartcomm(org.railyard.Comm nat) {
+        super(nat);
+    }
+
+    private CartTopology cart() {
+        try {
+            return nat.cart();
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** Collective: a duplicate with the same grid and a new context. */
+    @Override
+    public Object clone() throws MPIException {
+        CartTopology t = cart();
+        try {
+            return new Cartcomm(nat.createCart(t.dims(), t.periods(), false));
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** The rank of the process at {@code coords} (wrapped in periodic dimensions). */
+    public int Rank(int[] coords) throws MPIException {
+        try {
+            return nat.cartRank(coords);
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** The coordinates of {@code rank}. */
+    public int[] Coords(int rank) throws MPIException {
+        try {
+            return nat.cartCoords(rank);
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /**
+     * The neighbours of this process for a shift of {@code disp} along dimension
+     * {@code direction}: the rank to receive from and the rank to send to.
+     */
+    public ShiftParms Shift(int direction, int disp) throws MPIException {
+        try {
+            int[] sd = nat.cartShift(direction, disp);
+            return new ShiftParms(sd[0], sd[1]);
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** Collective: the sub-grid through this process keeping the dimensions flagged in {@code remain_dims}. */
+    public Cartcomm Sub(boolean[] remain_dims) throws MPIException {
+        try {
+            return new Cartcomm(nat.cartSub(remain_dims));
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /**
+     * The rank this process would have in a grid of {@code dims} made from this communicator:
+     * its own rank if the grid has room for it, else {@link MPI#UNDEFINED} (Railyard keeps ranks).
+     */
+    public int Map(int[] dims, boolean[] periods) throws MPIException {
+        try {
+            CartTopology t = new CartTopology(dims, periods); // checks the arguments as a real grid would
+            return Rank() < t.size() ? Rank() : MPI.UNDEFINED;
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** The grid: dimensions, periodicity, and this process's coordinates. */
+    public CartParms Get() throws MPIException {
+        CartTopology t = cart();
+        return new CartParms(t.dims(), t.periods(), t.coords(Rank()));
+    }
+
+    @Override
+    public int Topo_test() throws MPIException {
+        return MPI.CART;
+    }
+
+    /**
+     * Fills the zero entries of {@code dims} (in place) so that the product of all entries is
+     * {@code nnodes}, as balanced as possible; non-zero entries are kept. Fails if they do not
+     * divide {@code nnodes}.
+     */
+    public static void Dims_create(int nnodes, int[] dims) throws MPIException {
+        try {
+            int[] out = org.railyard.Comm.dimsCreate(nnodes, dims);
+            System.arraycopy(out, 0, dims, 0, dims.length);
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package mpi;
+
+import org.railyard.engine.GraphTopology;
+import org.railyard.error.RailyardException;
+
+/**
+ * A communicator with a graph topology, in MPI's form: {@code index[i]} is the number of edges of
+ * nodes 0 to i together, {@code edges} lists the neighbours of node 0, then of node 1, ...
+ *
+ * <h2>How it maps to Railyard</h2>
+ * It wraps a Railyard communicator made by {@code createGraph} (see
+ * {@link Intracomm#Create_graph}); {@link #Get()} and {@link #Neighbours} read Railyard's
+ * {@link GraphTopology}. Railyard keeps ranks, so {@link #Map} reports the rank a process keeps,
+ * and {@link #clone()} builds the same graph again over this communicator.
+ */
+public class Graphcomm extends Intracomm {
+    Graphcomm(org.railyard.Comm nat) {
+        super(nat);
+    }
+
+    private GraphTopology graph() {
+        try {
+            return nat.graph();
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** Collective: a duplicate with the same graph and a new context. */
+    @Override
+    public Object clone() throws MPIException {
+        GraphTopology g = graph();
+        try {
+            return new Graphcomm(nat.createGraph(g.index(), g.edges(), false));
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /** The graph: {@code index} and {@code edges}. */
+    public GraphParms Get() throws MPIException {
+        GraphTopology g = graph();
+        GraphParms p = new GraphParms();
+        p.index = g.index();
+        p.edges = g.edges();
+        return p;
+    }
+
+    /** The neighbours of {@code rank}, in edge order. */
+    public int[] Neighbours(int rank) throws MPIException {
+        try {
+            return graph().neighbours(rank);
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    /**
+     * The rank this process would have in a graph of {@code index} and {@code edges} made from
+     * this communicator: its own rank if the graph has a node for it, else {@link MPI#UNDEFINED}.
+     */
+    public int Map(int[] index, int[] edges) throws MPIException {
+        try {
+            GraphTopology g = new GraphTopology(index, edges); // checks the arguments as a real graph would
+            return Rank() < g.size() ? Rank() : MPI.UNDEFINED;
+        } catch (RailyardException e) {
+            throw MPIException.of(e);
+        }
+    }
+
+    @Override
+    public int Topo_test() throws MPIException {
+        return MPI.GRAPH;
+    }
+}

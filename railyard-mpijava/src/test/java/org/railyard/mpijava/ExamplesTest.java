@@ -1,0 +1,62 @@
+package org.railyard.mpijava;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The example programs of {@code src/examples/java}, written as MPJ Express programs (default
+ * package, {@code import mpi.*}), compiled by javac into a jar and run on 4 ranks exactly as
+ * {@code railyard run -np 4 -cp examples.jar Main} runs them.
+ */
+@Timeout(180)
+class ExamplesTest {
+    @TempDir
+    static Path work;
+    private static Path jar;
+
+    @BeforeAll
+    static void buildTheJar() throws IOException {
+        Path dir = Path.of("src/examples/java");
+        jar = JavaSources.compileToJar(List.of(dir.resolve("PiMonteCarlo.java"), dir.resolve("Jacobi2D.java"),
+                dir.resolve("MasterWorker.java")), JavaSources.facadeClasspath(), work, "examples");
+    }
+
+    private static MpiJob.Output run(String main, String... args) {
+        MpiJob.Output o = MpiJob.run(4, List.of(jar.toString()), main, args);
+        assertThat(o.result().exitCode()).as(o.report()).isZero();
+        return o;
+    }
+
+    @Test
+    void piMonteCarloReducesTheHits() {
+        List<String> out = run("PiMonteCarlo", "400000").of(0);
+        assertThat(out).as("rank 0 output").hasSize(2);
+        assertThat(out.get(0)).isEqualTo("processes 4, darts 1600000, hits " + out.get(0).replaceAll(".* hits ", ""));
+        double pi = Double.parseDouble(out.get(1).replaceAll("pi ~ ([0-9.]+) .*", "$1"));
+        assertThat(pi).isBetween(3.13, 3.15);
+    }
+
+    @Test
+    void jacobiOnACartesianGridMatchesTheSequentialSolve() {
+        List<String> out = run("Jacobi2D", "60", "200").of(0);
+        assertThat(out).as("rank 0 output").hasSize(3);
+        assertThat(out.get(0)).startsWith("grid 60x60 on 2x2 processes, 200 iterations");
+        assertThat(out.get(2)).isEqualTo("max |parallel - sequential| = 0.0");
+    }
+
+    @Test
+    void masterWorkerFarmsObjectsToAnySource() {
+        List<String> out = run("MasterWorker", "300000", "24").of(0);
+        assertThat(out).as("rank 0 output").hasSize(2);
+        assertThat(out.get(0)).startsWith("24 tasks on 3 workers");
+        // 25997 primes below 300000, the largest 299993
+        assertThat(out.get(1)).isEqualTo("primes below 300000: 25997, largest 299993 (checked)");
+    }
+}
