@@ -12,9 +12,8 @@ import org.railyard.error.RailyardException;
  * {@link Intracomm#Create_cart}); the queries are Railyard's {@link CartTopology}:
  * {@link #Coords} is {@code cartCoords}, {@link #Rank(int[])} {@code cartRank}, {@link #Shift}
  * {@code cartShift}, {@link #Sub} {@code cartSub}, {@link #Dims_create} {@code dimsCreate} (which
- * balances the free dimensions, largest first). Railyard keeps every process's rank when it
- * builds a topology, so {@link #Map} reports the rank a process keeps, and {@link #clone()} builds
- * the same grid again over this communicator.
+ * balances the free dimensions, largest first), {@link #clone()} {@code dup}. Railyard keeps every
+ * process's rank when it builds a topology, so {@link #Map} reports the rank a process keeps.
  */
 public class Cartcomm extends Intracomm {
     Cartcomm(org.railyard.Comm nat) {
@@ -29,12 +28,11 @@ public class Cartcomm extends Intracomm {
         }
     }
 
-    /** Collective: a duplicate with the same grid and a new context. */
+    /** Collective: a duplicate with the same grid and a new context (Railyard's {@code dup} keeps the topology). */
     @Override
     public Object clone() throws MPIException {
-        CartTopology t = cart();
         try {
-            return new Cartcomm(nat.createCart(t.dims(), t.periods(), false));
+            return new Cartcomm(nat.dup());
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }

@@ -10,8 +10,8 @@ import org.railyard.error.RailyardException;
  * <h2>How it maps to Railyard</h2>
  * It wraps a Railyard communicator made by {@code createGraph} (see
  * {@link Intracomm#Create_graph}); {@link #Get()} and {@link #Neighbours} read Railyard's
- * {@link GraphTopology}. Railyard keeps ranks, so {@link #Map} reports the rank a process keeps,
- * and {@link #clone()} builds the same graph again over this communicator.
+ * {@link GraphTopology}, {@link #clone()} is {@code dup}. Railyard keeps ranks, so {@link #Map}
+ * reports the rank a process keeps.
  */
 public class Graphcomm extends Intracomm {
     Graphcomm(org.railyard.Comm nat) {
@@ -26,12 +26,11 @@ public class Graphcomm extends Intracomm {
         }
     }
 
-    /** Collective: a duplicate with the same graph and a new context. */
+    /** Collective: a duplicate with the same graph and a new context (Railyard's {@code dup} keeps the topology). */
     @Override
     public Object clone() throws MPIException {
-        GraphTopology g = graph();
         try {
-            return new Graphcomm(nat.createGraph(g.index(), g.edges(), false));
+            return new Graphcomm(nat.dup());
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }

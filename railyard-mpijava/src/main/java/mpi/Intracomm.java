@@ -18,11 +18,12 @@ import org.railyard.error.RailyardException;
  *       their {@code v} byte variants after exchanging the lengths; a reduction over objects
  *       gathers the serialized contributions and folds them with the user function in rank
  *       order;</li>
- *   <li>{@link Op}s are Railyard reductions ({@link Op#reduction}), so a non-commutative user
- *       operation is applied in rank order.</li>
+ *   <li>{@link Op}s become Railyard operations ({@code Op.of} of a reduction whose items are
+ *       whole elements of the datatype), so a non-commutative user operation is applied in
+ *       rank order and never split inside an element.</li>
  * </ul>
- * {@code Split} and {@code Create} are Railyard's {@code split} ({@code Create} splits on
- * membership of the group, keyed by rank in it), {@code clone} its {@code dup}.
+ * {@code Split}, {@code Create}, {@code Create_cart}, {@code Create_graph} and {@code clone} are
+ * Railyard's {@code split}, {@code create}, {@code createCart}, {@code createGraph} and {@code dup}.
  */
 public class Intracomm extends Comm {
 
