@@ -104,8 +104,8 @@ final class CollNodes {
     }
 
     /**
-     * Broadcast: among the node leaders (the root leading its own node), then within each node
-     * from its leader; each level by binomial tree or, for long messages, scatter then ring.
+     * Broadcast: among the node leaders (the root leading its own node) by binomial tree or, for
+     * long messages, scatter then ring; then within each node from its leader by binomial tree.
      */
     void bcast(CollSchedule s, int rank, int root, Object buf, Kind k, int off, int count, int width, boolean longMsg) {
         CollTeam leaders = leaders(rank, root);
@@ -115,7 +115,8 @@ final class CollNodes {
         }
         CollTeam local = local(rank);
         int localRoot = nodeOf[rank] == rootNode ? indexOf(local, root) : 0;
-        bcastLevel(s, local, localRoot, buf, k, off, count, width, longMsg);
+        // within a node memory is the bottleneck, and the tree copies no more in fewer steps
+        bcastLevel(s, local, localRoot, buf, k, off, count, width, false);
     }
 
     private static void bcastLevel(CollSchedule s, CollTeam t, int root, Object buf, Kind k, int off, int count,

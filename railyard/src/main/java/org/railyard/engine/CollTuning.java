@@ -18,13 +18,23 @@ import org.railyard.util.Config;
  * <p>The defaults follow the reasoning of Thakur, Rabenseifner and Gropp, "Optimization of
  * collective communication operations in MPICH" (2005): latency-bound algorithms (trees,
  * recursive doubling, Bruck) for short messages, bandwidth-bound ones (scatter then ring,
- * Rabenseifner, ring, pairwise exchange) for long ones; the crossing points are measured on
- * shared memory and loopback TCP, where a message costs a few microseconds and copies are cheap.
+ * Rabenseifner, ring, pairwise exchange) for long ones. The crossing points were measured here,
+ * on shared memory with more processes than cores (the algorithms interleaved, medians of 15
+ * runs): there the number of steps weighs more than in MPICH's cluster measurements, so trees,
+ * recursive doubling and posting everything at once stay best up to larger sizes.
  */
 final class CollTuning {
-    /** bcast: below this many bytes a binomial tree; from it, binomial scatter then ring allgather. */
+    /**
+     * bcast: below this many bytes a binomial tree; from it, on at least
+     * {@link #BCAST_SCATTER_MIN_P_PROP} processes spread over several nodes, binomial scatter then
+     * ring allgather. On one node the tree wins at every size: memory, not a link, is the
+     * bottleneck, and the tree copies no more bytes in fewer steps.
+     */
     static final String BCAST_LONG_PROP = "railyard.coll.bcast.long";
     static final long BCAST_LONG_DEFAULT = 12 * 1024;
+
+    static final String BCAST_SCATTER_MIN_P_PROP = "railyard.coll.bcast.scatter.minsize";
+    static final long BCAST_SCATTER_MIN_P_DEFAULT = 8;
 
     /** reduce (commutative): from this many bytes, Rabenseifner (reduce-scatter then gather). */
     static final String REDUCE_LONG_PROP = "railyard.coll.reduce.long";
@@ -40,26 +50,31 @@ final class CollTuning {
      * ranks).
      */
     static final String ALLREDUCE_RING_PROP = "railyard.coll.allreduce.ring";
-    static final long ALLREDUCE_RING_DEFAULT = 1024 * 1024;
+    static final long ALLREDUCE_RING_DEFAULT = 512 * 1024;
 
-    /** allgather(v): total bytes below which recursive doubling (power of two) or Bruck; ring from it. */
+    /** allgather(v): total bytes below which Bruck on a non-power-of-two size. */
+    static final String ALLGATHER_SHORT_PROP = "railyard.coll.allgather.short";
+    static final long ALLGATHER_SHORT_DEFAULT = 80 * 1024;
+
+    /** allgather(v): total bytes below which recursive doubling on a power-of-two size; ring from it. */
     static final String ALLGATHER_LONG_PROP = "railyard.coll.allgather.long";
-    static final long ALLGATHER_LONG_DEFAULT = 80 * 1024;
+    static final long ALLGATHER_LONG_DEFAULT = 512 * 1024;
 
     /** gather and scatter: total bytes from which the root talks to every rank itself (linear). */
     static final String GATHER_LONG_PROP = "railyard.coll.gather.long";
-    static final long GATHER_LONG_DEFAULT = 64 * 1024;
+    static final long GATHER_LONG_DEFAULT = 16 * 1024;
 
     /** alltoall: Bruck for blocks up to this many bytes when the size is at least {@link #ALLTOALL_BRUCK_MIN_P_PROP}. */
     static final String ALLTOALL_SHORT_PROP = "railyard.coll.alltoall.short";
     static final long ALLTOALL_SHORT_DEFAULT = 256;
 
+    /** Below this size posting everything at once costs no more than Bruck's packing. */
     static final String ALLTOALL_BRUCK_MIN_P_PROP = "railyard.coll.alltoall.bruck.minsize";
-    static final long ALLTOALL_BRUCK_MIN_P_DEFAULT = 8;
+    static final long ALLTOALL_BRUCK_MIN_P_DEFAULT = 16;
 
     /** alltoall(v): blocks from this many bytes go by pairwise exchange, one peer per round. */
     static final String ALLTOALL_LONG_PROP = "railyard.coll.alltoall.long";
-    static final long ALLTOALL_LONG_DEFAULT = 32 * 1024;
+    static final long ALLTOALL_LONG_DEFAULT = 256 * 1024;
 
     /** reduce_scatter: total bytes below which an allreduce then a local copy. */
     static final String REDUCE_SCATTER_SHORT_PROP = "railyard.coll.reducescatter.short";
@@ -70,9 +85,11 @@ final class CollTuning {
     static final boolean NODE_AWARE_DEFAULT = true;
 
     final long bcastLong = Config.bytes(BCAST_LONG_PROP, BCAST_LONG_DEFAULT);
+    final long bcastScatterMinP = Config.number(BCAST_SCATTER_MIN_P_PROP, BCAST_SCATTER_MIN_P_DEFAULT);
     final long reduceLong = Config.bytes(REDUCE_LONG_PROP, REDUCE_LONG_DEFAULT);
     final long allreduceLong = Config.bytes(ALLREDUCE_LONG_PROP, ALLREDUCE_LONG_DEFAULT);
     final long allreduceRing = Config.bytes(ALLREDUCE_RING_PROP, ALLREDUCE_RING_DEFAULT);
+    final long allgatherShort = Config.bytes(ALLGATHER_SHORT_PROP, ALLGATHER_SHORT_DEFAULT);
     final long allgatherLong = Config.bytes(ALLGATHER_LONG_PROP, ALLGATHER_LONG_DEFAULT);
     final long gatherLong = Config.bytes(GATHER_LONG_PROP, GATHER_LONG_DEFAULT);
     final long alltoallShort = Config.bytes(ALLTOALL_SHORT_PROP, ALLTOALL_SHORT_DEFAULT);

@@ -22,25 +22,26 @@ import org.railyard.error.RailyardException;
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial tree for n &lt; 12 KiB
- *   or p &le; 2; else binomial scatter + ring allgather (van de Geijn)</td></tr>
+ * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial scatter + ring
+ *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
+ *   binomial tree</td></tr>
  * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
  *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
  * <tr><td>allreduce</td><td>commutative: node-aware (node reduce, leaders allreduce, node bcast)
- *   when two-level applies; else ring if n &ge; 1 MiB and p is not a power of two; else
+ *   when two-level applies; else ring if n &ge; 512 KiB and p is not a power of two; else
  *   Rabenseifner if n &ge; 64 KiB and count &ge; pof2; else recursive doubling. Non-commutative:
  *   recursive doubling, which keeps rank order (adjacent-pair fold for non-powers of two)</td></tr>
  * <tr><td>reduce_scatter(_block)</td><td>total &lt; 2 KiB: recursive-doubling allreduce and a local
  *   copy; commutative: ring reduce-scatter; else binomial reduce to 0 + linear scatterv</td></tr>
  * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
- * <tr><td>gather, scatter</td><td>p &times; block &lt; 64 KiB: binomial tree; else linear</td></tr>
+ * <tr><td>gather, scatter</td><td>p &times; block &lt; 16 KiB: binomial tree; else linear</td></tr>
  * <tr><td>gatherv, scatterv</td><td>linear (only the root knows every count)</td></tr>
- * <tr><td>allgather(v)</td><td>total &lt; 80 KiB: recursive doubling if p is a power of two, else
- *   Bruck; else ring</td></tr>
- * <tr><td>alltoall</td><td>block &le; 256 B and p &ge; 8: Bruck; block &ge; 32 KiB: pairwise
+ * <tr><td>allgather(v)</td><td>p a power of two and total &lt; 512 KiB: recursive doubling;
+ *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
+ * <tr><td>alltoall</td><td>block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB: pairwise
  *   exchange; else everything posted at once (linear)</td></tr>
- * <tr><td>alltoallv</td><td>average block &ge; 32 KiB: pairwise exchange; else linear (the two
+ * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
  *   exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
  * <tr><td>intercommunicator</td><td>barrier, bcast and allreduce through the two group leaders
@@ -374,7 +375,8 @@ public final class Collectives {
         int p = c.size();
         String dflt = p == 1 || count == 0 ? LOCAL
                 : twoLevel(c) ? NODE_AWARE
-                : bytes >= tuning.bcastLong && p > 2 && count >= p ? SCATTER_RING : BINOMIAL;
+                : bytes >= tuning.bcastLong && p >= tuning.bcastScatterMinP && count >= p && nodes(c).count > 1
+                ? SCATTER_RING : BINOMIAL;
         String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE);
         if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
             algo = BINOMIAL;
@@ -776,9 +778,10 @@ public final class Collectives {
                     + " differs in size from this rank's receive block of " + counts[c.rank] + " " + rk);
         }
         long total = sum(counts, p) * rk.size;
+        boolean pof2 = Integer.bitCount(p) == 1;
         String dflt = p == 1 ? LOCAL
-                : total >= tuning.allgatherLong ? RING
-                : Integer.bitCount(p) == 1 ? RECURSIVE_DOUBLING : BRUCK;
+                : pof2 && total < tuning.allgatherLong ? RECURSIVE_DOUBLING
+                : !pof2 && total < tuning.allgatherShort ? BRUCK : RING;
         String algo = dflt == LOCAL ? LOCAL : pick(id, dflt, RING, BRUCK, RECURSIVE_DOUBLING);
         if (algo == RECURSIVE_DOUBLING && Integer.bitCount(p) != 1) {
             algo = BRUCK;
