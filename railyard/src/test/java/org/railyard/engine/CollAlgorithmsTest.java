@@ -352,6 +352,33 @@ class CollAlgorithmsTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4})
+    void longVectorsOverTcp(int n) throws Exception {
+        InMemoryJob.run(n, "tcp", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            for (String algo : new String[] {"recursive-doubling", "rabenseifner", "ring"}) {
+                force(e, "allreduce", algo);
+                long[] out = new long[300_000];
+                c.allreduce(w, contribution(me, out.length, Reduction.SUM), 0, out, 0, out.length, Kind.LONG, Reduction.SUM);
+                assertThat(out).isEqualTo(fold(Reduction.SUM, 0, n, out.length));
+            }
+            force(e, "bcast", "scatter-ring");
+            long[] b = me == 1 ? contribution(1, 200_001, Reduction.SUM) : new long[200_001];
+            c.bcast(w, b, Kind.LONG, 0, b.length, 1);
+            assertThat(b).isEqualTo(contribution(1, 200_001, Reduction.SUM));
+            long[] send = new long[n * 50_000];
+            Arrays.fill(send, me);
+            long[] recv = new long[n * 50_000];
+            c.alltoall(w, send, 0, 50_000, Kind.LONG, recv, 0, 50_000, Kind.LONG);
+            for (int r = 0; r < n; r++) {
+                assertThat(recv[r * 50_000 + 49_999]).isEqualTo(r);
+            }
+        });
+    }
+
     private static final ConcurrentHashMap<String, AtomicInteger> ARRIVED = new ConcurrentHashMap<>();
 
     @ParameterizedTest
