@@ -17,7 +17,8 @@ import org.railyard.bootstrap.AddressCard;
  *
  * <p>Both ends must number the rails alike without talking: the pairs are listed with the
  * lower-ranked process's addresses in the outer loop and the higher-ranked one's in the inner loop,
- * each in card order, whichever end computes them.
+ * each in ascending address order (so rail 0 is the path of the lowest subnet), whichever end
+ * computes them.
  *
  * <p>Only networks inside {@code railNets} (when it is not empty) become paths, so a management
  * network stays out of the data. Processes of one node get the loopback path; processes that share
@@ -101,10 +102,8 @@ public final class RailPaths {
         AddressCard lo = selfLow ? self : peer;
         AddressCard hi = selfLow ? peer : self;
         int port = port(peer);
-        for (String a : lo.nets()) {
-            for (String b : hi.nets()) {
-                Net na = Net.parse(a);
-                Net nb = Net.parse(b);
+        for (Net na : sorted(lo.nets())) {
+            for (Net nb : sorted(hi.nets())) {
                 Net shared = new Net(na.address(), Math.min(na.prefix(), nb.prefix()));
                 if (na.address() == nb.address() || !shared.contains(nb.address()) || !allowed(railNets, na.address())
                         || !allowed(railNets, nb.address())) {
@@ -126,6 +125,15 @@ public final class RailPaths {
         if (out.isEmpty()) {
             out.add(new Path(null, null, ANY_ROUTE));
         }
+        return out;
+    }
+
+    private static List<Net> sorted(List<String> cidrs) {
+        List<Net> out = new ArrayList<>();
+        for (String c : cidrs) {
+            out.add(Net.parse(c));
+        }
+        out.sort((x, y) -> Integer.compareUnsigned(x.address(), y.address()));
         return out;
     }
 
