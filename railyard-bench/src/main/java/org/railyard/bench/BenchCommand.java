@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  * <p>Exit status: 0 on success; the job's exit code when a job fails (124 on timeout); 1 when a
  * job succeeds without producing results or the outputs cannot be written; 2 on bad arguments.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = StreamCommand.class,
         description = {"Measures point-to-point latency and bandwidth and allreduce time between local ranks.",
                 "Prints TSV: benchmark, transport, np, bytes, iterations, mean_us, p50_us, p99_us, max_us, MB_s."})
 public final class BenchCommand implements Callable<Integer> {
@@ -80,6 +80,17 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
             description = "bound on each job, e.g. 90s or 10m; default: ${DEFAULT-VALUE}")
     String timeout = "10m";
+
+    @Option(names = "--hosts", paramLabel = "FILE",
+            description = "run the ranks on these hosts (a railyard run hosts file) instead of locally")
+    Path hosts;
+
+    @Option(names = "--rsh", paramLabel = "CMD", description = "with --hosts: command that runs a command on a host; default: ssh")
+    String rsh;
+
+    @Option(names = "--env", paramLabel = "K=V",
+            description = "environment of every rank (settings such as RAILYARD_RAILS=4); repeatable")
+    Map<String, String> env = new java.util.LinkedHashMap<>();
 
     @Option(names = "--jvm-arg", paramLabel = "OPTION",
             description = "extra JVM option for every rank (repeatable), e.g. -XX:StartFlightRecording=filename=r.jfr")
@@ -204,17 +215,16 @@ public final class BenchCommand implements Callable<Integer> {
             if (noJitWarmup) {
                 args.add("--no-jit-warmup");
             }
-            Map<String, String> env;
-            if (t == null) {
-                env = Map.of();
-            } else {
+            Map<String, String> jobEnv = new java.util.LinkedHashMap<>(env);
+            if (t != null) {
                 if (t.isBlank() || t.chars().anyMatch(Character::isWhitespace)) {
                     throw new IllegalArgumentException("--transports value '" + t + "' must be a name or comma list without blanks");
                 }
                 args.addAll(List.of("--transport", t));
-                env = Map.of(Config.envName(Config.TRANSPORTS_PROP), t);
+                jobEnv.put(Config.envName(Config.TRANSPORTS_PROP), t);
             }
-            out.add(new JobSpec(np, List.of(), RANK_MAIN, args, List.of(), env, jvmArgs, limit, null));
+            List<org.railyard.launcher.Host> hostList = hosts == null ? List.of() : org.railyard.launcher.Host.readFile(hosts);
+            out.add(new JobSpec(np, hostList, RANK_MAIN, args, List.of(), jobEnv, jvmArgs, limit, rsh));
         }
         return out;
     }
