@@ -120,6 +120,15 @@ public class Intracomm extends Comm {
     public void Bcast(Object buf, int offset, int count, Datatype type, int root) throws MPIException {
         try {
             type.checkForMessage();
+            if (type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
+                // A packed buffer travels whole, whatever its size: the root's size first.
+                int[] size = {b.getSize()};
+                nat.bcast(size, 0, 1, root);
+                b.ensureCapacity(size[0]);
+                b.setSize(size[0]);
+                nat.bcast(b.array(), 0, size[0], root);
+                return;
+            }
             type.checkBuffer(buf, offset, count, "Bcast");
             int n = values(count, type);
             boolean isRoot = nat.rank() == root;

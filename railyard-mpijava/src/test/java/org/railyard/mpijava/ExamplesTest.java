@@ -1,8 +1,10 @@
 package org.railyard.mpijava;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +51,22 @@ class ExamplesTest {
         assertThat(out).as("rank 0 output").hasSize(3);
         assertThat(out.get(0)).startsWith("grid 60x60 on 2x2 processes, 200 iterations");
         assertThat(out.get(2)).isEqualTo("max |parallel - sequential| = 0.0");
+    }
+
+    /** The same sources compiled against MPJ Express's own jar run on Railyard: only the jar on the class path changes. */
+    @Test
+    void compiledAgainstMpjExpressTheyRunUnchanged() throws IOException {
+        Path mpj = Path.of("/usr/share/mpj/lib/mpj.jar");
+        assumeTrue(Files.isRegularFile(mpj), "MPJ Express (Debian's libmpj-java) is not installed");
+        Path dir = Path.of("src/examples/java");
+        Path theirs = JavaSources.compileToJar(List.of(dir.resolve("Jacobi2D.java"), dir.resolve("MasterWorker.java")),
+                mpj.toString(), work, "examples-mpj");
+        MpiJob.Output jacobi = MpiJob.run(4, List.of(theirs.toString()), "Jacobi2D", "40", "50");
+        assertThat(jacobi.result().exitCode()).as(jacobi.report()).isZero();
+        assertThat(jacobi.of(0)).contains("max |parallel - sequential| = 0.0");
+        MpiJob.Output farm = MpiJob.run(4, List.of(theirs.toString()), "MasterWorker", "20000", "8");
+        assertThat(farm.result().exitCode()).as(farm.report()).isZero();
+        assertThat(farm.of(0)).contains("primes below 20000: 2262, largest 19997 (checked)");
     }
 
     @Test

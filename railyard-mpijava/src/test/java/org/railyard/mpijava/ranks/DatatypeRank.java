@@ -258,6 +258,15 @@ public class DatatypeRank extends Ring {
         world.Unpack(raw, 0, back, 0, 1, Datatype.Vector(2, 1, 2, MPI.INT));
         Check.equal(back, new int[] {me, HOLE, me + 1}, "byte-array Unpack into a vector");
         Check.fails(() -> world.Pack(new int[8], 0, 8, MPI.INT, new byte[8], 0), "do not fit", "Pack overflow");
+        // A packed buffer broadcast whole: the receivers' buffers grow to the root's size.
+        Buffer shared = new Buffer(me == 0 ? 64 : 1);
+        if (me == 0) {
+            world.Pack(new Object[] {"from the root"}, 0, 1, MPI.OBJECT, shared, 0);
+        }
+        world.Bcast(shared, 0, 1, MPI.PACKED, 0);
+        Object[] msg = new Object[1];
+        world.Unpack(shared, 0, msg, 0, 1, MPI.OBJECT);
+        Check.equal(msg[0], "from the root", "Bcast of a packed buffer");
         buf.clear();
         Check.equal(buf.getSize(), 0, "clear empties the buffer");
     }
