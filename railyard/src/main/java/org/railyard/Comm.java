@@ -622,6 +622,12 @@ public final class Comm {
                 recvoffset, recvcount, Kind.ofBuffer(recvbuf)));
     }
 
+    public Request ineighbourAllgather(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                       int recvoffset, int recvcount, Datatype recvtype) {
+        return wrapColl(coll().ineighbourAllgather(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset,
+                recvcount, kind(recvtype)));
+    }
+
     /** Topology communicators: block j of {@code sendbuf} goes to neighbour j; block j of {@code recvbuf} comes from it. */
     public void neighbourAlltoall(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
                                   int recvcount) {
@@ -639,6 +645,12 @@ public final class Comm {
                                       int recvcount) {
         return wrapColl(coll().ineighbourAlltoall(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf,
                 recvoffset, recvcount, Kind.ofBuffer(recvbuf)));
+    }
+
+    public Request ineighbourAlltoall(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                      int recvoffset, int recvcount, Datatype recvtype) {
+        return wrapColl(coll().ineighbourAlltoall(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset,
+                recvcount, kind(recvtype)));
     }
 
     // ---------------------------------------------------------------- communicators
