@@ -4,10 +4,12 @@
 #   niodev devices), Railyard (shm and tcp transports). Prints one table with 8 B latency and 1 MiB
 #   / 4 MiB bandwidth for each, the ratios of Railyard to each peer, and the project's targets.
 #
-# Usage: bench/compare.sh [--repeat N] [--stat median|best] [--only LIST] [--out DIR] [--full]
+# Usage: bench/compare.sh [--repeat N] [--stat median|best] [--lat-iters N] [--only LIST] [--out DIR] [--full]
 #   --repeat N   run every measurement N times (default 3)
 #   --stat S     how the runs combine: median (default), or best (lowest latency, highest
 #                bandwidth: the machine's capability when other processes disturb some runs)
+#   --lat-iters N  round trips of the 8 B latency test in every program (default 10000; fewer
+#                keep a run short when the machine is busy and spinning peers crawl)
 #   --only LIST  comma-separated subset of: ompi-vader,ompi-tcp,mpj-multicore,mpj-niodev,railyard-shm,railyard-tcp
 #   --out DIR    where builds, raw TSV and the table go (default bench/out/compare-<time>)
 #   --full       also run every benchmark over 1 B..4 MiB for each implementation (raw TSV only)
@@ -21,6 +23,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 REPEAT=3
 STAT=median
+LAT_ITERS=""
 ONLY="ompi-vader,ompi-tcp,mpj-multicore,mpj-niodev,railyard-shm,railyard-tcp"
 OUT=""
 FULL=0
@@ -30,6 +33,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --repeat) REPEAT="$2"; shift 2 ;;
     --stat) STAT="$2"; shift 2 ;;
+    --lat-iters) LAT_ITERS="$2"; shift 2 ;;
     --only) ONLY="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --full) FULL=1; shift ;;
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 case "$REPEAT" in ''|*[!0-9]*|0) echo "compare.sh: --repeat needs a positive number" >&2; exit 2 ;; esac
+case "$LAT_ITERS" in ''|[1-9]*) ;; *) echo "compare.sh: --lat-iters needs a positive number" >&2; exit 2 ;; esac
 case "$STAT" in median|best) ;; *) echo "compare.sh: --stat is median or best" >&2; exit 2 ;; esac
 [ -n "$OUT" ] || OUT="$ROOT/bench/out/compare-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
@@ -97,17 +102,18 @@ cleanup() {
 trap cleanup EXIT
 
 tsv_only() { awk -F'\t' 'NF >= 10'; }
+iters_for() { if [ "$1" = latency ] && [ -n "$LAT_ITERS" ]; then echo "--iters $LAT_ITERS"; fi; }
 
 run_ompi() { # btl transport-label bench sizes
   timeout "$STEP_TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 --mca btl "self,$1" \
-    "$OUT/ry_peer" "$3" --sizes "$4" --transport "$2" | tsv_only
+    "$OUT/ry_peer" "$3" --sizes "$4" --transport "$2" $(iters_for "$3") | tsv_only
 }
 
 run_mpj() { # device bench sizes
   local dev_args=(-dev "$1")
   if [ "$1" = niodev ]; then dev_args+=(-machinesfile "$OUT/mpj-machines"); fi
   (cd "$OUT/mpj-classes" && MPJ_HOME="$MPJ_HOME_DIR" timeout "$STEP_TIMEOUT" java -jar "$MPJ_HOME_DIR/lib/starter.jar" \
-    -np 2 "${dev_args[@]}" -cp "$OUT/mpj-classes" RyPeer "$2" --sizes "$3" --transport "$1") | tsv_only
+    -np 2 "${dev_args[@]}" -cp "$OUT/mpj-classes" RyPeer "$2" --sizes "$3" --transport "$1" $(iters_for "$2")) | tsv_only
 }
 
 start_mpj_daemon() {
@@ -128,7 +134,7 @@ start_mpj_daemon() {
 }
 
 run_railyard() { # transport bench sizes
-  timeout "$STEP_TIMEOUT" "$ROOT/bin/railyard" bench "$2" --np 2 --transports "$1" --sizes "$3" | tsv_only
+  timeout "$STEP_TIMEOUT" "$ROOT/bin/railyard" bench "$2" --np 2 --transports "$1" --sizes "$3" $(iters_for "$2") | tsv_only
 }
 
 # run_impl NAME BENCH SIZES: one measurement of an implementation
@@ -154,10 +160,13 @@ RAW="$OUT/raw.tsv"
 : > "$RAW"
 IMPLS=()
 for impl in ompi-vader ompi-tcp mpj-multicore mpj-niodev railyard-shm railyard-tcp; do
-  want "$impl" || continue
-  IMPLS+=("$impl")
-  for r in $(seq 1 "$REPEAT"); do
-    echo "compare.sh: $impl run $r/$REPEAT" >&2
+  if want "$impl"; then IMPLS+=("$impl"); fi
+done
+# Rounds of every implementation in turn, so that a disturbance of the machine falls on all of
+# them alike rather than on whichever ran at that moment.
+for r in $(seq 1 "$REPEAT"); do
+  for impl in "${IMPLS[@]}"; do
+    echo "compare.sh: round $r/$REPEAT: $impl (load $(cut -d' ' -f1 /proc/loadavg))" >&2
     for spec in "latency 8" "bw 1m,4m"; do
       set -- $spec
       out=$(run_impl "$impl" "$1" "$2") || fail "$impl $1 failed (exit $?); rerun it alone to see its output"
@@ -165,11 +174,13 @@ for impl in ompi-vader ompi-tcp mpj-multicore mpj-niodev railyard-shm railyard-t
       printf '%s\n' "$out" | awk -F'\t' -v impl="$impl" -v run="$r" '$1 != "benchmark" { print impl "\t" run "\t" $0 }' >> "$RAW"
     done
   done
-  if [ "$FULL" = 1 ]; then
+done
+if [ "$FULL" = 1 ]; then
+  for impl in "${IMPLS[@]}"; do
     echo "compare.sh: $impl full sweep" >&2
     run_impl "$impl" all 1:4m > "$OUT/full-$impl.tsv" || fail "$impl full sweep failed"
-  fi
-done
+  done
+fi
 
 # ---------------------------------------------------------------- the table
 # raw.tsv: impl run benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s
