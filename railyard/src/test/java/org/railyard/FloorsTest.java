@@ -25,7 +25,8 @@ class FloorsTest {
     private static final Map<String, Set<String>> ALLOWED = Map.of(
             "api", Set.of("engine"),
             "engine", Set.of("channel"),
-            "channel", Set.of("transport"),
+            "channel", Set.of("stack", "transport"),
+            "stack", Set.of("transport"),
             "transport", Set.of(),
             "wire", Set.of(),
             "bootstrap", Set.of(),

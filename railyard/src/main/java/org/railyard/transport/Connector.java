@@ -410,7 +410,7 @@ public final class Connector implements LinkSource {
                 Transport t = offered.get(i);
                 if (acc.status() == Handshake.OK && link == null && t.name().equals(acc.transport())) {
                     ch.socket().setSoTimeout(0);
-                    link = t.complete(peer, params.get(i), acc.maxFrame(), ch);
+                    link = t.complete(peer, params.get(i), acc.parameters(), acc.maxFrame(), ch);
                     ch.configureBlocking(false);
                 } else {
                     t.abandon(peer, params.get(i));
@@ -523,7 +523,7 @@ public final class Connector implements LinkSource {
                 }
                 try {
                     Link link = t.accept(peer, o.parameters(), ch);
-                    Handshake.writeAccept(out, new Handshake.Accept(Handshake.OK, t.name(), link.maxFrame()));
+                    Handshake.writeAccept(out, new Handshake.Accept(Handshake.OK, t.name(), link.maxFrame(), t.answer(link)));
                     ch.socket().setSoTimeout(0);
                     ch.configureBlocking(false);
                     events.add(new Event(peer, rail, h.rails(), linkEpoch, link, null, false));

@@ -49,6 +49,24 @@ public interface Transport {
      */
     Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException;
 
+    /**
+     * Connecting side, for transports whose acceptor answers with parameters of its own (udp: its
+     * datagram port and connection token): like {@link #complete(int, String, int, SocketChannel)},
+     * with {@code answer} the acceptor's {@link #answer}. By default the answer is ignored.
+     */
+    default Link complete(int peer, String parameters, String answer, int maxFrame, SocketChannel handshake)
+            throws IOException {
+        return complete(peer, parameters, maxFrame, handshake);
+    }
+
+    /**
+     * Accepting side: parameters to return to the connector with the ACCEPT, once {@link #accept}
+     * made {@code link}; empty by default.
+     */
+    default String answer(Link link) {
+        return "";
+    }
+
     /** Connecting side: the acceptor did not take this offer; release what {@link #offer} made. */
     void abandon(int peer, String parameters);
 

@@ -117,6 +117,63 @@ public final class Config {
 
     public static final String RECONNECT_MAX_PROP = "railyard.reconnect.max";
     public static final Duration RECONNECT_MAX_DEFAULT = Duration.ofSeconds(2);
+    /** Largest datagram the udp transport sends, bytes (header of the stack included): fit the path MTU. */
+    public static final String UDP_DATAGRAM_PROP = "railyard.udp.datagram";
+    public static final long UDP_DATAGRAM_DEFAULT = 1472;
+
+    /** Largest frame a udp link carries for the channel; the stack cuts it into datagrams. */
+    public static final String UDP_FRAME_PROP = "railyard.udp.frame";
+    public static final long UDP_FRAME_DEFAULT = 64 * 1024;
+
+    /** Socket buffer sizes asked of the kernel for udp sockets, bytes (0: kernel default). */
+    public static final String UDP_SOCKBUF_PROP = "railyard.udp.sockbuf";
+    public static final long UDP_SOCKBUF_DEFAULT = 4L << 20;
+
+    /**
+     * The site (cluster) this process belongs to; processes with different sites are "other site"
+     * to each other, and the stack composed between them adds congestion control. Empty: one site.
+     */
+    public static final String SITE_PROP = "railyard.site";
+    public static final String SITE_DEFAULT = "";
+
+    /**
+     * Locality the stack composer uses for every peer instead of the one it finds (same-node,
+     * same-site, other-site); empty: found from the nodes and sites of the two ends.
+     */
+    public static final String STACK_LOCALITY_PROP = "railyard.stack.locality";
+    public static final String STACK_LOCALITY_DEFAULT = "";
+
+    /** Scheme the value flow of a new connection is composed for (sync or async), until a VALUE frame says otherwise. */
+    public static final String SCHEME_PROP = "railyard.scheme";
+    public static final String SCHEME_DEFAULT = "sync";
+
+    /** Segments a reliable stack flow keeps unacknowledged at most (its retransmit buffer and flow window). */
+    public static final String STACK_WINDOW_PROP = "railyard.stack.window";
+    public static final long STACK_WINDOW_DEFAULT = 1024;
+
+    /** Lower bound of a stack's retransmission timeout. */
+    public static final String STACK_RTO_MIN_PROP = "railyard.stack.rto.min";
+    public static final Duration STACK_RTO_MIN_DEFAULT = Duration.ofMillis(5);
+
+    /** Upper bound of a stack's retransmission timeout (after backing off). */
+    public static final String STACK_RTO_MAX_PROP = "railyard.stack.rto.max";
+    public static final Duration STACK_RTO_MAX_DEFAULT = Duration.ofMillis(500);
+
+    /** How long closing a stack waits for its peer to acknowledge what is still in flight. */
+    public static final String STACK_LINGER_PROP = "railyard.stack.linger";
+    public static final Duration STACK_LINGER_DEFAULT = Duration.ofSeconds(2);
+
+    /** Bound on a reconfiguration (drain, switch, answer); beyond it the link is declared broken. */
+    public static final String STACK_SWITCH_TIMEOUT_PROP = "railyard.stack.switch.timeout";
+    public static final Duration STACK_SWITCH_TIMEOUT_DEFAULT = Duration.ofSeconds(20);
+
+    /**
+     * Fault injection for tests: {@code class:spec}, a {@code org.railyard.stack.MicroProtocol}
+     * subclass with a public constructor taking the spec string, inserted between TransportDrive and
+     * the link of every stack (for example a seeded layer that drops and reorders datagrams).
+     */
+    public static final String STACK_INJECT_PROP = "railyard.stack.inject";
+    public static final String STACK_INJECT_DEFAULT = "";
 
     /** Raw lookup: system property, then environment, then null. */
     public static String raw(String prop) {

@@ -44,7 +44,14 @@ import java.nio.ByteOrder;
  *
  * <p>Flags: {@link #FLAG_ACK_REQUEST} asks the receiver to acknowledge the rail at once (the
  * channel sets it on the last frame of a stripe, so the stripe's delivery time can be measured).
- * The engine writes flags 0; the channel sets its bits after the engine wrote the frame.
+ * The engine writes flags 0 (but on VALUE frames, see below); the channel sets its bits after the
+ * engine wrote the frame.
+ *
+ * <p>VALUE carries one value of the latest-value exchange ({@code org.railyard.IterativeComm}):
+ * context, source, tag and message length as EAGER; cookie = the value's sequence number in its
+ * (context, source, tag) flow, counting from 1; flags bit {@link #FLAG_VALUE_ASYNC} set when the
+ * value was sent under the asynchronous scheme (a newer value of the same flow may supersede it).
+ * VALUE frames carry no packet sequence number: the channel neither stamps nor checks it.
  */
 public final class FrameHeader {
     private FrameHeader() {
@@ -66,6 +73,8 @@ public final class FrameHeader {
 
     /** Flag bit: acknowledge this rail as soon as this frame is received. */
     public static final byte FLAG_ACK_REQUEST = 0x01;
+    /** VALUE flag bit: sent under the asynchronous scheme; a newer value of its flow may supersede it. */
+    public static final byte FLAG_VALUE_ASYNC = 0x02;
 
     /** 'R' 'Y' read as a little-endian short. */
     public static final short MAGIC = (short) ('R' | ('Y' << 8));

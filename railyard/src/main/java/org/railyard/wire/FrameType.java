@@ -5,6 +5,8 @@ package org.railyard.wire;
  * the virtual channel stamps each with the next packet sequence number and the receiver delivers
  * them in that order. {@link #ACK} and {@link #HEARTBEAT} are link-level control frames of one rail
  * (see {@link LinkControl}): never sequenced, never reordered, never handed to the engine.
+ * {@link #VALUE} frames are handed to the engine but carry no sequence number: they belong to the
+ * value flows of iterative schemes, which the stack floor may supersede or lose.
  */
 public final class FrameType {
     private FrameType() {
@@ -24,9 +26,14 @@ public final class FrameType {
     public static final byte ACK = 6;
     /** Link control: "this rail is alive", sent on a rail that has carried nothing for a while. */
     public static final byte HEARTBEAT = 7;
+    /**
+     * A value of the latest-value exchange of iterative schemes (see {@link FrameHeader}): outside
+     * the packet sequence, because the stack floor may supersede or (asynchronous scheme) lose it.
+     */
+    public static final byte VALUE = 8;
 
     public static boolean valid(byte t) {
-        return t >= EAGER && t <= HEARTBEAT;
+        return t >= EAGER && t <= VALUE;
     }
 
     /** True for the types that carry a packet sequence number and are delivered in its order. */
@@ -43,6 +50,7 @@ public final class FrameType {
             case BYE -> "BYE";
             case ACK -> "ACK";
             case HEARTBEAT -> "HEARTBEAT";
+            case VALUE -> "VALUE";
             default -> "type" + t;
         };
     }

@@ -18,6 +18,8 @@ import java.util.List;
  * connector -> acceptor  PROOF     "RYHS" 32B macC = HMAC(secret, "C", from, to, nonceA, nonceC)
  *                                  u8 n  n x (u8 len, name, u16 len, parameters)   transports, best first
  * acceptor -> connector  ACCEPT    "RYHS" u8 status  u8 len, name of the chosen transport  i32 its frame limit
+ *                                  u16 len, the acceptor's answer parameters (its own endpoint, for udp)
+ *                                                                       (version 3)
  * </pre>
  *
  * Each side proves it knows the job secret without sending it; a side that cannot is dropped
@@ -35,7 +37,7 @@ public final class Handshake {
     }
 
     public static final int MAGIC = 0x52594853; // "RYHS"
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
     /** Most rails one channel may have (rail indices are below this). */
     public static final int MAX_RAILS = 32;
     public static final int NONCE_BYTES = 16;
@@ -71,7 +73,12 @@ public final class Handshake {
 
     public record Proof(byte[] mac, List<Offer> offers) { }
 
-    public record Accept(byte status, String transport, int maxFrame) { }
+    /** @param parameters the acceptor's answer to the offer it took ({@code Transport.answer}), "" if none */
+    public record Accept(byte status, String transport, int maxFrame, String parameters) {
+        public Accept(byte status, String transport, int maxFrame) {
+            this(status, transport, maxFrame, "");
+        }
+    }
 
     public static String statusName(byte s) {
         return switch (s) {
@@ -167,6 +174,12 @@ public final class Handshake {
         out.writeByte(name.length);
         out.write(name);
         out.writeInt(a.maxFrame());
+        byte[] params = a.parameters().getBytes(StandardCharsets.UTF_8);
+        if (params.length > 65535) {
+            throw new IOException("answer too long: " + a.parameters());
+        }
+        out.writeShort(params.length);
+        out.write(params);
         out.flush();
     }
 
@@ -174,7 +187,9 @@ public final class Handshake {
         magic(in);
         byte status = in.readByte();
         String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
-        return new Accept(status, name, in.readInt());
+        int maxFrame = in.readInt();
+        String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
+        return new Accept(status, name, maxFrame, params);
     }
 
     private static void magic(DataInputStream in) throws IOException {
