@@ -17,6 +17,7 @@ import org.railyard.bootstrap.AddressCard;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.stack.Composer;
 import org.railyard.stats.RailStats;
 import org.railyard.stats.Stats;
 import org.railyard.stats.StatsGroup;
@@ -210,7 +211,10 @@ public final class ChannelTable {
             if (e.rail() == LinkSource.PROBE) {
                 c.probed(e.error(), e.refused());
             } else if (e.link() != null) {
-                c.attach(e.link(), e.rail(), e.rails(), e.epoch());
+                int peer = e.peer();
+                // the stack floor composes what the transport lacks (over udp); other links pass as they are
+                c.attach(Composer.compose(e.link(), choices == null ? null
+                        : s -> printChoice("rank " + rank + " -> rank " + peer + ": " + s)), e.rail(), e.rails(), e.epoch());
             } else {
                 c.connectFailed(e.rail(), e.rails(), e.error(), e.refused());
             }
