@@ -33,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  * not meet; {@link #close()} deletes everything (also registered as a shutdown hook, and labs left
  * by processes that died are swept when a new one is made). Faults: {@link #cut} and
  * {@link #restore} set a rail's interface down and up on one host; {@link #rate} changes a rail's
- * bandwidth; {@link #exec} runs any command inside a host (for example iptables rules that drop a
- * share of packets).
+ * bandwidth; {@link #loss} drops a share of the packets crossing a rail (iptables statistic);
+ * {@link #exec} runs any command inside a host.
  */
 public final class NetLab implements AutoCloseable {
     private static final String PREFIX = "rylab-";
@@ -283,6 +283,33 @@ public final class NetLab implements AutoCloseable {
             run(tbf(host(h), "r" + r, rate, rates.get(r) == null ? "add" : "change"));
         }
         rates.set(r, rate);
+    }
+
+    /**
+     * Drops a share {@code probability} of the packets arriving on rail {@code r}, at every host,
+     * chosen at random per packet (iptables {@code statistic} match, in a chain of the lab's own in
+     * each namespace), so each packet crossing the rail is lost with that probability, whatever its
+     * protocol. 0 removes the loss.
+     */
+    public void loss(int r, double probability) {
+        for (int h = 0; h < hosts; h++) {
+            run(List.of("sh", "-c", lossCommand(r, h, probability)));
+        }
+    }
+
+    /** The shell command that sets the loss of rail {@code r} at host {@code h} (see {@link #loss}); for scripts. */
+    public String lossCommand(int r, int h, double probability) {
+        if (!(probability >= 0 && probability <= 1)) {
+            throw new IllegalArgumentException("loss probability " + probability + " is outside [0, 1]");
+        }
+        String ipt = "ip netns exec " + host(h) + " iptables ";
+        String chain = "RYLOSS" + r;
+        // the chain is made (and hooked to INPUT) once, then only its rule changes
+        String make = "{ " + ipt + "-n -L " + chain + " >/dev/null 2>&1 || { " + ipt + "-N " + chain + " && " + ipt
+                + "-A INPUT -i r" + r + " -j " + chain + "; }; }";
+        String set = ipt + "-F " + chain + (probability == 0 ? "" : " && " + ipt + "-A " + chain
+                + " -m statistic --mode random --probability " + probability + " -j DROP");
+        return make + " && " + set;
     }
 
     /** Runs a command inside host {@code h}; throws naming it and its output if it fails. */
