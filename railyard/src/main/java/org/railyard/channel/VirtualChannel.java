@@ -97,6 +97,11 @@ public final class VirtualChannel implements Link.FrameHandler {
     private StripeTimer timer;
     private StripeTimer freeTimers;
 
+    /** A rail that received nothing for this long counts as quiet (see {@link #progressReceive}). */
+    private static final long QUIET_NANOS = 1_000_000L;
+    private static final int QUIET_POLL_MASK = 15;
+    private int polls;
+
     /** Frames that arrived ahead of their turn and were held back (for tests and diagnostics). */
     long reordered;
     private Rail polling;
@@ -435,6 +440,10 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** PSN, retransmit copy, counters: what every sequenced frame gets when handed to a rail. */
     private void stamp(Rail r, MemorySegment seg, long off, int len) {
+        r.stats.sent(len);
+        if (!FrameType.sequenced(FrameHeader.type(seg, off))) {
+            return; // outside the sequence (a VALUE frame): never reordered, never sent again
+        }
         long psn = nextPsn++;
         FrameHeader.psn(seg, off, psn);
         if (reliable) {
@@ -442,7 +451,6 @@ public final class VirtualChannel implements Link.FrameHandler {
             r.linkBytesSent += len;
             r.lastSendNanos = now;
         }
-        r.stats.sent(len);
     }
 
     // ================================================================== sending
@@ -515,6 +523,24 @@ public final class VirtualChannel implements Link.FrameHandler {
         return true;
     }
 
+    /**
+     * How many unacknowledged bytes rail {@code r} may carry: {@code railWindow} per rail, shared
+     * out by weight. The queue of a rail is then about as long in time on every rail (a slow rail
+     * gets a short queue), so frames handed off at the same moment arrive at about the same moment
+     * whatever rail they took, and the receiver holds few frames out of order.
+     */
+    private long window(Rail r) {
+        double total = 0;
+        for (int i = 0; i < liveCount; i++) {
+            total += live[i].weight;
+        }
+        long w = total <= 0 ? settings.railWindow() : (long) (settings.railWindow() * liveCount * (r.weight / total));
+        return Math.max(MIN_WINDOW, w);
+    }
+
+    /** A rail's window is never below this, so a rail with a tiny weight still carries its stripe. */
+    private static final long MIN_WINDOW = 256 * 1024;
+
     /** {@link #claim} when the retransmit buffer has no room for the frame. */
     private static final long FULL = -3;
 
@@ -571,7 +597,7 @@ public final class VirtualChannel implements Link.FrameHandler {
                     return false;
                 }
             }
-            if (reliable && r.inFlight() >= settings.railWindow()) {
+            if (reliable && r.inFlight() >= window(r)) {
                 continue;
             }
             Link link = r.link;
@@ -720,7 +746,7 @@ public final class VirtualChannel implements Link.FrameHandler {
             }
             Rail r = live[Math.floorMod(resendRotor, liveCount)];
             resendRotor++;
-            if (r.inFlight() >= settings.railWindow()) {
+            if (r.inFlight() >= window(r)) {
                 blocked++;
                 continue;
             }
@@ -762,9 +788,17 @@ public final class VirtualChannel implements Link.FrameHandler {
             now = table.nanoTime();
         }
         int n = 0;
+        polls++;
         for (int i = 0; i < railSlots && state == State.UP; i++) {
             Rail r = rails[i];
             if (r == null || !r.up()) {
+                continue;
+            }
+            if (reliable && r.inFlight() == 0 && now - r.lastReceiveNanos > QUIET_NANOS && (polls & QUIET_POLL_MASK) != 0) {
+                // a quiet rail that owes us no acknowledgement is read every 16th cycle only: reading
+                // an idle socket is a system call, and with four rails it would slow the one that
+                // carries a ping-pong (a rail with data in flight is read every time, so the
+                // acknowledgements that time its stripes are seen at once)
                 continue;
             }
             polling = r;
@@ -786,6 +820,12 @@ public final class VirtualChannel implements Link.FrameHandler {
     public boolean onFrame(Link link, MemorySegment seg, long offset, int length) {
         Rail r = polling;
         byte type = FrameHeader.type(seg, offset);
+        if (!FrameType.sequenced(type) && type != FrameType.ACK && type != FrameType.HEARTBEAT) {
+            // outside the packet sequence (VALUE): straight up, in arrival order
+            r.stats.received(length);
+            table.sink().onFrame(this, seg, offset, length);
+            return state == State.UP;
+        }
         if (!reliable) {
             if (!FrameType.sequenced(type)) {
                 return true; // control frames mean nothing on a single rail
@@ -865,34 +905,60 @@ public final class VirtualChannel implements Link.FrameHandler {
         }
         if (bytes > r.linkBytesAcked) {
             r.linkBytesAcked = bytes;
-            while (r.pendingCount > 0 && r.pendingEnd[r.pendingHead] <= bytes) {
-                StripeTimer t = r.pendingTimers[r.pendingHead];
-                int stripe = r.pendingStripe[r.pendingHead];
-                r.pendingTimers[r.pendingHead] = null;
-                r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
-                r.pendingCount--;
-                // a stripe queued behind the previous one starts being carried when that one is through
-                if (r.lastStripeDoneNanos > t.start[stripe]) {
-                    t.start[stripe] = r.lastStripeDoneNanos;
-                }
-                r.lastStripeDoneNanos = now;
-                if (t.done(stripe, now)) {
-                    if (!t.invalid && t != timer) {
-                        policy.feedback(t.rails, t.bytes, t.nanos, t.count);
-                        for (int i = 0; i < t.count; i++) {
-                            t.rails[i].stats.weight(t.rails[i].weight);
-                        }
-                    }
-                    if (t != timer) {
-                        releaseTimer(t);
-                    }
-                }
+            if (r.pendingCount > 0 && r.pendingEnd[r.pendingHead] <= bytes) {
+                stripesAcknowledged(r, bytes);
             }
         }
         if (next > ackedPsn) {
             ackedPsn = next;
             retransmit.release(next);
             completeAcknowledged();
+        }
+    }
+
+    /**
+     * Times the stripes on {@code r} that the acknowledgement of {@code bytes} completes. A stripe
+     * started when it was handed off, or when the stripe before it on the rail was through,
+     * whichever was later (the rail was carrying that one until then). When one acknowledgement
+     * completes several stripes (the receiver read them in one go), their span is shared out by
+     * bytes: the rail carried all of them in that time, and giving the last one only the gap since
+     * the one before would credit the rail with an absurd speed.
+     */
+    private void stripesAcknowledged(Rail r, long bytes) {
+        int n = 0;
+        long spanBytes = 0;
+        long spanStart = Long.MAX_VALUE;
+        for (int i = 0; i < r.pendingCount; i++) {
+            int k = (r.pendingHead + i) % r.pendingTimers.length;
+            if (r.pendingEnd[k] > bytes) {
+                break;
+            }
+            StripeTimer t = r.pendingTimers[k];
+            int stripe = r.pendingStripe[k];
+            spanStart = Math.min(spanStart, Math.max(t.start[stripe], r.lastStripeDoneNanos));
+            spanBytes += t.bytes[stripe];
+            n++;
+        }
+        long span = Math.max(1, now - spanStart);
+        r.lastStripeDoneNanos = now;
+        for (int i = 0; i < n; i++) {
+            StripeTimer t = r.pendingTimers[r.pendingHead];
+            int stripe = r.pendingStripe[r.pendingHead];
+            r.pendingTimers[r.pendingHead] = null;
+            r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
+            r.pendingCount--;
+            t.start[stripe] = now - Math.max(1, spanBytes == 0 ? span : span * t.bytes[stripe] / spanBytes);
+            if (t.done(stripe, now)) {
+                if (!t.invalid && t != timer) {
+                    policy.feedback(t.rails, t.bytes, t.nanos, t.count);
+                    for (int j = 0; j < t.count; j++) {
+                        t.rails[j].stats.weight(t.rails[j].weight);
+                    }
+                }
+                if (t != timer) {
+                    releaseTimer(t);
+                }
+            }
         }
     }
 

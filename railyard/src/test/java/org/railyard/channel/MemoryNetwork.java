@@ -174,7 +174,8 @@ final class MemoryNetwork {
                 return 0;
             }
             long now = clock.getAsLong();
-            credit = Math.min(credit + (now - lastPoll) * wire.bytesPerMilli / 1_000_000L, 16L * MAX_FRAME);
+            // a token bucket with a small burst, like tc tbf: an idle rail cannot bank its idle time
+            credit = Math.min(credit + (now - lastPoll) * wire.bytesPerMilli / 1_000_000L, 2L * MAX_FRAME);
             lastPoll = now;
             int n = 0;
             MemLink sender = peerLink();
