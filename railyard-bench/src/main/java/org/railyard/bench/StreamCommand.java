@@ -52,6 +52,10 @@ public final class StreamCommand implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "4", description = "messages in flight; default: ${DEFAULT-VALUE}")
     int window = 4;
 
+    @Option(names = "--warmup", defaultValue = "0",
+            description = "data streamed first and left out of the timing (JIT warm-up); default: ${DEFAULT-VALUE}")
+    String warmup = "0";
+
     @Option(names = "--hosts", paramLabel = "FILE", description = "hosts file for the two ranks (see railyard run)")
     Path hosts;
 
@@ -68,7 +72,8 @@ public final class StreamCommand implements Callable<Integer> {
     Map<String, String> env = new LinkedHashMap<>();
 
     @Option(names = "--step", paramLabel = "WHEN:CMD",
-            description = {"run CMD (with sh -c) when WHEN holds: a size (300m) or a share (30%) of the data received, "
+            description = {"run CMD (with sh -c) when WHEN holds: a size (300m) or a share (30%) of the data received "
+                    + "(warm-up included), "
                     + "or +DURATION after the previous step (+10s); repeatable, run in order"})
     List<String> steps = new ArrayList<>();
 
@@ -120,7 +125,9 @@ public final class StreamCommand implements Callable<Integer> {
         JobSpec job;
         List<Step> plan = new ArrayList<>();
         try {
-            long total = StreamRank.Options.parse("--bytes", bytes, "--message", message, "--window", Integer.toString(window)).bytes();
+            StreamRank.Options o = StreamRank.Options.parse("--bytes", bytes, "--message", message, "--window",
+                    Integer.toString(window), "--warmup", warmup);
+            long total = o.messages() * o.message();
             for (String s : steps) {
                 plan.add(Step.parse(s, total));
             }
@@ -267,7 +274,8 @@ public final class StreamCommand implements Callable<Integer> {
             e.put(Config.envName(Config.RAIL_POLICY_PROP), policy);
         }
         List<Host> hostList = hosts == null ? List.of() : Host.readFile(hosts);
-        List<String> args = List.of("--bytes", bytes, "--message", message, "--window", Integer.toString(window));
+        List<String> args = List.of("--bytes", bytes, "--message", message, "--window", Integer.toString(window),
+                "--warmup", warmup);
         return new JobSpec(2, hostList, StreamRank.class.getName(), args, List.of(), e, jvmArgs, limit, rsh);
     }
 }

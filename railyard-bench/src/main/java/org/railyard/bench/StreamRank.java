@@ -20,8 +20,12 @@ import org.railyard.util.Config;
  * byte and reports what arrived over time, per rail, as seen by its channel floor.
  *
  * <pre>
- * railyard run -np 2 org.railyard.bench.StreamRank [--bytes 1g] [--message 4m] [--window 4]
+ * railyard run -np 2 org.railyard.bench.StreamRank [--bytes 1g] [--message 4m] [--window 4] [--warmup 0]
  * </pre>
+ *
+ * <p>{@code --warmup} bytes go first, as part of the same stream (checked alike), but outside the
+ * timed part: a JVM compiles its hot paths during the first seconds, and on a loaded machine that
+ * costs as much as the network.
  *
  * <p>Data: {@code window + 3} buffers of seeded random bytes; message i is buffer {@code i mod
  * (window + 3)} with its index written into its first 8 bytes, so a frame placed in the wrong
@@ -34,8 +38,8 @@ import org.railyard.util.Config;
  * rank 1: START &lt;wall ms&gt;
  * rank 1: PROGRESS &lt;bytes received&gt; &lt;ms&gt; r&lt;rail&gt;=&lt;bytes&gt;:&lt;state&gt;...   every 100 ms, also when nothing
  *          arrives: the stream so far, and per rail (channel counters, 100 ms old at most) bytes and state
- * rank 1: RESULT &lt;bytes&gt; &lt;seconds&gt; &lt;Mbit/s&gt; &lt;crc ok|MISMATCH&gt;   seconds and rate from the first
- *          message's arrival to the last's (connection set-up and warm-up left out)
+ * rank 1: RESULT &lt;bytes&gt; &lt;seconds&gt; &lt;Mbit/s&gt; &lt;crc ok|MISMATCH&gt;   seconds and rate from the arrival
+ *          of the first timed message (the one after the {@code --warmup} bytes) to the last's
  * both:   SERIES &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;bytes sent&gt; &lt;bytes received&gt; &lt;weight&gt;   every 100 ms sample
  * both:   EVENT &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;state&gt; &lt;why...&gt;       a rail's state changes
  * both:   RAIL &lt;rank&gt; &lt;describe...&gt;                        each rail's totals at the end
@@ -50,12 +54,23 @@ public final class StreamRank {
     }
 
     /** Options; see the class comment. */
-    record Options(long bytes, int message, int window, long progressMillis) {
+    record Options(long bytes, int message, int window, long progressMillis, long warmup) {
+        /** Messages in all: the warm-up and the timed stream. */
+        long messages() {
+            return (warmup + bytes) / message;
+        }
+
+        /** Messages of the warm-up, which the clock leaves out. */
+        long warmupMessages() {
+            return warmup / message;
+        }
+
         static Options parse(String... args) {
             long bytes = 1L << 30;
             long message = 4L << 20;
             long window = 4;
             long progress = 100;
+            long warmup = 0;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 String v = i + 1 < args.length ? args[i + 1] : null;
@@ -67,6 +82,7 @@ public final class StreamRank {
                     case "--message" -> message = Config.parseBytes("--message", v);
                     case "--window" -> window = Long.parseLong(v);
                     case "--progress-ms" -> progress = Long.parseLong(v);
+                    case "--warmup" -> warmup = Config.parseBytes("--warmup", v);
                     default -> throw new IllegalArgumentException("unknown option " + a);
                 }
                 i++;
@@ -80,7 +96,7 @@ public final class StreamRank {
             if (bytes < message) {
                 throw new IllegalArgumentException("--bytes must be at least one message (" + message + "), got " + bytes);
             }
-            return new Options(bytes / message * message, (int) message, (int) window, progress);
+            return new Options(bytes / message * message, (int) message, (int) window, progress, warmup / message * message);
         }
     }
 
@@ -135,7 +151,7 @@ public final class StreamRank {
 
     private static void send(Comm w, Options o) {
         byte[][] bufs = buffers(o);
-        long messages = o.bytes() / o.message();
+        long messages = o.messages();
         CRC32C crc = new CRC32C();
         Request[] inflight = new Request[o.window()];
         for (long i = 0; i < messages; i++) {
@@ -157,7 +173,8 @@ public final class StreamRank {
     }
 
     private static void receive(Comm w, Options o, long start) {
-        long messages = o.bytes() / o.message();
+        long messages = o.messages();
+        long warm = o.warmupMessages();
         byte[][] bufs = new byte[o.window()][o.message()];
         Request[] posted = new Request[o.window()];
         for (int k = 0; k < o.window() && k < messages; k++) {
@@ -183,8 +200,9 @@ public final class StreamRank {
             }
             crc.update(b);
             received += b.length;
-            if (i == 0) {
-                // the clock starts once the first message is in: connecting and warming up are not the stream
+            if (i == warm) {
+                // the clock starts once the first timed message is in: connecting, compiling and
+                // the warm-up messages are not the stream
                 t0 = System.nanoTime();
             }
             if (i + o.window() < messages) {
@@ -198,7 +216,7 @@ public final class StreamRank {
             }
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long timed = received - o.message();
+        long timed = received - (warm + 1) * o.message();
         long[] theirs = new long[1];
         w.recv(theirs, 0, 1, 0, TAG_CRC);
         boolean ok = theirs[0] == crc.getValue() && bad == 0;

@@ -20,14 +20,15 @@ import picocli.CommandLine;
  *
  * <p>In the benchmark's options, {@code {cut:R}} and {@code {restore:R}} stand for the shell
  * commands that set rail R down and up at host 0, and {@code {rate:R:RATE}} for the one that
- * changes its bandwidth, so {@code --step '30%:{cut:1}' --step '+10s:{restore:1}'} scripts a fault.
+ * changes its bandwidth, and {@code {host:H}} for the namespace of host H, so
+ * {@code --step '30%:{cut:1}' --step '+10s:{restore:1}'} scripts a fault.
  * A rate {@code -} leaves a rail unlimited. Exit status: the benchmark's; 3 if no lab can be made.
  */
 public final class LabBench {
     private LabBench() {
     }
 
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(cut|restore|rate):(\\d+)(?::([^}]+))?}");
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(cut|restore|rate|host):(\\d+)(?::([^}]+))?}");
 
     public static void main(String[] args) {
         List<String> rates = List.of("400mbit", "400mbit");
@@ -84,6 +85,7 @@ public final class LabBench {
             String cmd = switch (m.group(1)) {
                 case "cut" -> lab.cutCommand(r, 0);
                 case "restore" -> lab.restoreCommand(r, 0);
+                case "host" -> lab.host(r);
                 default -> lab.rateCommand(r, m.group(3));
             };
             m.appendReplacement(sb, Matcher.quoteReplacement(cmd));
