@@ -57,6 +57,16 @@ public abstract class Outbound {
     protected abstract void onWritten();
 
     /**
+     * True for a value of an iterative scheme (a VALUE frame, see {@code engine.ValueFlows}): the
+     * channel writes it without a packet sequence number and keeps no copy for retransmission (the
+     * stack floor may supersede or lose values), always on the first rail that is up, so a flow
+     * keeps its order on a multi-rail channel. False by default.
+     */
+    protected boolean unsequenced() {
+        return false;
+    }
+
+    /**
      * The payload bytes this outbound carries as offset-addressed DATA frames if its next frames are
      * bulk data the channel may split and spread, else -1 (the default: frames come in order from
      * {@link #writeFrame}).

@@ -491,7 +491,9 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     private boolean sendEnvelopeFrame() {
         Outbound o = envHead;
-        Rail r = live[policy.select(live, liveCount, o.nextFrameLength(Integer.MAX_VALUE) - FrameHeader.LENGTH, o.pattern(), false)];
+        // a value of an iterative scheme stays on the first rail: its flow keeps its order without a sequence number
+        Rail r = o.unsequenced() ? live[0]
+                : live[policy.select(live, liveCount, o.nextFrameLength(Integer.MAX_VALUE) - FrameHeader.LENGTH, o.pattern(), false)];
         return sendSequential(r, o, false);
     }
 
