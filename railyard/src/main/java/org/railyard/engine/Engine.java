@@ -614,6 +614,51 @@ public final class Engine implements FrameSink {
         return true;
     }
 
+    /** The channel floor; for the engine's other parts. */
+    ChannelTable channels() {
+        return channels;
+    }
+
+    /** One duty cycle; the caller holds the progress lock. Returns the work done. */
+    int progressOnce() {
+        activity++;
+        return channels.progress() + collectives.progress();
+    }
+
+    /**
+     * Drives progress, as {@link #await} does, until {@code done} (evaluated under the progress
+     * lock) holds; false if {@code timeoutNanos} pass first.
+     */
+    boolean driveUntil(java.util.function.BooleanSupplier done, long timeoutNanos) {
+        BackoffIdle idle = waiterIdle.get();
+        idle.reset();
+        long start = System.nanoTime();
+        drivers.incrementAndGet();
+        try {
+            while (true) {
+                int work;
+                lock.lock();
+                try {
+                    if (done.getAsBoolean()) {
+                        return true;
+                    }
+                    work = progressOnce();
+                    if (done.getAsBoolean()) {
+                        return true;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                if (System.nanoTime() - start > timeoutNanos) {
+                    return false;
+                }
+                idle.idle(work);
+            }
+        } finally {
+            drivers.decrementAndGet();
+        }
+    }
+
     /** One duty cycle if no other thread is in one; the work it did. */
     private int progressIfFree() {
         if (lock.tryLock()) {
