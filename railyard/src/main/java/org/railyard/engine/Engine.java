@@ -61,6 +61,7 @@ public final class Engine implements FrameSink {
     private final CommState world;
     private final CommState self;
     private final Collectives collectives;
+    private final ValueFlows values = new ValueFlows(this);
     private final ThreadLocal<BackoffIdle> waiterIdle;
     private final Thread agent;
     private volatile boolean closed;
@@ -471,6 +472,7 @@ public final class Engine implements FrameSink {
             case FrameType.EAGER, FrameType.RTS -> onEnvelope(from, seg, off, length, type == FrameType.RTS);
             case FrameType.CTS -> onCts(from, seg, off);
             case FrameType.DATA -> onData(from, seg, off, length);
+            case FrameType.VALUE -> values.onFrame(from, seg, off, length);
             default -> from.protocolError("unexpected frame type " + FrameType.name(type));
         }
     }
@@ -612,6 +614,11 @@ public final class Engine implements FrameSink {
         }
         throwIfFailed(t);
         return true;
+    }
+
+    /** The value flows of iterative schemes (P2PSAP's send / receive / wait). */
+    public ValueFlows values() {
+        return values;
     }
 
     /** The channel floor; for the engine's other parts. */
