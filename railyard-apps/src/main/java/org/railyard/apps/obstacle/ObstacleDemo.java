@@ -8,8 +8,9 @@ import org.railyard.Railyard;
 
 /**
  * The project's main demo: the 3D obstacle problem of seed 000, section IV, solved by the
- * synchronous distributed projected Richardson method on every rank of the job, then checked against
- * the sequential solver on rank 0.
+ * distributed projected Richardson method, synchronous ({@link ParallelSolver}) or asynchronous
+ * ({@link AsyncSolver}), on every rank of the job, then checked against the sequential solver on
+ * rank 0.
  *
  * <pre>
  *   bin/railyard run -np 4 org.railyard.apps.obstacle.ObstacleDemo [options]
@@ -25,7 +26,16 @@ import org.railyard.Railyard;
  * So the synchronous parallel solver must reproduce the sequential iterates bit for bit and stop at
  * the same iteration; the default agreement tolerance is therefore 0, and any difference at all
  * means a halo, decomposition or gathering error, not rounding. {@code --agree-tol} relaxes it for
- * experiments with schemes that do not reproduce the sequential order (asynchronous iterations).
+ * experiments with schemes that do not reproduce the sequential order. The asynchronous scheme
+ * cannot agree bitwise (its iterates depend on timing): its answer is the snapshot its detection
+ * certified, and the demo checks that (1) the residual recomputed on rank 0 from the gathered
+ * answer meets the tolerance, the sequential solver's own stopping test, and (2) the answer is
+ * within {@code 2 tol |u|max rho/(1-rho)} of the sequential solution, {@code rho = cos(pi h)} the
+ * contraction factor of {@link RichardsonSettings}: the distance two iterates that both pass the
+ * test can be apart (unless {@code --agree-tol} says otherwise).
+ *
+ * <p>{@code --transport} and {@code --scheme} are read before the library starts: they set
+ * {@code railyard.transports} and {@code railyard.scheme} for this process.
  *
  * <p>Exit status: 0 on success, 1 if the parallel and sequential solutions disagree, 2 on a usage
  * error; every rank exits with the same status.
@@ -46,15 +56,23 @@ public final class ObstacleDemo {
               --decomp D         slab | pencil | block | AxBxC (default %s)
               --check            also solve sequentially on rank 0 and compare (default)
               --no-check         skip the sequential comparison
-              --agree-tol X      largest accepted |parallel - sequential| (default 0: bitwise)
+              --agree-tol X      largest accepted |parallel - sequential| (default 0: bitwise;
+                                 async: the bound two iterates passing the test can differ by)
+              --scheme S         sync (default) or async (asynchronous iterations, snapshot detection)
+              --transport T      tcp, udp or shm: the transport between ranks (sets railyard.transports)
+              --slow R:F[:M]     rank R runs F times slower (M: sleep, a lower CPU share, or spin)
+              --chunk C          async: largest halo value, doubles (default over udp %d, a few
+                                 datagrams; otherwise whole planes, up to the largest value)
               --quiet            no progress bar and no header
               --help             this text""".formatted(DEFAULT_N, RichardsonSettings.DEFAULT_TOLERANCE,
-            RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP);
+            RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP,
+            AsyncSolver.UDP_CHUNK);
 
     private ObstacleDemo() {
     }
 
     public static void main(String[] args) {
+        configure(args);
         int status;
         try (Railyard ry = Railyard.init(args)) {
             status = run(ry.world(), args, System.out, System.err);
@@ -64,16 +82,43 @@ public final class ObstacleDemo {
         }
     }
 
-    /** Parsed command line. */
+    /**
+     * Sets {@code railyard.transports} and {@code railyard.scheme} from {@code --transport} and
+     * {@code --scheme} before the library starts (a malformed command line is reported later, by
+     * {@link Options#parse}, on every rank alike).
+     */
+    static void configure(String[] args) {
+        try {
+            Options o = Options.parse(args);
+            if (o.transport() != null) {
+                System.setProperty("railyard.transports", o.transport());
+            }
+            System.setProperty("railyard.scheme", o.async() ? "async" : "sync");
+        } catch (IllegalArgumentException e) {
+            // reported by run()
+        }
+    }
+
+    /**
+     * Parsed command line.
+     *
+     * @param agreeTolerance NaN when not given: 0 for sync, the bound of the class comment for async
+     * @param transport null when not given
+     * @param chunk async halo chunk in doubles; 0: whole planes, as long as a value may be
+     */
     record Options(int n, RichardsonSettings settings, String decomp, boolean check, double agreeTolerance,
-                   boolean quiet, boolean help) {
+                   boolean quiet, boolean help, boolean async, String transport, Slowdown slow, int chunk) {
 
         static Options parse(String[] args) {
             int n = DEFAULT_N;
             RichardsonSettings s = RichardsonSettings.defaults();
             String decomp = DEFAULT_DECOMP;
             boolean check = true;
-            double agree = 0.0;
+            double agree = Double.NaN;
+            boolean async = false;
+            String transport = null;
+            Slowdown slow = Slowdown.NONE;
+            int chunk = -1;
             boolean quiet = false;
             boolean help = false;
             for (int a = 0; a < args.length; a++) {
@@ -89,7 +134,8 @@ public final class ObstacleDemo {
                     case "--no-check" -> check = false;
                     case "--quiet", "-q" -> quiet = true;
                     case "--help", "-h" -> help = true;
-                    case "--n", "--tol", "--max-iter", "--check-every", "--omega", "--decomp", "--agree-tol" -> {
+                    case "--n", "--tol", "--max-iter", "--check-every", "--omega", "--decomp", "--agree-tol", "--scheme",
+                         "--transport", "--slow", "--chunk" -> {
                         if (value == null) {
                             if (a + 1 >= args.length) {
                                 throw new IllegalArgumentException(arg + " needs a value");
@@ -104,6 +150,21 @@ public final class ObstacleDemo {
                                 case "--check-every" -> s = s.withCheckEvery(Integer.parseInt(value));
                                 case "--omega" -> s = s.withOmega(Double.parseDouble(value));
                                 case "--decomp" -> decomp = value;
+                                case "--scheme" -> async = switch (value) {
+                                    case "sync" -> false;
+                                    case "async" -> true;
+                                    default -> throw new IllegalArgumentException("--scheme must be sync or async, got '"
+                                            + value + "'");
+                                };
+                                case "--transport" -> {
+                                    if (!value.matches("tcp|udp|shm")) {
+                                        throw new IllegalArgumentException("--transport must be tcp, udp or shm, got '"
+                                                + value + "'");
+                                    }
+                                    transport = value;
+                                }
+                                case "--slow" -> slow = Slowdown.parse(value);
+                                case "--chunk" -> chunk = Integer.parseInt(value);
                                 default -> agree = Double.parseDouble(value);
                             }
                         } catch (NumberFormatException e) {
@@ -116,10 +177,15 @@ public final class ObstacleDemo {
             if (n < 1) {
                 throw new IllegalArgumentException("--n must be >= 1, got " + n);
             }
-            if (!(agree >= 0)) {
+            if (chunk == -1) {
+                chunk = "udp".equals(transport) ? AsyncSolver.UDP_CHUNK : 0;
+            } else if (chunk < 1) {
+                throw new IllegalArgumentException("--chunk must be >= 1, got " + chunk);
+            }
+            if (agree < 0) {
                 throw new IllegalArgumentException("--agree-tol must be >= 0, got " + agree);
             }
-            return new Options(n, s, decomp, check, agree, quiet, help);
+            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk);
         }
     }
 
@@ -156,35 +222,57 @@ public final class ObstacleDemo {
 
         SolveResult parallel;
         double[] solution;
-        try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition)) {
-            world.barrier();
-            if (root && !o.quiet()) {
-                try (ConvergenceBar bar = new ConvergenceBar("obstacle " + o.n() + "^3", settings.tolerance(),
-                        settings.maxIterations(), err)) {
-                    parallel = solver.solve(bar);
-                    bar.finish(parallel);
-                }
-            } else {
-                parallel = solver.solve(ProgressListener.NONE);
+        String details = "";
+        boolean bar = root && !o.quiet();
+        if (o.async()) {
+            try (AsyncSolver solver = new AsyncSolver(world, problem, settings, decomposition, o.slow(), o.chunk())) {
+                world.barrier();
+                parallel = withBar(bar, o, settings, err, solver::solve);
+                solution = solver.gather(0);
+                // every rank iterated at its own pace: the range says how uneven the run was
+                double least = world.allreduce((double) parallel.iterations(), Op.MIN);
+                double most = world.allreduce((double) parallel.iterations(), Op.MAX);
+                details = String.format(Locale.ROOT, "iterations/rank:  %d to %d, %d detection round(s)%n"
+                        + "value flows:      %s%n", (long) least, (long) most, solver.rounds(), solver.view().stats());
             }
-            solution = solver.gather(0);
+        } else {
+            try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition)) {
+                solver.slowdown(o.slow());
+                world.barrier();
+                parallel = withBar(bar, o, settings, err, solver::solve);
+                solution = solver.gather(0);
+            }
         }
-        // The slowest rank's time is the solve's wall time (all leave the last allreduce together,
-        // so this is close to rank 0's own).
+        // The slowest rank's time is the solve's wall time (all leave the last allreduce, or the
+        // last detection round, within a round trip of each other).
         double wall = world.allreduce(parallel.seconds(), Op.MAX);
 
         int[] status = {0};
         if (root) {
-            status[0] = report(out, world.size(), problem, settings, decomposition, o, parallel, wall, solution);
+            status[0] = report(out, world.size(), problem, settings, decomposition, o, parallel, wall, solution, details);
         }
         world.bcast(status, 0, 1, 0);
         return status[0];
     }
 
+    /** Runs {@code solve} with a progress bar on {@code err} when {@code show}. */
+    private static SolveResult withBar(boolean show, Options o, RichardsonSettings settings, PrintStream err,
+                                       java.util.function.Function<ProgressListener, SolveResult> solve) {
+        if (!show) {
+            return solve.apply(ProgressListener.NONE);
+        }
+        try (ConvergenceBar bar = new ConvergenceBar("obstacle " + o.n() + "^3", settings.tolerance(),
+                settings.maxIterations(), err)) {
+            SolveResult r = solve.apply(bar);
+            bar.finish(r);
+            return r;
+        }
+    }
+
     private static void printHeader(PrintStream out, int ranks, ObstacleProblem problem, RichardsonSettings s,
                                     Decomposition d) {
         int n = problem.n();
-        out.println("Railyard obstacle demo: 3D obstacle problem (seed 000, sec. IV), synchronous projected Richardson");
+        out.println("Railyard obstacle demo: 3D obstacle problem (seed 000, sec. IV), projected Richardson");
         out.printf(Locale.ROOT, "  problem    %s, u = 0 on the boundary of the unit cube%n", problem.description());
         out.printf(Locale.ROOT, "  grid       %d^3 = %d unknowns, h = 1/%d, 7-point Laplacian%n", n, (long) n * n * n, n + 1);
         out.printf(Locale.ROOT, "  ranks      %d, process grid %s%n", ranks, d.shape());
@@ -194,15 +282,19 @@ public final class ObstacleDemo {
     }
 
     private static int report(PrintStream out, int ranks, ObstacleProblem problem, RichardsonSettings settings,
-                              Decomposition d, Options o, SolveResult parallel, double wall, double[] solution) {
+                              Decomposition d, Options o, SolveResult parallel, double wall, double[] solution,
+                              String details) {
         int n = problem.n();
         Complementarity c = Complementarity.of(problem, settings.delta(problem.h()), solution);
         out.printf(Locale.ROOT, "ranks:            %d (process grid %s)%n", ranks, d.shape());
         out.printf(Locale.ROOT, "grid:             %d^3%n", n);
+        out.printf(Locale.ROOT, "scheme:           %s, transport %s, slowdown %s%n", o.async() ? "async" : "sync",
+                o.transport() == null ? "(library's choice)" : o.transport(), o.slow());
         out.printf(Locale.ROOT, "iterations:       %d (%s)%n", parallel.iterations(),
                 parallel.converged() ? "converged" : "NOT converged: iteration bound reached");
         out.printf(Locale.ROOT, "final residual:   %.3e (tolerance %.1e)%n", parallel.residual(), settings.tolerance());
         out.printf(Locale.ROOT, "wall time:        %.3f s%n", wall);
+        out.print(details);
         out.printf(Locale.ROOT, "contact set:      %d points (%.1f%%), min(u - phi) = %.1e, max|min(u - phi, delta(Au - f))| = %.1e%n",
                 c.contactPoints(), 100.0 * c.contactPoints() / ((double) n * n * n), c.minGap(), c.maxNaturalResidual());
         if (!o.check()) {
@@ -219,14 +311,33 @@ public final class ObstacleDemo {
         out.printf(Locale.ROOT, "sequential:       %d iterations, %.3f s (speed-up %.2f)%n",
                 ref.iterations(), ref.seconds(), ref.seconds() / wall);
         out.printf(Locale.ROOT, "max difference:   %s%n", maxDiff);
+        out.printf(Locale.ROOT, "efficiency:       %.3f (sequential time / (ranks x wall time))%n",
+                ref.seconds() / (ranks * wall));
+        if (o.async()) {
+            // the answer is the certified snapshot: recompute its residual here, from the gathered grid
+            double residual = AsyncSolver.residual(problem, settings, solution);
+            double bound = Double.isNaN(o.agreeTolerance()) ? AsyncSolver.agreementBound(problem, settings, expected)
+                    : o.agreeTolerance();
+            out.printf(Locale.ROOT, "recomputed:       residual %.3e of the gathered answer (tolerance %.1e)%n",
+                    residual, settings.tolerance());
+            if (parallel.converged() && residual <= settings.tolerance() && maxDiff <= bound) {
+                out.printf(Locale.ROOT, "OK: asynchronous solution meets the stopping test (residual %.3e) and agrees with"
+                        + " sequential within %.3e (max |difference| %s)%n", residual, bound, maxDiff);
+                return 0;
+            }
+            out.printf(Locale.ROOT, "MISMATCH: residual %.3e (tolerance %.1e), max |parallel - sequential| = %s (accepted %.3e)%n",
+                    residual, settings.tolerance(), maxDiff, bound);
+            return 1;
+        }
+        double agree = Double.isNaN(o.agreeTolerance()) ? 0.0 : o.agreeTolerance();
         boolean sameIterations = ref.iterations() == parallel.iterations();
-        if (maxDiff <= o.agreeTolerance() && sameIterations) {
+        if (maxDiff <= agree && sameIterations) {
             out.printf(Locale.ROOT, "OK: parallel solution agrees with sequential within %s (max |difference| %s, %d iterations both)%n",
-                    o.agreeTolerance(), maxDiff, ref.iterations());
+                    agree, maxDiff, ref.iterations());
             return 0;
         }
         out.printf(Locale.ROOT, "MISMATCH: max |parallel - sequential| = %s (accepted %s), iterations %d parallel vs %d sequential%n",
-                maxDiff, o.agreeTolerance(), parallel.iterations(), ref.iterations());
+                maxDiff, agree, parallel.iterations(), ref.iterations());
         return 1;
     }
 }

@@ -45,6 +45,7 @@ public final class ParallelSolver implements AutoCloseable {
     private final int[][] sweepPlan;
     private final double[] localMax = new double[2];
     private final double[] globalMax = new double[2];
+    private Slowdown slowdown = Slowdown.NONE;
 
     /**
      * Sets up this rank's block (collective: duplicates {@code comm}).
@@ -97,16 +98,32 @@ public final class ParallelSolver implements AutoCloseable {
         return RichardsonLoop.run(settings, listener, this::iterate, this::globalResidual);
     }
 
+    /**
+     * Makes one rank slower (for the study of heterogeneous ranks); its iterations then take
+     * {@code factor} times their computing time. Returns this solver.
+     */
+    public ParallelSolver slowdown(Slowdown s) {
+        this.slowdown = s;
+        return this;
+    }
+
     private void iterate() {
         block.beginIteration();
         startHaloExchange();
+        long t0 = System.nanoTime();
         block.sweep(sweepPlan[0]);
+        long compute = System.nanoTime() - t0;
         finishHaloExchange();
+        t0 = System.nanoTime();
         for (int b = 1; b < sweepPlan.length; b++) {
             block.sweep(sweepPlan[b]);
         }
+        compute += System.nanoTime() - t0;
         awaitSends();
         block.endIteration();
+        if (slowdown.slows(comm.rank())) {
+            slowdown.after(compute);
+        }
     }
 
     private double globalResidual() {
@@ -157,38 +174,9 @@ public final class ParallelSolver implements AutoCloseable {
      * ({@link ObstacleProblem#index}) on the root, null elsewhere.
      */
     public double[] gather(int root) {
-        int rank = comm.rank();
-        double[] mine = new double[decomposition.volume(rank)];
+        double[] mine = new double[decomposition.volume(comm.rank())];
         block.packInterior(mine);
-        if (rank != root) {
-            if (mine.length > 0) {
-                comm.send(mine, 0, mine.length, root, TAG_GATHER);
-            }
-            return null;
-        }
-        int n = problem.n();
-        double[] global = new double[n * n * n];
-        int largest = 0;
-        for (int r = 0; r < comm.size(); r++) {
-            largest = Math.max(largest, decomposition.volume(r));
-        }
-        double[] incoming = new double[largest];
-        for (int r = 0; r < comm.size(); r++) {
-            int volume = decomposition.volume(r);
-            if (volume == 0) {
-                continue;
-            }
-            double[] src = mine;
-            if (r != root) {
-                comm.recv(incoming, 0, volume, r, TAG_GATHER);
-                src = incoming;
-            }
-            GridBlock.unpackInto(global, n, src,
-                    decomposition.start(r, 0), decomposition.count(r, 0),
-                    decomposition.start(r, 1), decomposition.count(r, 1),
-                    decomposition.start(r, 2), decomposition.count(r, 2));
-        }
-        return global;
+        return Gather.blocks(comm, decomposition, problem.n(), mine, root, TAG_GATHER);
     }
 
     /** Frees the solver's communicator (collective). */
