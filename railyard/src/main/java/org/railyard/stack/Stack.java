@@ -61,6 +61,13 @@ public final class Stack implements Link {
     private static final int HELD_LIMIT = 256;
     /** Datagrams read per poll before the received frames are handed up. */
     private static final int READ_BUDGET = 64;
+    /**
+     * Least time between two rounds of timers: they work in milliseconds, and a waiting caller polls
+     * every few microseconds (its CPU time is another rank's on a busy machine).
+     */
+    private static final long TICK_NANOS = 20_000;
+    /** Least time between two reads of the control line when no reconfiguration is under way. */
+    private static final long CONTROL_NANOS = 1_000_000;
 
     private enum Switch { IDLE, DRAINING, AWAITING, RESUMING }
 
@@ -88,6 +95,12 @@ public final class Stack implements Link {
     private final long lingerNanos;
     private boolean open = true;
     private String failure;
+    private long lastTick;
+    private long lastControl;
+    private final FrameHandler controlHandler = (l, seg, off, len) -> {
+        onControl(seg, off);
+        return true;
+    };
     /** Reconfigurations completed by this end's value sender, and by its value receiver. */
     private int switchesOut, switchesIn;
 
@@ -365,12 +378,12 @@ public final class Stack implements Link {
             }
             n += deliverReady(handler, limit - n);
         }
-        if (ready.isEmpty() && link.isOpen()) {
-            // control after data, so a peer's last frames come up before its end of stream is seen
-            link.pollControl((l, seg, off, len) -> {
-                onControl(seg, off);
-                return true;
-            });
+        long now = clock.nanos();
+        if (ready.isEmpty() && link.isOpen() && (state != Switch.IDLE || now - lastControl >= CONTROL_NANOS)) {
+            // control after data, so a peer's last frames come up before its end of stream is seen;
+            // a SWITCH from the peer waits for this at most CONTROL_NANOS
+            lastControl = now;
+            link.pollControl(controlHandler);
         }
         progressSwitch();
         link.flush();
@@ -400,6 +413,10 @@ public final class Stack implements Link {
 
     private void tick() {
         long now = clock.nanos();
+        if (now - lastTick < TICK_NANOS) {
+            return;
+        }
+        lastTick = now;
         for (int p = 0; p < SegmentHeader.PORTS; p++) {
             senders[p].tick(now);
             receivers[p].tick(now);
