@@ -645,12 +645,24 @@ public final class Connector implements LinkSource {
     @Override
     public void close() {
         closing = true;
+        // A ServerSocketChannel closed while a platform thread is blocked in accept() keeps its
+        // socket until that accept returns, and may still accept one more connection; interrupting
+        // the thread closes the channel at once (ClosedByInterruptException), so a closed connector
+        // refuses connections from the moment close() returns.
+        if (acceptThread != null) {
+            acceptThread.interrupt();
+        }
         try {
             if (server != null) {
                 server.close();
             }
+            if (acceptThread != null) {
+                acceptThread.join(2000);
+            }
         } catch (IOException ignored) {
             // closing anyway
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         for (Transport t : transports) {
             t.close();
