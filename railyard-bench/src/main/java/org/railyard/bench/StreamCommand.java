@@ -177,6 +177,9 @@ public final class StreamCommand implements Callable<Integer> {
         } else {
             out.printf("%s\t-\t-\t-\tfailed: %s%n", name, result.summary());
         }
+        for (String f : report.failures) {
+            out.println("failed\trank " + f);
+        }
         for (StreamReport.Step s : report.steps) {
             out.printf("step\t%.1f s\t%s%n", s.ms() / 1000, s.label());
         }

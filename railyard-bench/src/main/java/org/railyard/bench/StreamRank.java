@@ -43,6 +43,7 @@ import org.railyard.util.Config;
  * both:   SERIES &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;bytes sent&gt; &lt;bytes received&gt; &lt;weight&gt;   every 100 ms sample
  * both:   EVENT &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;state&gt; &lt;why...&gt;       a rail's state changes
  * both:   RAIL &lt;rank&gt; &lt;describe...&gt;                        each rail's totals at the end
+ * both:   FAILED &lt;ms&gt; &lt;message&gt;                            the stream failed (then the records above, and exit)
  * </pre>
  */
 public final class StreamRank {
@@ -115,10 +116,17 @@ public final class StreamRank {
             }
             // rank 0 learns rank 1's time origin, so both report times on one axis
             w.bcast(start, 0, 1, 1);
-            if (ry.rank() == 0) {
-                send(w, o);
-            } else {
-                receive(w, o, start[0]);
+            try {
+                if (ry.rank() == 0) {
+                    send(w, o);
+                } else {
+                    receive(w, o, start[0]);
+                }
+            } catch (RuntimeException e) {
+                // the rails' story up to the failure is what the plot of a failure shows
+                System.out.println("FAILED " + (System.currentTimeMillis() - start[0]) + " " + e.getMessage());
+                report(ry.rank(), start[0], System.out);
+                throw e;
             }
             report(ry.rank(), start[0], System.out);
             w.barrier();

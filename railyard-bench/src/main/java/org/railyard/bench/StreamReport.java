@@ -41,6 +41,9 @@ final class StreamReport {
     final List<Event> events = new ArrayList<>();
     final List<String> rails = new ArrayList<>();
     final List<Step> steps = new ArrayList<>();
+    /** Why a rank's stream failed, per rank ("1: message"), and when. */
+    final List<String> failures = new ArrayList<>();
+    final List<Step> failedAt = new ArrayList<>();
 
     /** Takes one line of rank {@code rank}'s standard output; false if it is none of StreamRank's records. */
     boolean add(int rank, String line) {
@@ -63,6 +66,11 @@ final class StreamReport {
                             g.length > 5 ? g[5] : ""));
                 }
                 case "RAIL" -> rails.add(line.substring(line.indexOf(' ', 5) + 1));
+                case "FAILED" -> {
+                    String[] g = line.split(" ", 3);
+                    failures.add(rank + ": " + g[2]);
+                    failedAt.add(new Step(Double.parseDouble(g[1]), "rank " + rank + " failed"));
+                }
                 case "START", "PROGRESS" -> { }
                 default -> {
                     return false;
@@ -154,8 +162,10 @@ final class StreamReport {
                 max = Math.max(max, v);
             }
         }
-        for (Step st : steps) {
-            XYSeries s = c.addSeries("step at " + String.format("%.1f s: ", st.ms() / 1000) + shorten(st.label()),
+        List<Step> marks = new ArrayList<>(steps);
+        marks.addAll(failedAt);
+        for (Step st : marks) {
+            XYSeries s = c.addSeries(String.format("%.1f s: ", st.ms() / 1000) + shorten(st.label()),
                     new double[] {st.ms() / 1000, st.ms() / 1000}, new double[] {0, max * 1.05});
             s.setMarker(SeriesMarkers.NONE);
         }

@@ -29,6 +29,8 @@ final class MemoryNetwork {
     final Wire[] wires;
     final Endpoint[] ends = {new Endpoint(0), new Endpoint(1)};
     private final Random random;
+    /** The peer process is gone: connections and probes are refused. */
+    boolean peerGone;
 
     MemoryNetwork(LongSupplier clock, long seed, long... bytesPerMilli) {
         this.clock = clock;
@@ -236,8 +238,9 @@ final class MemoryNetwork {
         @Override
         public void connectRail(int peer, int rail) {
             Wire w = wires[rail];
-            if (w.cut) {
-                events.add(new Event(peer, rail, rails, 0, null, "rail " + rail + " is cut", false));
+            if (w.cut || peerGone) {
+                events.add(new Event(peer, rail, rails, 0, null, peerGone ? "connection refused" : "rail " + rail + " is cut",
+                        peerGone));
                 return;
             }
             MemLink[] pair = w.connect();
@@ -249,7 +252,7 @@ final class MemoryNetwork {
         @Override
         public void probe(int peer) {
             probes++;
-            events.add(new Event(peer, PROBE, 0, 0, null, "no answer", false));
+            events.add(new Event(peer, PROBE, 0, 0, null, peerGone ? "connection refused" : "no answer", peerGone));
         }
 
         @Override public void railLost(int peer, int rail, long epoch) { }

@@ -250,4 +250,17 @@ class MultiRailChannelTest {
         }
         assertThat(duplicates).as("some resent frames had arrived already and were dropped").isPositive();
     }
+
+    @Test
+    void aPeerWhoseProcessIsGoneFailsTheChannelWithoutWaitingForThePartitionBound() {
+        ChannelPair p = new ChannelPair(ChannelPair.settings("adaptive"), 71, FAST, FAST);
+        queueMixed(p, 100, 4, 250_000);
+        p.runFor(20);
+        p.net.peerGone = true; // the kernel closed its sockets: every rail ends, and nothing listens any more
+        p.net.reset(0);
+        p.net.reset(1);
+        assertThat(p.runUntil(() -> p.sinks[0].down != null, 1000)).as(String.join("\n", p.log)).isTrue();
+        assertThat(p.sinks[0].down).contains("rank 1 is gone").contains("refuses connections");
+        assertThat(p.now - 1_000_000_000L).as("well before the 2 s bound").isLessThan(1_500_000_000L);
+    }
 }
