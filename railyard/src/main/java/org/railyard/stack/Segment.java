@@ -27,6 +27,8 @@ public final class Segment {
     Segment next;
     /** Scratch for the holder (a time, a key). */
     long stamp;
+    /** A buffer view of a datagram segment's memory, made once (the transport reads and writes through it). */
+    private java.nio.ByteBuffer buffer;
 
     Segment(SegmentPool pool, MemorySegment mem, boolean frameSized) {
         this.pool = pool;
@@ -42,6 +44,14 @@ public final class Segment {
     /** The buffer; the header at offset 0, the payload at {@link SegmentHeader#LENGTH}. */
     public MemorySegment memory() {
         return mem;
+    }
+
+    /** The memory as a buffer positioned at 0, limited to {@code limit} bytes (made once, reused). */
+    java.nio.ByteBuffer buffer(int limit) {
+        if (buffer == null) {
+            buffer = mem.asByteBuffer();
+        }
+        return buffer.clear().limit(limit);
     }
 
     /** Bytes in use, header included. */

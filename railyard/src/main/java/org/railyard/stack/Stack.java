@@ -542,7 +542,7 @@ public final class Stack implements Link {
         long refused;
         @Override
         protected void down(Segment s) {
-            if (!link.send(s.mem, 0, s.length)) {
+            if (!link.send(s.buffer(s.length))) {
                 refused++;
             }
             s.release();
@@ -558,7 +558,7 @@ public final class Stack implements Link {
             int n = 0;
             while (n < budget) {
                 Segment s = pool.datagramSegment();
-                int len = link.receive(s.mem);
+                int len = link.receive(s.buffer(pool.datagram()));
                 if (len <= 0) {
                     s.release();
                     break;

@@ -1,6 +1,7 @@
 package org.railyard.transport;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * A link of a transport that is neither reliable nor ordered (udp): what {@link Link} says, but each
@@ -18,18 +19,18 @@ import java.lang.foreign.MemorySegment;
  */
 public interface DatagramLink extends Link {
     /**
-     * Sends the datagram of {@code length} bytes at {@code offset} in {@code from} (a native
-     * segment, so the kernel reads it in place); false if the kernel had no room for it (it is then
-     * not sent: the caller counts it lost) or the link is closed.
+     * Sends the bytes between {@code datagram}'s position and limit as one datagram (a direct
+     * buffer, so the kernel reads it in place); false if the kernel had no room for it (it is then
+     * not sent: the caller counts it lost) or the link is closed. The buffer's position is moved.
      */
-    boolean send(MemorySegment from, long offset, int length);
+    boolean send(ByteBuffer datagram);
 
     /**
-     * Reads one received datagram into {@code into} (a native segment of at least
-     * {@link #maxFrame()} bytes) at offset 0; returns its length, or 0 when none is waiting (or the
-     * link is closed).
+     * Reads one received datagram into {@code into} (a direct buffer with at least
+     * {@link #maxFrame()} bytes from its position); returns its length, or 0 when none is waiting
+     * (or the link is closed).
      */
-    int receive(MemorySegment into);
+    int receive(ByteBuffer into);
 
     /**
      * The frame limit the stack over this link gives the channel (frames are cut into datagrams

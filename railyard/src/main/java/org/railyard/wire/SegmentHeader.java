@@ -92,7 +92,9 @@ public final class SegmentHeader {
 
     /** Zeroes the header at {@code o}, so fields of absent micro-protocols read 0. */
     public static void clear(MemorySegment s, long o) {
-        s.asSlice(o, LENGTH).fill((byte) 0);
+        for (int i = 0; i < LENGTH; i += Long.BYTES) {
+            s.set(LONG, o + i, 0L);
+        }
     }
 
     public static short magic(MemorySegment s, long o) {

@@ -174,12 +174,12 @@ final class UdpLink implements DatagramLink {
     }
 
     @Override
-    public boolean send(MemorySegment from, long offset, int length) {
+    public boolean send(ByteBuffer datagram) {
         if (!open || pending > 0 && flushDatagram() == 0) {
             return false;
         }
         try {
-            return dc.write(from.asSlice(offset, length).asByteBuffer()) > 0;
+            return dc.write(datagram) > 0;
         } catch (PortUnreachableException e) {
             return false;
         } catch (IOException e) {
@@ -189,10 +189,10 @@ final class UdpLink implements DatagramLink {
     }
 
     @Override
-    public int receive(MemorySegment into) {
+    public int receive(ByteBuffer into) {
         while (open) {
             try {
-                int r = dc.read(into.asSlice(0, datagram).asByteBuffer());
+                int r = dc.read(into);
                 return Math.max(r, 0);
             } catch (PortUnreachableException e) {
                 // an earlier datagram found no socket at the peer (not yet open, or closed): skip it
