@@ -12,10 +12,16 @@ import java.lang.foreign.MemorySegment;
  * <p>Bounded by its byte capacity: when a frame does not fit, the channel stops sending until
  * acknowledgements free room (back-pressure). A frame is stored contiguously; one that would wrap
  * around the end of the ring starts again at its beginning, and the skipped tail counts as used.
+ * The ring starts small and doubles up to the bound as the traffic needs it, so a process with
+ * many peers does not hold the bound for each of them.
  */
 final class RetransmitBuffer {
-    private final MemorySegment store;
-    private final long capacity;
+    /** Size of a new ring. */
+    static final long INITIAL = 1L << 20;
+
+    private MemorySegment store;
+    private long capacity;
+    private final long bound;
     /** Absolute byte positions: where the oldest kept frame starts, and where the next goes. */
     private long headPos;
     private long tailPos;
@@ -30,12 +36,14 @@ final class RetransmitBuffer {
         if (capacity < 64 * 1024 || capacity > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("retransmit buffer of " + capacity + " bytes: must be between 64 KiB and 2 GiB");
         }
-        this.capacity = capacity;
-        this.store = MemorySegment.ofArray(new byte[(int) capacity]);
+        this.bound = capacity;
+        this.capacity = Math.min(INITIAL, capacity);
+        this.store = MemorySegment.ofArray(new byte[(int) this.capacity]);
     }
 
+    /** The bound the ring may grow to. */
     long capacity() {
-        return capacity;
+        return bound;
     }
 
     /** Where a frame of {@code n} bytes would start, wrapping as needed. */
@@ -44,9 +52,35 @@ final class RetransmitBuffer {
         return idx + n > capacity ? tailPos + (capacity - idx) : tailPos;
     }
 
-    /** True if a frame of {@code n} bytes fits now. */
+    /** True if a frame of {@code n} bytes fits now (growing the ring if the bound allows). */
     boolean hasRoom(int n) {
-        return placement(n) + n - headPos <= capacity && count < Integer.MAX_VALUE / 2;
+        if (placement(n) + n - headPos <= capacity) {
+            return true;
+        }
+        while (capacity < bound && placement(n) + n - headPos > capacity) {
+            grow(Math.min(bound, capacity * 2));
+        }
+        return placement(n) + n - headPos <= capacity;
+    }
+
+    /** Moves the kept frames into a ring of {@code n} bytes, each contiguous again, in order. */
+    private void grow(long n) {
+        MemorySegment bigger = MemorySegment.ofArray(new byte[(int) n]);
+        MemorySegment old = store;
+        long oldCapacity = capacity;
+        store = bigger;
+        capacity = n;
+        tailPos = headPos;
+        for (int i = 0; i < count; i++) {
+            int k = (entryHead + i) & (pos.length - 1);
+            long p = placement(len[k]);
+            MemorySegment.copy(old, pos[k] % oldCapacity, store, p % capacity, len[k]);
+            pos[k] = p;
+            tailPos = p + len[k];
+        }
+        if (count > 0) {
+            headPos = pos[entryHead];
+        }
     }
 
     boolean isEmpty() {
@@ -63,6 +97,9 @@ final class RetransmitBuffer {
 
     /** Keeps a copy of the frame with sequence number {@code psn} (the next one), sent on rail {@code railIndex}. */
     void add(long psn, int railIndex, MemorySegment src, long off, int n) {
+        if (!hasRoom(n)) {
+            throw new IllegalStateException("retransmit buffer: no room for a frame of " + n + " bytes (check hasRoom first)");
+        }
         if (count == 0) {
             firstPsn = psn;
         } else if (psn != firstPsn + count) {
