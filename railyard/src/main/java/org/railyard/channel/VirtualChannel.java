@@ -163,8 +163,15 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** True if nothing waits to be sent, and on a multi-rail channel everything sent has been acknowledged. */
     public boolean idle() {
-        return envHead == null && bulkHead == null && awaitHead == null
-                && (!reliable || retransmit.isEmpty() || byeReceived);
+        if (envHead != null || bulkHead != null || awaitHead != null) {
+            return false;
+        }
+        for (int i = 0; i < liveCount; i++) {
+            if (live[i].link.hasPendingOutput()) {
+                return false;
+            }
+        }
+        return !reliable || retransmit.isEmpty() || byeReceived;
     }
 
     /** True once the peer said it leaves the job. */

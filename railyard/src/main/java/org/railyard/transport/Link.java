@@ -55,6 +55,15 @@ public interface Link {
     /** True until closed or broken. */
     boolean isOpen();
 
+    /**
+     * True while bytes written to this link still sit in the process (a TCP link's staging buffer
+     * the kernel has not taken yet). An orderly close waits until this is false, or the peer would
+     * see the stream end in the middle of a frame.
+     */
+    default boolean hasPendingOutput() {
+        return false;
+    }
+
     /** Why the link closed: null while open or after an orderly close. */
     String failure();
 

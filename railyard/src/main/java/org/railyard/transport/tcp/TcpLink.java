@@ -151,6 +151,7 @@ public final class TcpLink implements Link {
     }
 
     @Override public boolean isOpen() { return open; }
+    @Override public boolean hasPendingOutput() { return open && out.hasRemaining(); }
     @Override public String failure() { return failure; }
     @Override public String describe() { return description; }
 
