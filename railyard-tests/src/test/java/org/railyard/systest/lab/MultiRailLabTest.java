@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.railyard.bench.StreamRank;
 import org.railyard.launcher.JobResult;
 
@@ -61,6 +62,8 @@ class MultiRailLabTest {
     }
 
     @Test
+    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
+            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
     void twoRailsCarryTheStreamAtAboutTwiceTheRateOfOne() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("100mbit", "100mbit"))) {
             double both = stream(lab, settings("even"), 48);
@@ -71,6 +74,8 @@ class MultiRailLabTest {
     }
 
     @Test
+    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
+            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
     void onUnequalRailsAdaptiveStripingOutrunsEvenStriping() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("100mbit", "25mbit"))) {
             double even = stream(lab, settings("even"), 24);
@@ -82,6 +87,8 @@ class MultiRailLabTest {
     }
 
     @Test
+    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
+            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
     void bssFourTwoSettlesOnTheTwoFastPaths() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("10mbit", "100mbit", "10mbit", "100mbit"));
              LabJob job = LabJob.start(lab, 2, StreamRank.class, settings("bss:4,2"), JOB, "--bytes", "48m", "--message", "1m")) {
