@@ -171,7 +171,7 @@ public final class StreamCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         String name = label != null ? label : policy != null ? policy : "default";
-        out.println("run\tbytes\tseconds\tMbit_s\tcheck");
+        out.println("run\ttimed_bytes\tseconds\tMbit_s\tcheck");
         if (report.result != null) {
             out.printf("%s\t%d\t%.3f\t%.1f\t%s%n", name, report.bytes, report.seconds, report.mbit, report.crcOk ? "ok" : report.result);
         } else {

@@ -38,8 +38,9 @@ import org.railyard.util.Config;
  * rank 1: START &lt;wall ms&gt;
  * rank 1: PROGRESS &lt;bytes received&gt; &lt;ms&gt; r&lt;rail&gt;=&lt;bytes&gt;:&lt;state&gt;...   every 100 ms, also when nothing
  *          arrives: the stream so far, and per rail (channel counters, 100 ms old at most) bytes and state
- * rank 1: RESULT &lt;bytes&gt; &lt;seconds&gt; &lt;Mbit/s&gt; &lt;crc ok|MISMATCH&gt;   seconds and rate from the arrival
- *          of the first timed message (the one after the {@code --warmup} bytes) to the last's
+ * rank 1: RESULT &lt;bytes&gt; &lt;seconds&gt; &lt;Mbit/s&gt; &lt;crc ok|MISMATCH&gt;   the bytes timed, from the arrival
+ *          of the first timed message (the one after the {@code --warmup} bytes) to the last's (the
+ *          check covers the whole stream, warm-up included)
  * both:   SERIES &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;bytes sent&gt; &lt;bytes received&gt; &lt;weight&gt;   every 100 ms sample
  * both:   EVENT &lt;rank&gt; &lt;rail&gt; &lt;ms&gt; &lt;state&gt; &lt;why...&gt;       a rail's state changes
  * both:   RAIL &lt;rank&gt; &lt;describe...&gt;                        each rail's totals at the end
@@ -228,7 +229,7 @@ public final class StreamRank {
         long[] theirs = new long[1];
         w.recv(theirs, 0, 1, 0, TAG_CRC);
         boolean ok = theirs[0] == crc.getValue() && bad == 0;
-        System.out.printf("RESULT %d %.3f %.1f %s%n", received, seconds, seconds > 0 ? timed * 8 / seconds / 1e6 : 0.0,
+        System.out.printf("RESULT %d %.3f %.1f %s%n", timed, seconds, seconds > 0 ? timed * 8 / seconds / 1e6 : 0.0,
                 ok ? "ok" : "MISMATCH(" + bad + " misplaced messages, crc " + Long.toHexString(crc.getValue()) + " vs "
                         + Long.toHexString(theirs[0]) + ")");
         System.out.flush();

@@ -6,7 +6,8 @@ import java.util.ArrayDeque;
 /**
  * Frames of a multi-rail channel that arrived ahead of their turn (a higher packet sequence number
  * than the next expected), copied out of the link until the frames before them arrive (seed 002
- * sec. 4.2.2: the out-of-order queue). Slots are indexed by PSN modulo a power-of-two capacity that
+ * sec. 4.2.2: the out-of-order queue), or only marked when they were delivered at once (rendezvous
+ * data, see {@link VirtualChannel}). Slots are indexed by PSN modulo a power-of-two capacity that
  * grows to cover the distance from the next expected PSN to the highest buffered one; that distance
  * is bounded by the peer's retransmit buffer, since nothing the peer still holds for retransmission
  * has been delivered here. Copies use pooled arrays in power-of-two size classes.
@@ -48,6 +49,25 @@ final class ReorderBuffer {
         return true;
     }
 
+    /**
+     * Marks {@code psn} (above {@code expected}) as delivered ahead of its turn: no copy, only the
+     * mark, which {@link #frame} shows as null. False if that PSN is marked or buffered already.
+     */
+    boolean markDelivered(long psn, long expected) {
+        if (psn - expected >= psnAt.length) {
+            grow(psn - expected + 1, expected);
+        }
+        int k = (int) (psn & (psnAt.length - 1));
+        if (psnAt[k] == psn) {
+            return false;
+        }
+        psnAt[k] = psn;
+        frame[k] = null;
+        length[k] = 0;
+        count++;
+        return true;
+    }
+
     /** The slot holding {@code psn}, or -1. */
     int slot(long psn) {
         if (count == 0) {
@@ -57,6 +77,7 @@ final class ReorderBuffer {
         return psnAt[k] == psn ? k : -1;
     }
 
+    /** The copied frame of a slot, or null if its frame was delivered ahead of its turn. */
     MemorySegment frame(int slot) {
         return frame[slot];
     }
@@ -67,7 +88,9 @@ final class ReorderBuffer {
 
     /** Empties a slot once its frame has been delivered. */
     void free(int slot) {
-        give(frame[slot]);
+        if (frame[slot] != null) {
+            give(frame[slot]);
+        }
         frame[slot] = null;
         psnAt[slot] = -1;
         count--;

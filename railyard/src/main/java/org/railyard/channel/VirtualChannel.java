@@ -25,8 +25,10 @@ import org.railyard.wire.LinkControl;
  *
  * <h2>Receiving</h2>
  * Frames are delivered to the engine in PSN order. With one rail they arrive in order. With several,
- * a frame ahead of its turn is copied aside ({@link ReorderBuffer}) until the frames before it
- * arrive, and a frame with a PSN already delivered or buffered is dropped (it was sent twice).
+ * an envelope ahead of its turn is copied aside ({@link ReorderBuffer}) until the frames before it
+ * arrive; rendezvous data ahead of its turn goes up at once (it names its offset, and its receive
+ * exists since the CTS) and only its PSN is remembered; a frame with a PSN already delivered or
+ * buffered is dropped (it was sent twice).
  *
  * <h2>Multi-rail reliability</h2>
  * A channel whose peer can be reached by more than one rail is <em>reliable</em>: TCP's own
@@ -871,7 +873,11 @@ public final class VirtualChannel implements Link.FrameHandler {
                     break;
                 }
                 MemorySegment f = reorder.frame(slot);
-                deliver(f, 0, reorder.length(slot), FrameHeader.type(f, 0));
+                if (f == null) {
+                    expectedPsn++; // delivered ahead of its turn already (rendezvous data)
+                } else {
+                    deliver(f, 0, reorder.length(slot), FrameHeader.type(f, 0));
+                }
                 reorder.free(slot);
             }
         } else if (psn > expectedPsn) {
@@ -879,8 +885,18 @@ public final class VirtualChannel implements Link.FrameHandler {
                 protocolError("packet " + psn + " is beyond anything the peer can have in flight (next expected " + expectedPsn + ")");
                 return false;
             }
-            if (reorder.put(psn, expectedPsn, seg, offset, length)) {
+            if (type == FrameType.DATA) {
+                // rendezvous data names its offset and the receive it belongs to, which the receiver
+                // set up before it answered CTS: it goes up now, uncopied; its PSN is only marked,
+                // so the sequence still advances over it and a second copy is still a duplicate
+                if (reorder.markDelivered(psn, expectedPsn)) {
+                    table.sink().onFrame(this, seg, offset, length);
+                } else {
+                    r.stats.duplicate();
+                }
+            } else if (reorder.put(psn, expectedPsn, seg, offset, length)) {
                 reordered++;
+                r.stats.reordered();
             } else {
                 r.stats.duplicate();
             }

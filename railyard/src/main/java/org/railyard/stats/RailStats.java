@@ -33,6 +33,7 @@ public final class RailStats {
     private long retransmittedFrames;
     private long retransmittedBytes;
     private long duplicates;
+    private long reordered;
     private double weight;
 
     private String link = "";
@@ -45,7 +46,7 @@ public final class RailStats {
     private int sampleStart;
     private int sampleCount;
     /** Counters as of the last sample (frames sent, received, retransmitted frames, bytes, duplicates). */
-    private final long[] sampled = new long[5];
+    private final long[] sampled = new long[6];
 
     RailStats(StatsGroup group, int peer, int rail) {
         this.group = group;
@@ -74,6 +75,11 @@ public final class RailStats {
     /** A frame received that had been delivered or buffered already (dropped). */
     public void duplicate() {
         duplicates++;
+    }
+
+    /** A frame received ahead of its turn, held (copied) until the frames before it arrived. */
+    public void reordered() {
+        reordered++;
     }
 
     public void weight(double w) {
@@ -151,6 +157,7 @@ public final class RailStats {
         sampled[2] = retransmittedFrames;
         sampled[3] = retransmittedBytes;
         sampled[4] = duplicates;
+        sampled[5] = reordered;
     }
 
     private long[] unwrap(long[] a, int n) {
@@ -177,7 +184,7 @@ public final class RailStats {
         }
         long[] last = sampled;
         return new Snapshot(group.rank(), peer, rail, link, state, n == 0 ? 0 : w[n - 1], n == 0 ? 0 : sent[n - 1],
-                n == 0 ? 0 : recv[n - 1], last[0], last[1], last[2], last[3], last[4], List.copyOf(events), wall, sent, recv, w);
+                n == 0 ? 0 : recv[n - 1], last[0], last[1], last[2], last[3], last[4], last[5], List.copyOf(events), wall, sent, recv, w);
     }
 
     /** A state change of a rail. */
@@ -190,10 +197,11 @@ public final class RailStats {
      * @param wallMillis   sample times, wall-clock milliseconds since the epoch
      * @param sentSeries   cumulative bytes sent at each sample time
      * @param receivedSeries cumulative bytes received at each sample time
+     * @param reordered    frames received on this rail ahead of their turn (held until their turn)
      */
     public record Snapshot(int rank, int peer, int rail, String link, String state, double weight, long bytesSent,
                            long bytesReceived, long framesSent, long framesReceived, long retransmittedFrames,
-                           long retransmittedBytes, long duplicates, List<Event> events, double[] wallMillis,
+                           long retransmittedBytes, long duplicates, long reordered, List<Event> events, double[] wallMillis,
                            long[] sentSeries, long[] receivedSeries, double[] weightSeries) {
 
         /** One line for logs and {@code --print-choices}. */
@@ -206,6 +214,9 @@ public final class RailStats {
             if (retransmittedFrames > 0 || duplicates > 0) {
                 sb.append(", retransmitted ").append(retransmittedFrames).append(" frames (").append(human(retransmittedBytes))
                         .append("), ").append(duplicates).append(" duplicates dropped");
+            }
+            if (reordered > 0) {
+                sb.append(", ").append(reordered).append(" frames held out of order");
             }
             if (!events.isEmpty()) {
                 double t0 = events.getFirst().wallMillis();

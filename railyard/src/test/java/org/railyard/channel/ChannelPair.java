@@ -122,6 +122,7 @@ final class ChannelPair {
         final Map<Integer, byte[]> bulk = new HashMap<>();
         final Map<Integer, Long> bulkBytes = new HashMap<>();
         final List<Long> psns = new ArrayList<>();
+        final List<Long> envelopePsns = new ArrayList<>();
         String down;
 
         @Override
@@ -130,6 +131,7 @@ final class ChannelPair {
             int id = FrameHeader.tag(seg, off);
             if (FrameHeader.type(seg, off) == FrameType.EAGER) {
                 envelopes.add(id);
+                envelopePsns.add(FrameHeader.psn(seg, off));
                 return;
             }
             byte[] b = bulk.computeIfAbsent(id, k -> new byte[FrameHeader.messageLength(seg, off)]);

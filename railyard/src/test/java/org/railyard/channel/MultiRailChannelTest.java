@@ -53,10 +53,12 @@ class MultiRailChannelTest {
                 assertThat(p.sinks[1].complete(m)).as("bulk message %d whole, every byte once", m.id).isTrue();
             }
         }
+        // every packet once; envelopes in packet order (rendezvous data may go up ahead of its turn)
         List<Long> psns = p.sinks[1].psns;
-        for (int i = 1; i < psns.size(); i++) {
-            assertThat(psns.get(i)).as("delivery %d", i).isEqualTo(psns.get(i - 1) + 1);
-        }
+        assertThat(psns).doesNotHaveDuplicates();
+        assertThat(new java.util.TreeSet<>(psns)).containsExactlyElementsOf(
+                java.util.stream.LongStream.range(0, psns.size()).boxed().toList());
+        assertThat(p.sinks[1].envelopePsns).isSorted();
         assertThat(ms).allMatch(m -> m.written);
     }
 
