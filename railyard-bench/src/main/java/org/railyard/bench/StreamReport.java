@@ -103,25 +103,46 @@ final class StreamReport {
         return out;
     }
 
-    /** The series as TSV: one row per sample time of rail 0, a column per rail and the total (Mbit/s). */
+    /**
+     * The series as TSV, one row per 100 ms interval (by rank 1's sample times): per rail the
+     * Mbit/s rank 1 received and rank 0 sent (rank 0's nearest interval), and the total received.
+     */
     String tsv() {
         Map<Integer, double[][]> tp = throughput();
+        Map<Integer, List<Sample>> tx = series.getOrDefault(0, Map.of());
         StringBuilder sb = new StringBuilder("ms");
         for (int r : tp.keySet()) {
-            sb.append("\trail").append(r).append("_mbit_s");
+            sb.append("\trail").append(r).append("_rx_mbit_s\trail").append(r).append("_tx_mbit_s");
         }
-        sb.append("\ttotal_mbit_s\n");
+        sb.append("\ttotal_rx_mbit_s\n");
         int n = tp.values().stream().mapToInt(a -> a[0].length).min().orElse(0);
         for (int i = 0; i < n; i++) {
             double total = 0;
-            sb.append(String.format("%.0f", tp.values().iterator().next()[0][i]));
-            for (double[][] a : tp.values()) {
-                sb.append(String.format("\t%.1f", a[1][i]));
-                total += a[1][i];
+            double t = tp.values().iterator().next()[0][i];
+            sb.append(String.format("%.0f", t));
+            for (Map.Entry<Integer, double[][]> e : tp.entrySet()) {
+                double rx = e.getValue()[1][i];
+                sb.append(String.format("\t%.1f\t%.1f", rx, sentRate(tx.get(e.getKey()), t)));
+                total += rx;
             }
             sb.append(String.format("\t%.1f%n", total));
         }
         return sb.toString();
+    }
+
+    /** Mbit/s rank 0 handed to a rail over its sample interval ending nearest {@code ms}; -1 if unknown. */
+    private static double sentRate(List<Sample> s, double ms) {
+        if (s == null || s.size() < 2) {
+            return -1;
+        }
+        int best = 1;
+        for (int i = 1; i < s.size(); i++) {
+            if (Math.abs(s.get(i).ms() - ms) < Math.abs(s.get(best).ms() - ms)) {
+                best = i;
+            }
+        }
+        double dt = s.get(best).ms() - s.get(best - 1).ms();
+        return dt <= 0 ? 0 : (s.get(best).sent() - s.get(best - 1).sent()) * 8 / dt / 1000;
     }
 
     /** Draws throughput over time, per rail and in total, with each step and each rail failure marked. */
