@@ -2,20 +2,24 @@ package org.railyard.channel;
 
 /**
  * Batch-based striping and sorting, BSS (seed 002 sec. 8.2.1): of the first {@code nPaths} rails,
- * each striped message uses the {@code nBatch} heaviest, in proportion to their weights; their
- * stripes are timed, the batch's total weight is redistributed among them by what each achieved
- * (eq. 8.3, history factor {@code alpha}), and the rails are sorted again, so paths that turn out
- * slow sink out of the batch and stop being used. All paths start with equal weights (eq. 8.1).
+ * each striped message uses a batch of the {@code nBatch} best, in proportion to their weights;
+ * their stripes are timed, the batch's total weight is redistributed among them by what each
+ * achieved (eq. 8.3, history factor {@code alpha}), and the rails are sorted again, so paths that
+ * turn out slow sink out of the batch and stop being used. All paths start with equal weights
+ * (eq. 8.1).
  *
- * <p>One addition to the paper: eq. 8.3 keeps a batch's total weight, so two paths measured in one
- * batch can never be compared with two measured in another, and a batch of equally slow paths
- * would keep its place for ever. Rails whose weights are within {@link #TIE} of each other are
- * therefore ordered by the bandwidth last measured on them, paths never measured first (try what
- * you do not know). With that, BSS leaves a batch of slow paths after one message.
+ * <p>What the sort compares differs from the paper. Eq. 8.3 keeps a batch's total weight, so a
+ * weight says how good a path is only against the paths it shared batches with: two slow paths
+ * measured together keep their starting weights, a fast path that one noisy stripe knocked down
+ * sinks below them, and BSS then stripes over slow paths for as long as they keep those weights.
+ * So the rails are sorted by the bandwidth measured on them (bytes per second of their stripes,
+ * smoothed with factor {@link #SMOOTHING}), paths never measured first (try what you do not know),
+ * and a rail that joins the batch gets the weight its bandwidth is worth next to the members that
+ * stay. Within the batch the weights still follow eq. 8.3.
  */
 final class BssPolicy implements RailPolicy {
-    /** Relative difference under which two weights count as equal for sorting. */
-    static final double TIE = 0.05;
+    /** Weight of a new measurement in a rail's bandwidth estimate. */
+    static final double SMOOTHING = 0.5;
 
     private final int nPaths;
     private final int nBatch;
@@ -23,6 +27,9 @@ final class BssPolicy implements RailPolicy {
     private final int[] order = new int[VirtualChannel.MAX_RAILS];
     private final Rail[] batch = new Rail[VirtualChannel.MAX_RAILS];
     private final long[] batchShare = new long[VirtualChannel.MAX_RAILS];
+    /** Per rail index: the smoothed bandwidth (0: never measured), and whether it was in the last batch. */
+    private final double[] estimate = new double[VirtualChannel.MAX_RAILS];
+    private final boolean[] inBatch = new boolean[VirtualChannel.MAX_RAILS];
 
     BssPolicy(int nPaths, int nBatch, double alpha) {
         if (nPaths < 1 || nBatch < 1 || nBatch > nPaths) {
@@ -41,7 +48,7 @@ final class BssPolicy implements RailPolicy {
         return "bss(" + nPaths + "," + nBatch + ") alpha " + RailPolicies.number(alpha);
     }
 
-    /** Sorts the candidate rails (index below nPaths; all rails if none is) heaviest first into {@link #order}; returns how many. */
+    /** Sorts the candidate rails (index below nPaths; all rails if none is) best first into {@link #order}; returns how many. */
     private int sort(Rail[] live, int count) {
         int n = 0;
         for (int i = 0; i < count; i++) {
@@ -54,7 +61,6 @@ final class BssPolicy implements RailPolicy {
                 order[n++] = i;
             }
         }
-        // insertion sort: at most MAX_RAILS entries, and the comparison is not transitive across ties
         for (int i = 1; i < n; i++) {
             int x = order[i];
             int j = i - 1;
@@ -67,16 +73,11 @@ final class BssPolicy implements RailPolicy {
         return n;
     }
 
-    private static boolean before(Rail a, Rail b) {
-        double wa = a.weight;
-        double wb = b.weight;
-        if (Math.abs(wa - wb) > TIE * Math.max(wa, wb)) {
-            return wa > wb;
-        }
-        double ba = a.measuredBandwidth == 0 ? Double.POSITIVE_INFINITY : a.measuredBandwidth;
-        double bb = b.measuredBandwidth == 0 ? Double.POSITIVE_INFINITY : b.measuredBandwidth;
-        if (ba != bb) {
-            return ba > bb;
+    private boolean before(Rail a, Rail b) {
+        double ea = estimate[a.index] == 0 ? Double.POSITIVE_INFINITY : estimate[a.index];
+        double eb = estimate[b.index] == 0 ? Double.POSITIVE_INFINITY : estimate[b.index];
+        if (ea != eb) {
+            return ea > eb;
         }
         return a.index < b.index;
     }
@@ -100,8 +101,24 @@ final class BssPolicy implements RailPolicy {
     @Override
     public void plan(Rail[] live, int count, long bytes, long[] share) {
         int n = Math.min(nBatch, sort(live, count));
+        double stayWeight = 0;
+        double stayEstimate = 0;
         for (int i = 0; i < n; i++) {
             batch[i] = live[order[i]];
+            if (inBatch[batch[i].index] && estimate[batch[i].index] > 0) {
+                stayWeight += batch[i].weight;
+                stayEstimate += estimate[batch[i].index];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            Rail r = batch[i];
+            if (!inBatch[r.index] && estimate[r.index] > 0 && stayEstimate > 0) {
+                r.weight = estimate[r.index] * (stayWeight / stayEstimate); // joins at what it is worth
+            }
+        }
+        java.util.Arrays.fill(inBatch, false);
+        for (int i = 0; i < n; i++) {
+            inBatch[batch[i].index] = true;
         }
         Stripes.byWeight(batch, n, bytes, batchShare);
         for (int i = 0; i < count; i++) {
@@ -115,9 +132,14 @@ final class BssPolicy implements RailPolicy {
     @Override
     public void feedback(Rail[] used, long[] bytes, long[] nanos, int count) {
         Stripes.redistribute(used, bytes, nanos, count, alpha, 0);
+        for (int i = 0; i < count; i++) {
+            int k = used[i].index;
+            double bw = used[i].measuredBandwidth;
+            estimate[k] = estimate[k] == 0 ? bw : (1 - SMOOTHING) * estimate[k] + SMOOTHING * bw;
+        }
     }
 
-    /** What the sort puts first, for tests: rail indices heaviest first. */
+    /** What the sort puts first, for tests: rail indices best first. */
     int[] ranking(Rail[] live, int count) {
         int n = sort(live, count);
         int[] out = new int[n];

@@ -12,7 +12,7 @@ import java.util.Locale;
  *  even                       even striping
  *  weighted:w0,w1,...         weighted striping, fixed weights per rail index
  *  adaptive[:alpha]           adaptive striping, eq. 7.4 (alpha 0.5 by default)
- *  bss:NPATHS,NBATCH[,alpha]  batch-based striping and sorting, eq. 8.3 (alpha 0.9 by default)
+ *  bss:NPATHS,NBATCH[,alpha]  batch-based striping and sorting, eq. 8.3 (alpha 0.5 by default)
  *  epc                        enhanced point-to-point and collective (uses the engine's marker)
  * </pre>
  */
@@ -25,7 +25,7 @@ public final class RailPolicies {
             + "bss:NPATHS,NBATCH[,alpha], epc";
 
     static final double ADAPTIVE_ALPHA = 0.5;
-    static final double BSS_ALPHA = 0.9;
+    static final double BSS_ALPHA = 0.5;
 
     /**
      * A new policy (policies keep per-channel state) for the channel from {@code rank} to {@code peer}.

@@ -41,7 +41,7 @@ class RailPoliciesTest {
         assertThat(RailPolicies.create("weighted:3,1", 0, 1).name()).isEqualTo("weighted(3,1)");
         assertThat(RailPolicies.create("adaptive", 0, 1).name()).isEqualTo("adaptive(alpha 0.5)");
         assertThat(RailPolicies.create("adaptive:0.25", 0, 1).name()).isEqualTo("adaptive(alpha 0.25)");
-        assertThat(RailPolicies.create("BSS:4,2", 0, 1).name()).isEqualTo("bss(4,2) alpha 0.9");
+        assertThat(RailPolicies.create("BSS:4,2", 0, 1).name()).isEqualTo("bss(4,2) alpha 0.5");
         assertThat(RailPolicies.create("epc", 0, 1).name()).isEqualTo("epc");
     }
 
@@ -179,6 +179,29 @@ class RailPoliciesTest {
         for (int i = 0; i < 4; i++) {
             assertThat(share[i] > 0).as("rail %d (%.0f B/s) carries a stripe", i, bw[i]).isEqualTo(bw[i] == 50e6);
         }
+    }
+
+    @Test
+    void bssReturnsToTheFastPathsAfterOneStripeWasMeasuredSlowByAccident() {
+        Rail[] r = rails(4);
+        double[] bw = {2.5e6, 2.5e6, 25e6, 25e6};
+        BssPolicy p = (BssPolicy) RailPolicies.create("bss:4,2", 0, 1);
+        simulate(p, r, bw, 6);
+        // a stall of the machine makes one stripe of fast rail 3 look twenty times slower
+        bw[3] = 1.25e6;
+        simulate(p, r, bw, 1);
+        bw[3] = 25e6;
+        long slowBytes = 0;
+        long[] share = new long[4];
+        for (int m = 0; m < 10; m++) {
+            p.plan(r, 4, 4 << 20, share);
+            slowBytes += share[0] + share[1];
+            simulate(p, r, bw, 1);
+        }
+        // at most a probe of one slow path, not seconds of striping over them
+        assertThat(slowBytes).as("bytes planned on the slow paths in 10 messages of 4 MiB").isLessThan(2L << 20);
+        int[] ranking = p.ranking(r, 4);
+        assertThat(new int[] {ranking[0], ranking[1]}).containsExactlyInAnyOrder(2, 3);
     }
 
     @Test

@@ -182,10 +182,24 @@ public final class NetLab implements AutoCloseable {
     }
 
     private static List<String> tbf(String ns, String device, String rate, String verb) {
-        // burst: at least one GSO super-packet (64 KiB) so tbf never has to drop one whole;
-        // latency bounds the queue, as a switch buffer would
-        return List.of("tc", "-n", ns, "qdisc", verb, "dev", device, "root", "tbf", "rate", rate, "burst", "256kb",
-                "latency", "20ms");
+        // burst: 2 ms at the rate (16 KiB at least), so an idle rail cannot send a stripe at the
+        // speed of memory (tbf segments a larger GSO packet itself); latency bounds the queue, as a
+        // switch buffer would
+        long burst = Math.max(16 * 1024, bitsPerSecond(rate) / 8 / 500);
+        return List.of("tc", "-n", ns, "qdisc", verb, "dev", device, "root", "tbf", "rate", rate, "burst",
+                Long.toString(burst), "latency", "20ms");
+    }
+
+    /** A tc rate ({@code 400mbit}, {@code 20mbit}, {@code 1gbit}, {@code 500kbit}) in bits per second. */
+    static long bitsPerSecond(String rate) {
+        String r = rate.trim().toLowerCase(Locale.ROOT);
+        long mult = r.endsWith("gbit") ? 1_000_000_000L : r.endsWith("mbit") ? 1_000_000L : r.endsWith("kbit") ? 1_000L : 1;
+        String digits = r.replaceAll("[a-z]+$", "");
+        try {
+            return (long) (Double.parseDouble(digits) * mult);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("rate '" + rate + "' is not a tc rate such as 400mbit", e);
+        }
     }
 
     /** The namespace (host name for the launcher) of host {@code h}. */
