@@ -72,7 +72,7 @@ public final class StreamCommand implements Callable<Integer> {
     Map<String, String> env = new LinkedHashMap<>();
 
     @Option(names = "--step", paramLabel = "WHEN:CMD",
-            description = {"run CMD (with sh -c) when WHEN holds: a size (300m) or a share (30%) of the data received "
+            description = {"run CMD (with sh -c) when WHEN holds: a size (300m) or a share (30%%) of the data received "
                     + "(warm-up included), "
                     + "or +DURATION after the previous step (+10s); repeatable, run in order"})
     List<String> steps = new ArrayList<>();

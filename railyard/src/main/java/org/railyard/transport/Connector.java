@@ -15,6 +15,8 @@ import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -593,12 +595,15 @@ public final class Connector implements LinkSource {
     /**
      * Every IPv4 address of this machine's interfaces that are up (loopback excepted), with its
      * prefix length, as {@code a.b.c.d/prefix}: what the address card publishes for path finding.
+     * "Up" is the administrator's flag, not the carrier: a cable out at start-up (or a link whose
+     * carrier the kernel reports a moment late) is still a path, whose rail the channel connects
+     * when it comes.
      */
     public static List<String> interfaceNets() {
         List<String> out = new ArrayList<>();
         try {
             for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!ni.isUp() || ni.isLoopback()) {
+                if (!administrativelyUp(ni) || ni.isLoopback()) {
                     continue;
                 }
                 for (InterfaceAddress a : ni.getInterfaceAddresses()) {
@@ -613,11 +618,25 @@ public final class Connector implements LinkSource {
         return out;
     }
 
+    /**
+     * True if the interface is switched on. {@link NetworkInterface#isUp()} also demands a carrier
+     * (IFF_RUNNING); on Linux the flags in {@code /sys/class/net} give IFF_UP alone.
+     */
+    static boolean administrativelyUp(NetworkInterface ni) throws SocketException {
+        Path flags = Path.of("/sys/class/net", ni.getName(), "flags");
+        try {
+            String hex = Files.readString(flags).trim();
+            return (Long.decode(hex) & 1) != 0; // IFF_UP
+        } catch (IOException | RuntimeException e) {
+            return ni.isUp();
+        }
+    }
+
     private static List<InetAddress> interfaceAddresses() {
         List<InetAddress> out = new ArrayList<>();
         try {
             for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!ni.isUp() || ni.isLoopback()) {
+                if (!administrativelyUp(ni) || ni.isLoopback()) {
                     continue;
                 }
                 for (InetAddress a : Collections.list(ni.getInetAddresses())) {

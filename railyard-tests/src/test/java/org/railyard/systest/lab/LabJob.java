@@ -1,5 +1,8 @@
 package org.railyard.systest.lab;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -123,7 +126,7 @@ public final class LabJob implements AutoCloseable {
     /** The last {@code n} lines, for failure messages. */
     public synchronized String tail(int n) {
         StringBuilder sb = new StringBuilder();
-        for (Line l : lines.subList(Math.max(0, lines.size() - n), lines.size())) {
+        for (Line l : lines.subList(Math.max(0, lines.size() - Math.min(n, lines.size())), lines.size())) {
             sb.append(l.rank() < 0 ? "" : "[" + l.rank() + (l.err() ? "!" : "") + "] ").append(l.text()).append('\n');
         }
         return sb.toString();
@@ -171,7 +174,10 @@ public final class LabJob implements AutoCloseable {
         return Long.parseLong(progress.split(" ")[1]);
     }
 
-    /** Stops the ranks if they still run (an interrupted launcher stops its job) and waits for the launcher. */
+    /**
+     * Stops the ranks if they still run (an interrupted launcher stops its job), waits for the
+     * launcher, and keeps every line of the job in {@code target/lab-jobs/} for a failure's reader.
+     */
     @Override
     public void close() {
         if (!result.isDone()) {
@@ -183,6 +189,14 @@ public final class LabJob implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             // reported by the test that ran it
+        }
+        try {
+            Path dir = Path.of("target", "lab-jobs");
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve("job-" + ProcessHandle.current().pid() + "-" + System.currentTimeMillis() + ".log"),
+                    tail(Integer.MAX_VALUE));
+        } catch (IOException e) {
+            System.err.println("LabJob: could not keep the job's output: " + e);
         }
     }
 }

@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A network lab on this machine: hosts as Linux network namespaces, joined by rails (one IPv4
@@ -177,6 +178,31 @@ public final class NetLab implements AutoCloseable {
                 if (rates.get(r) != null) {
                     run(tbf(host(h), name, rates.get(r), "add"));
                 }
+            }
+        }
+        awaitLinksUp();
+    }
+
+    /**
+     * Waits until every link of every host is operationally up (the kernel reports a veth's carrier
+     * a little after {@code ip link set up}, and a process that lists its interfaces before that sees
+     * the rail as down), at most {@link #COMMAND_BOUND}.
+     */
+    private void awaitLinksUp() {
+        long deadline = System.nanoTime() + COMMAND_BOUND.toNanos();
+        for (int h = 0; h < hosts; h++) {
+            while (true) {
+                List<String> notUp = run(List.of("ip", "-n", host(h), "-o", "link", "show")).lines()
+                        .filter(l -> !l.contains(" lo:") && !l.contains("state UP"))
+                        .map(l -> l.split(":\\s+")[1].split("@")[0]).toList();
+                if (notUp.isEmpty()) {
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("links " + notUp + " of " + host(h) + " not up within "
+                            + COMMAND_BOUND.toSeconds() + " s");
+                }
+                LockSupport.parkNanos(20_000_000L); // poll the kernel's link state
             }
         }
     }
