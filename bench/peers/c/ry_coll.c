@@ -1,0 +1,327 @@
+/*
+ * ry_coll: Railyard's collective benchmark (org.railyard.bench.CollectiveBenchRank) written against
+ * the MPI C API, so that Railyard's collectives can be compared with a native MPI library on the
+ * same machine, with the same method and the same output. Keep the two in step (bench/README.md).
+ *
+ * Every rank times each call of the collective; rank 0 writes one TSV row per collective and size
+ * with the mean over all ranks of their mean time, and rank 0's median, 99th percentile and maximum
+ * (nearest rank over its samples). Sizes follow the OSU collective tests: allreduce and bcast move a
+ * vector of that many bytes (allreduce sums doubles, so sizes under 8 bytes are skipped); allgather
+ * gathers that many bytes from each rank; alltoall sends that many bytes to each rank; barrier runs
+ * once, at size 0. bcast's root is rank 0. The first result of each size is checked.
+ *
+ * Usage: mpirun -np N ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC]
+ *                             [--iters N] [--transport LABEL]
+ *   SPEC   comma-separated items, each a size (8, 64k, 1m) or a range LO:HI of powers of two;
+ *          default 1:1m.
+ *   N      timed calls up to 8 KiB (default 1000); a fifth of it up to 64 KiB, a twentieth beyond.
+ *   LABEL  free text written in the transport column (the caller knows which BTL it selected).
+ *   --no-jit-warmup is accepted, and ignored, for the Java programs' command line.
+ *
+ * Build: mpicc -O2 -o ry_coll ry_coll.c
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define MAX_SIZES 64
+#define SMALL (8L * 1024)
+#define MEDIUM (64L * 1024)
+
+enum coll { BARRIER = 1, BCAST = 2, ALLREDUCE = 4, ALLGATHER = 8, ALLTOALL = 16 };
+
+static const char *const NAMES[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+
+static int rank, nprocs;
+static const char *transport = "mpi";
+static long iter_base = -1; /* -1: the default, 1000 */
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+static void die(const char *msg) {
+    if (rank == 0) {
+        fprintf(stderr, "ry_coll: %s\n", msg);
+    }
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+/* Parses 8, 64k, 4m, 1g (powers of 1024; an optional trailing b or ib); returns -1 when malformed. */
+static long parse_size(const char *s, size_t len) {
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) {
+        return -1;
+    }
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    long v = strtol(buf, &end, 10);
+    if (end == buf || v < 0) {
+        return -1;
+    }
+    long mult = 1;
+    if (*end == 'k' || *end == 'K') {
+        mult = 1L << 10;
+    } else if (*end == 'm' || *end == 'M') {
+        mult = 1L << 20;
+    } else if (*end == 'g' || *end == 'G') {
+        mult = 1L << 30;
+    }
+    if (mult != 1) {
+        end++;
+        if (*end == 'i' || *end == 'I') {
+            end++;
+        }
+    }
+    if (*end == 'b' || *end == 'B') {
+        end++;
+    }
+    if (*end != 0 || v > (1L << 30) / mult) {
+        return -1;
+    }
+    return v * mult;
+}
+
+/* Appends s to sizes[] unless it is there already (the list keeps its order and drops repeats). */
+static int add_size(long *sizes, int n, long s) {
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] == s) {
+            return n;
+        }
+    }
+    if (n < MAX_SIZES) {
+        sizes[n++] = s;
+    }
+    return n;
+}
+
+/* Fills sizes[] from SPEC; returns how many, or -1 when malformed. */
+static int parse_sizes(const char *spec, long *sizes) {
+    int n = 0;
+    const char *p = spec;
+    while (*p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t) (comma - p) : strlen(p);
+        const char *colon = memchr(p, ':', len);
+        if (colon) {
+            long lo = parse_size(p, (size_t) (colon - p));
+            long hi = parse_size(colon + 1, len - (size_t) (colon - p) - 1);
+            if (lo <= 0 || hi < lo) {
+                return -1;
+            }
+            for (long s = lo; s <= hi; s *= 2) {
+                n = add_size(sizes, n, s);
+            }
+        } else if (len > 0) {
+            long s = parse_size(p, len);
+            if (s < 0) {
+                return -1;
+            }
+            n = add_size(sizes, n, s);
+        }
+        p += len;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    return n;
+}
+
+/* Timed calls at a size: the base (default 1000) up to 8 KiB, a fifth to 64 KiB, a twentieth beyond. */
+static long iterations(long size) {
+    long base = iter_base > 0 ? iter_base : 1000;
+    long n = size <= SMALL ? base : (size <= MEDIUM ? base / 5 : base / 20);
+    return n < 1 ? 1 : n;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
+
+/* True if the first result of collective c at this size is what the senders wrote. */
+static int result_ok(enum coll c, long size, const unsigned char *rbuf, const double *dout, long count) {
+    switch (c) {
+    case BCAST:
+        return rank == 0 || size == 0 || rbuf[size - 1] == (unsigned char) ((size - 1) * 31);
+    case ALLREDUCE:
+        return count == 0
+            || dout[count - 1] == (double) nprocs * (nprocs + 1) / 2.0 + (double) nprocs * (double) (count - 1);
+    case ALLGATHER:
+        return size == 0 || rbuf[size * nprocs - 1] == (unsigned char) ((size - 1) * 31 + nprocs - 1);
+    case ALLTOALL:
+        return size == 0
+            || rbuf[size * nprocs - 1] == (unsigned char) (((long) rank * size + size - 1) * 31 + nprocs - 1);
+    default:
+        return 1;
+    }
+}
+
+/* Times collective c at one size on every rank; rank 0 prints the row. */
+static void measure(enum coll c, const char *name, long size, unsigned char *sbuf, unsigned char *rbuf, double *din,
+                    double *dout, double *samples) {
+    long iters = iterations(size);
+    long warm = iters / 10 < 1 ? 1 : iters / 10;
+    long count = size / (long) sizeof(double);
+    int n = (int) size;
+    for (long i = 0; i < count; i++) {
+        din[i] = (double) (rank + 1) + (double) i;
+        dout[i] = 0;
+    }
+    for (long i = 0; i < size * nprocs; i++) {
+        sbuf[i] = (unsigned char) (i * 31 + rank);
+    }
+    memset(rbuf, 0, (size_t) (size * nprocs));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double sum = 0;
+    for (long i = 0; i < warm + iters; i++) {
+        double t0 = now_ns();
+        switch (c) {
+        case BARRIER:
+            MPI_Barrier(MPI_COMM_WORLD);
+            break;
+        case BCAST:
+            MPI_Bcast(rank == 0 ? sbuf : rbuf, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            break;
+        case ALLREDUCE:
+            MPI_Allreduce(din, dout, (int) count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            break;
+        case ALLGATHER:
+            MPI_Allgather(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD);
+            break;
+        case ALLTOALL:
+            MPI_Alltoall(sbuf, n, MPI_BYTE, rbuf, n, MPI_BYTE, MPI_COMM_WORLD);
+            break;
+        }
+        double dt = now_ns() - t0;
+        if (i == 0 && !result_ok(c, size, rbuf, dout, count)) {
+            fprintf(stderr, "ry_coll: %s at rank %d, %ld B: wrong result\n", name, rank, size);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        if (i >= warm) {
+            samples[i - warm] = dt / 1e3;
+            sum += dt;
+        }
+    }
+    double mine = sum / 1e3 / (double) iters;
+    double total = 0;
+    MPI_Allreduce(&mine, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double mean = total / nprocs;
+    if (rank == 0) {
+        qsort(samples, (size_t) iters, sizeof(double), cmp_double);
+        printf("%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", name, transport, nprocs, size, iters, mean,
+               percentile(samples, iters, 50), percentile(samples, iters, 99), samples[iters - 1],
+               mean > 0 ? (double) size / mean : 0);
+        fflush(stdout);
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+
+    int colls = 0;
+    long sizes[MAX_SIZES];
+    int nsizes = parse_sizes("1:1m", sizes);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
+            nsizes = parse_sizes(argv[++i], sizes);
+            if (nsizes <= 0) {
+                die("--sizes: expected items such as 8, 64k, 1m or ranges such as 1:1m, comma separated");
+            }
+        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
+            iter_base = strtol(argv[++i], NULL, 10);
+            if (iter_base <= 0) {
+                die("--iters: expected a positive count");
+            }
+        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
+            transport = argv[++i];
+        } else if (strcmp(a, "--no-jit-warmup") == 0) {
+            /* the Java programs' option; nothing to warm up here */
+        } else if (a[0] != '-') {
+            char *copy = strdup(a);
+            for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+                int found = strcasecmp(tok, "all") == 0 ? BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL : 0;
+                for (int k = 0; k < 5; k++) {
+                    if (strcasecmp(tok, NAMES[k]) == 0) {
+                        found = 1 << k;
+                    }
+                }
+                if (!found) {
+                    die("unknown collective; expected allreduce, bcast, alltoall, allgather, barrier or all");
+                }
+                colls |= found;
+            }
+            free(copy);
+        } else {
+            die("usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
+                "[--transport LABEL]");
+        }
+    }
+    if (colls == 0) {
+        colls = BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL;
+    }
+
+    long maxsize = 8;
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] > maxsize) {
+            maxsize = sizes[i];
+        }
+    }
+    unsigned char *sbuf = malloc((size_t) (maxsize * nprocs));
+    unsigned char *rbuf = malloc((size_t) (maxsize * nprocs));
+    double *din = malloc((size_t) maxsize);
+    double *dout = malloc((size_t) maxsize);
+    double *samples = malloc(sizeof(double) * (size_t) iterations(0));
+    if (!sbuf || !rbuf || !din || !dout || !samples) {
+        die("out of memory");
+    }
+
+    if (rank == 0) {
+        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
+        fflush(stdout);
+    }
+    static const long barrier_size[] = {0};
+    for (int k = 0; k < 5; k++) {
+        enum coll c = (enum coll) (1 << k);
+        if (!(colls & c)) {
+            continue;
+        }
+        const long *list = c == BARRIER ? barrier_size : sizes;
+        int n = c == BARRIER ? 1 : nsizes;
+        for (int i = 0; i < n; i++) {
+            if (c == ALLREDUCE && list[i] < (long) sizeof(double)) {
+                continue;
+            }
+            measure(c, NAMES[k], list[i], sbuf, rbuf, din, dout, samples);
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    free(din);
+    free(dout);
+    free(samples);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,277 @@
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import mpi.MPI;
+
+/**
+ * Railyard's collective benchmark ({@code org.railyard.bench.CollectiveBenchRank}) written against
+ * the mpiJava 1.2 API (package {@code mpi}), so that any implementation of that API (MPJ Express,
+ * and Railyard's own {@code mpi} facade) can be measured with the same method and the same output
+ * as Railyard's own collectives and the C peer {@code bench/peers/c/ry_coll.c}. The method is
+ * described in {@code bench/README.md}; keep the three in step.
+ *
+ * <p>Every rank times each call of the collective; rank 0 writes one TSV row per collective and
+ * size with the mean over all ranks of their mean time, and rank 0's median, 99th percentile and
+ * maximum (nearest rank over its samples). Sizes: allreduce and bcast move a vector of that many
+ * bytes (allreduce sums doubles, so sizes under 8 bytes are skipped); allgather gathers that many
+ * bytes from each rank; alltoall sends that many bytes to each rank; barrier runs once, at size 0.
+ * bcast's root is rank 0. The first size of each collective gets one more untimed pass of its
+ * timed count so that the JIT has compiled the hot path ({@code --no-jit-warmup} turns it off).
+ *
+ * <p>Only mpiJava 1.2 calls are used ({@code MPI.Init}, {@code MPI.COMM_WORLD.Rank/Size/Barrier/
+ * Bcast/Allreduce/Allgather/Alltoall/Abort}, {@code MPI.Finalize}); timing uses
+ * {@link System#nanoTime()}. Plain Java 8, and no static mutable state, because MPJ Express's
+ * multicore device runs every rank as a thread of one JVM.
+ *
+ * <pre>
+ * java RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N]
+ *     [--transport LABEL] [--no-jit-warmup]
+ * </pre>
+ */
+public class RyCollPeer {
+    private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+    private static final long SMALL = 8 * 1024;
+    private static final long MEDIUM = 64 * 1024;
+
+    private final int rank;
+    private final int np;
+    private final Set<String> colls = new LinkedHashSet<String>();
+    private long[] sizes = parseSizes("1:1m");
+    private long iterBase = -1;
+    private String transport = "mpijava";
+    private boolean jitWarmup = true;
+
+    private RyCollPeer(int rank, int np) {
+        this.rank = rank;
+        this.np = np;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String[] rest = MPI.Init(args); // MPJ Express puts its own arguments first and removes them here
+        RyCollPeer p = new RyCollPeer(MPI.COMM_WORLD.Rank(), MPI.COMM_WORLD.Size());
+        String problem = p.parse(rest);
+        if (problem != null) {
+            if (p.rank == 0) {
+                System.err.println("RyCollPeer: " + problem);
+            }
+            MPI.COMM_WORLD.Abort(2);
+            return;
+        }
+        p.run();
+        MPI.Finalize();
+    }
+
+    /** Reads the options; returns a message if they are wrong, else null. */
+    private String parse(String[] args) {
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (a.equals("--sizes")) {
+                    sizes = parseSizes(args[++i]);
+                } else if (a.equals("--iters")) {
+                    iterBase = Long.parseLong(args[++i]);
+                    if (iterBase <= 0) {
+                        return "--iters: expected a positive count";
+                    }
+                } else if (a.equals("--transport")) {
+                    transport = args[++i];
+                } else if (a.equals("--no-jit-warmup")) {
+                    jitWarmup = false;
+                } else if (a.startsWith("-")) {
+                    return "unknown option " + a + "; usage: RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...]"
+                            + " [--sizes SPEC] [--iters N] [--transport LABEL] [--no-jit-warmup]";
+                } else {
+                    for (String c : a.split(",")) {
+                        String n = c.trim().toLowerCase(Locale.ROOT);
+                        if (n.equals("all")) {
+                            colls.addAll(Arrays.asList(ORDER));
+                        } else if (Arrays.asList(ORDER).contains(n)) {
+                            colls.add(n);
+                        } else if (!n.isEmpty()) {
+                            return "unknown collective '" + c + "'; one of " + Arrays.toString(ORDER) + " or all";
+                        }
+                    }
+                }
+            }
+        } catch (ArrayIndexOutOfBoundsException e) {
+            return "an option is missing its value";
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        if (colls.isEmpty()) {
+            colls.addAll(Arrays.asList(ORDER));
+        }
+        return null;
+    }
+
+    /** Parses 8, 64k, 4m, 1g (powers of 1024; an optional trailing b or ib). */
+    private static long parseSize(String s) {
+        String t = s.trim().toLowerCase(Locale.ROOT);
+        if (t.endsWith("ib")) {
+            t = t.substring(0, t.length() - 2);
+        } else if (t.endsWith("b")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        long mult = 1;
+        if (t.endsWith("k")) {
+            mult = 1L << 10;
+        } else if (t.endsWith("m")) {
+            mult = 1L << 20;
+        } else if (t.endsWith("g")) {
+            mult = 1L << 30;
+        }
+        if (mult != 1) {
+            t = t.substring(0, t.length() - 1);
+        }
+        long v;
+        try {
+            v = Long.parseLong(t.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bad size '" + s + "': expected e.g. 8, 64k or 1m");
+        }
+        if (v < 0 || v > (1L << 30) / mult) {
+            throw new IllegalArgumentException("bad size '" + s + "': must be between 0 and 1g");
+        }
+        return v * mult;
+    }
+
+    /** Comma-separated sizes and power-of-two ranges LO:HI, in the given order without repeats. */
+    private static long[] parseSizes(String spec) {
+        long[] out = new long[0];
+        for (String item : spec.split(",")) {
+            if (item.trim().isEmpty()) {
+                continue;
+            }
+            int colon = item.indexOf(':');
+            long lo = parseSize(colon < 0 ? item : item.substring(0, colon));
+            long hi = colon < 0 ? lo : parseSize(item.substring(colon + 1));
+            if (colon >= 0 && (lo <= 0 || hi < lo)) {
+                throw new IllegalArgumentException("bad range '" + item + "': expected LO:HI with 0 < LO <= HI");
+            }
+            for (long s = lo; s <= hi; s = s == 0 ? 1 : s * 2) {
+                boolean seen = false;
+                for (long x : out) {
+                    seen |= x == s;
+                }
+                if (!seen) {
+                    out = Arrays.copyOf(out, out.length + 1);
+                    out[out.length - 1] = s;
+                }
+            }
+        }
+        if (out.length == 0) {
+            throw new IllegalArgumentException("empty size list: expected e.g. 1:1m or 8,1k,64k");
+        }
+        return out;
+    }
+
+    /** Timed calls at a size: the base (default 1000) up to 8 KiB, a fifth to 64 KiB, a twentieth beyond. */
+    private long iterations(long size) {
+        long base = iterBase > 0 ? iterBase : 1000;
+        return Math.max(1, size <= SMALL ? base : size <= MEDIUM ? base / 5 : base / 20);
+    }
+
+    private void run() throws Exception {
+        long max = 8;
+        for (long s : sizes) {
+            max = Math.max(max, s);
+        }
+        if (max * np > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("size times ranks above 2 GiB is not supported");
+        }
+        byte[] sbuf = new byte[(int) (max * np)];
+        byte[] rbuf = new byte[(int) (max * np)];
+        double[] din = new double[(int) (max / 8)];
+        double[] dout = new double[din.length];
+        double[] samples = new double[(int) iterations(0)];
+        if (rank == 0) {
+            System.out.println("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s");
+            System.out.flush();
+        }
+        for (String c : ORDER) {
+            if (!colls.contains(c)) {
+                continue;
+            }
+            boolean first = true;
+            for (long size : c.equals("barrier") ? new long[] {0} : sizes) {
+                if (c.equals("allreduce") && size < 8) {
+                    continue;
+                }
+                measure(c, (int) size, sbuf, rbuf, din, dout, samples, first);
+                first = false;
+            }
+        }
+    }
+
+    private void measure(String c, int size, byte[] sbuf, byte[] rbuf, double[] din, double[] dout, double[] samples,
+                         boolean first) throws Exception {
+        long iters = iterations(size);
+        long warm = Math.max(1, iters / 10) + (first && jitWarmup ? iters : 0);
+        int count = size / 8;
+        for (int i = 0; i < count; i++) {
+            din[i] = rank + 1 + i;
+            dout[i] = 0;
+        }
+        for (int i = 0; i < size * np; i++) {
+            sbuf[i] = (byte) (i * 31 + rank);
+        }
+        Arrays.fill(rbuf, 0, size * np, (byte) 0);
+        MPI.COMM_WORLD.Barrier();
+        long sum = 0;
+        for (long i = 0; i < warm + iters; i++) {
+            long t0 = System.nanoTime();
+            if (c.equals("barrier")) {
+                MPI.COMM_WORLD.Barrier();
+            } else if (c.equals("bcast")) {
+                MPI.COMM_WORLD.Bcast(rank == 0 ? sbuf : rbuf, 0, size, MPI.BYTE, 0);
+            } else if (c.equals("allreduce")) {
+                MPI.COMM_WORLD.Allreduce(din, 0, dout, 0, count, MPI.DOUBLE, MPI.SUM);
+            } else if (c.equals("allgather")) {
+                MPI.COMM_WORLD.Allgather(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
+            } else {
+                MPI.COMM_WORLD.Alltoall(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
+            }
+            long dt = System.nanoTime() - t0;
+            if (i == 0 && !resultOk(c, size, rbuf, dout, count)) {
+                System.err.println("RyCollPeer: " + c + " at rank " + rank + ", " + size + " B: wrong result");
+                MPI.COMM_WORLD.Abort(3);
+            }
+            if (i >= warm) {
+                samples[(int) (i - warm)] = dt / 1e3;
+                sum += dt;
+            }
+        }
+        double[] mine = {sum / 1e3 / iters};
+        double[] total = new double[1];
+        MPI.COMM_WORLD.Allreduce(mine, 0, total, 0, 1, MPI.DOUBLE, MPI.SUM);
+        double mean = total[0] / np;
+        if (rank == 0) {
+            double[] s = Arrays.copyOf(samples, (int) iters);
+            Arrays.sort(s);
+            System.out.println(String.format(Locale.ROOT, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f", c, transport, np,
+                    size, iters, mean, percentile(s, 50), percentile(s, 99), s[s.length - 1], mean > 0 ? size / mean : 0));
+            System.out.flush();
+        }
+    }
+
+    /** True if the first result of a collective at this size is what the senders wrote. */
+    private boolean resultOk(String c, int size, byte[] rbuf, double[] dout, int count) {
+        if (c.equals("bcast")) {
+            return rank == 0 || size == 0 || rbuf[size - 1] == (byte) ((size - 1) * 31);
+        } else if (c.equals("allreduce")) {
+            return count == 0 || dout[count - 1] == np * (np + 1) / 2.0 + (double) np * (count - 1);
+        } else if (c.equals("allgather")) {
+            return size == 0 || rbuf[size * np - 1] == (byte) ((size - 1) * 31 + np - 1);
+        } else if (c.equals("alltoall")) {
+            return size == 0 || rbuf[size * np - 1] == (byte) ((rank * size + size - 1) * 31 + np - 1);
+        }
+        return true;
+    }
+
+    /** Nearest-rank percentile of sorted samples. */
+    private static double percentile(double[] sorted, double p) {
+        int k = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.min(sorted.length, Math.max(1, k)) - 1];
+    }
+}
