@@ -1,3 +1,5 @@
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -16,8 +18,8 @@ import mpi.MPI;
  * maximum (nearest rank over its samples). Sizes: allreduce and bcast move a vector of that many
  * bytes (allreduce sums doubles, so sizes under 8 bytes are skipped); allgather gathers that many
  * bytes from each rank; alltoall sends that many bytes to each rank; barrier runs once, at size 0.
- * bcast's root is rank 0. The first size of each collective gets one more untimed pass of its
- * timed count so that the JIT has compiled the hot path ({@code --no-jit-warmup} turns it off).
+ * bcast's root is rank 0. Before the first size of each collective, untimed passes of it repeat
+ * until the JIT has settled on every rank (see settle; {@code --no-jit-warmup} turns it off).
  *
  * <p>Only mpiJava 1.2 calls are used ({@code MPI.Init}, {@code MPI.COMM_WORLD.Rank/Size/Barrier/
  * Bcast/Allreduce/Allgather/Alltoall/Abort}, {@code MPI.Finalize}); timing uses
@@ -198,16 +200,48 @@ public class RyCollPeer {
                 if (c.equals("allreduce") && size < 8) {
                     continue;
                 }
-                measure(c, (int) size, sbuf, rbuf, din, dout, samples, first);
+                if (first && jitWarmup) {
+                    settle(c, (int) size, sbuf, rbuf, din, dout, samples);
+                }
                 first = false;
+                measure(c, (int) size, sbuf, rbuf, din, dout, samples, true);
             }
         }
     }
 
+    /**
+     * The JIT warm-up before the first size of each collective (Railyard's CollectiveBenchRank
+     * follows the same rule, see org.railyard.bench.JitSettle): untimed, unreported passes of that
+     * size repeat until no rank's JIT has finished a compilation for 300 ms, at least once and for
+     * at most 15 s; all ranks agree after each pass with an allreduce.
+     */
+    private void settle(String c, int size, byte[] sbuf, byte[] rbuf, double[] din, double[] dout, double[] samples)
+            throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long quietSince = start;
+        long seen = watch ? jit.getTotalCompilationTime() : 0;
+        int[] done = new int[1];
+        int[] all = new int[1];
+        do {
+            measure(c, size, sbuf, rbuf, din, dout, samples, false);
+            long now = System.nanoTime();
+            long compiled = watch ? jit.getTotalCompilationTime() : seen;
+            if (compiled != seen) {
+                seen = compiled;
+                quietSince = now;
+            }
+            done[0] = !watch || now - quietSince >= 300_000_000L || now - start >= 15_000_000_000L ? 1 : 0;
+            MPI.COMM_WORLD.Allreduce(done, 0, all, 0, 1, MPI.INT, MPI.MIN);
+        } while (all[0] == 0);
+    }
+
+    /** One measurement of a collective at a size; rank 0 prints its row if {@code report}. */
     private void measure(String c, int size, byte[] sbuf, byte[] rbuf, double[] din, double[] dout, double[] samples,
-                         boolean first) throws Exception {
+                         boolean report) throws Exception {
         long iters = iterations(size);
-        long warm = Math.max(1, iters / 10) + (first && jitWarmup ? iters : 0);
+        long warm = Math.max(1, iters / 10);
         int count = size / 8;
         for (int i = 0; i < count; i++) {
             din[i] = rank + 1 + i;
@@ -246,7 +280,7 @@ public class RyCollPeer {
         double[] total = new double[1];
         MPI.COMM_WORLD.Allreduce(mine, 0, total, 0, 1, MPI.DOUBLE, MPI.SUM);
         double mean = total[0] / np;
-        if (rank == 0) {
+        if (rank == 0 && report) {
             double[] s = Arrays.copyOf(samples, (int) iters);
             Arrays.sort(s);
             System.out.println(String.format(Locale.ROOT, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f", c, transport, np,

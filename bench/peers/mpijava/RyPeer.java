@@ -1,3 +1,5 @@
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Locale;
 import mpi.MPI;
@@ -35,6 +37,8 @@ public class RyPeer {
     private boolean bibw;
     private boolean allreduce;
     private boolean jitWarmup = true;
+    /** True during the JIT warm-up passes: nothing is reported. */
+    private boolean quiet;
 
     private RyPeer(int rank, int nprocs) {
         this.rank = rank;
@@ -168,12 +172,46 @@ public class RyPeer {
         return Math.max(1, n);
     }
 
+    /** Untimed iterations before each size: a tenth of the timed count (at least one). */
+    private long warmup(long iters) {
+        return Math.max(1, iters / 10);
+    }
+
+    /** One size of one benchmark, as run() does it. */
+    private interface Pass {
+        void run() throws Exception;
+    }
+
     /**
-     * Untimed iterations: a tenth of the timed count (at least one), plus, for the first size of
-     * each benchmark, as many as the timed count so that the JIT has compiled the hot path.
+     * The JIT warm-up before the first size of each benchmark (Railyard's BenchRank follows the same
+     * rule, see org.railyard.bench.JitSettle): untimed, unreported passes of that size repeat until
+     * no rank's JIT has finished a compilation for 300 ms, at least once and for at most 15 s; all
+     * ranks agree after each pass with an allreduce.
      */
-    private long warmup(long iters, boolean first) {
-        return Math.max(1, iters / 10) + (first && jitWarmup ? iters : 0);
+    private void settle(Pass pass) throws Exception {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long quietSince = start;
+        long seen = watch ? jit.getTotalCompilationTime() : 0;
+        int[] done = new int[1];
+        int[] all = new int[1];
+        quiet = true;
+        try {
+            do {
+                pass.run();
+                long now = System.nanoTime();
+                long compiled = watch ? jit.getTotalCompilationTime() : seen;
+                if (compiled != seen) {
+                    seen = compiled;
+                    quietSince = now;
+                }
+                done[0] = !watch || now - quietSince >= 300_000_000L || now - start >= 15_000_000_000L ? 1 : 0;
+                MPI.COMM_WORLD.Allreduce(done, 0, all, 0, 1, MPI.INT, MPI.MIN);
+            } while (all[0] == 0);
+        } finally {
+            quiet = false;
+        }
     }
 
     private void run() throws Exception {
@@ -201,14 +239,22 @@ public class RyPeer {
             }
             boolean first = true;
             for (long s : sizes) {
-                if (!pair) {
-                    MPI.COMM_WORLD.Barrier(); // the barrier ranks 0 and 1 take before each size
-                } else if (b == 0) {
-                    latency((int) s, sbuf, rbuf, samples, first);
-                } else {
-                    bandwidth(b == 2, (int) s, sbuf, rbuf, ack, samples, first);
+                final int size = (int) s;
+                final int which = b;
+                Pass step = () -> {
+                    if (!pair) {
+                        MPI.COMM_WORLD.Barrier(); // the barrier ranks 0 and 1 take before each size
+                    } else if (which == 0) {
+                        latency(size, sbuf, rbuf, samples);
+                    } else {
+                        bandwidth(which == 2, size, sbuf, rbuf, ack, samples);
+                    }
+                };
+                if (first && jitWarmup) {
+                    settle(step);
                 }
                 first = false;
+                step.run();
             }
         }
         if (allreduce) {
@@ -217,16 +263,21 @@ public class RyPeer {
             boolean first = true;
             for (long s : sizes) {
                 if (s >= 8) {
-                    allreduce((int) s, in, out, samples, first);
+                    final int size = (int) s;
+                    Pass step = () -> allreduce(size, in, out, samples);
+                    if (first && jitWarmup) {
+                        settle(step);
+                    }
                     first = false;
+                    step.run();
                 }
             }
         }
     }
 
-    private void latency(int size, byte[] sbuf, byte[] rbuf, double[] samples, boolean first) throws Exception {
+    private void latency(int size, byte[] sbuf, byte[] rbuf, double[] samples) throws Exception {
         long iters = iterations("latency", size);
-        long warm = warmup(iters, first);
+        long warm = warmup(iters);
         int peer = 1 - rank;
         fill(sbuf, size, rank);
         Arrays.fill(rbuf, 0, size, (byte) 0);
@@ -256,11 +307,11 @@ public class RyPeer {
         }
     }
 
-    private void bandwidth(boolean both, int size, byte[] sbuf, byte[] rbuf, byte[] ack, double[] samples,
-                           boolean first) throws Exception {
+    private void bandwidth(boolean both, int size, byte[] sbuf, byte[] rbuf, byte[] ack, double[] samples)
+            throws Exception {
         String name = both ? "bibw" : "bw";
         long iters = iterations(name, size);
-        long warm = warmup(iters, first);
+        long warm = warmup(iters);
         int peer = 1 - rank;
         int sends = both || rank == 0 ? window : 0;
         int recvs = both || rank == 1 ? window : 0;
@@ -301,13 +352,13 @@ public class RyPeer {
         }
     }
 
-    private void allreduce(int size, double[] in, double[] out, double[] samples, boolean first) throws Exception {
+    private void allreduce(int size, double[] in, double[] out, double[] samples) throws Exception {
         int count = size / 8;
         if (count < 1) {
             return;
         }
         long iters = iterations("allreduce", size);
-        long warm = warmup(iters, first);
+        long warm = warmup(iters);
         for (int i = 0; i < count; i++) {
             in[i] = rank + 1 + i;
         }
@@ -336,6 +387,9 @@ public class RyPeer {
     }
 
     private void report(String name, long bytes, long iters, double[] samples, double meanUs, double mbs) {
+        if (quiet) {
+            return; // a JIT warm-up pass
+        }
         double[] s = Arrays.copyOf(samples, (int) iters);
         Arrays.sort(s);
         System.out.println(String.format(Locale.ROOT, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f", name, transport,

@@ -156,12 +156,11 @@ public final class BenchRank {
                 if (!b.accepts(size)) {
                     continue;
                 }
-                Row row = switch (b) {
-                    case LATENCY -> rank < 2 ? latency((int) size, sbuf, rbuf, first) : idle();
-                    case BW, BIBW -> rank < 2 ? bandwidth(b, (int) size, sbuf, rbuf, first) : idle();
-                    case ALLREDUCE -> allreduce((int) size, first);
-                };
+                if (first && opt.jitWarmup()) {
+                    JitSettle.settle(comm, () -> measure(b, (int) size, sbuf, rbuf));
+                }
                 first = false;
+                Row row = measure(b, (int) size, sbuf, rbuf);
                 if (rank == 0 && row != null) {
                     out.println(Tsv.format(row, opt.alloc()));
                     out.flush();
@@ -170,19 +169,24 @@ public final class BenchRank {
         }
     }
 
+    /** One measurement of {@code b} at {@code size}; null on ranks that only take the pair's barrier. */
+    private Row measure(Benchmark b, int size, byte[] sbuf, byte[] rbuf) {
+        return switch (b) {
+            case LATENCY -> rank < 2 ? latency(size, sbuf, rbuf) : idle();
+            case BW, BIBW -> rank < 2 ? bandwidth(b, size, sbuf, rbuf) : idle();
+            case ALLREDUCE -> allreduce(size);
+        };
+    }
+
     /** What ranks above 1 do for each size of a point-to-point test: the barrier the pair takes. */
     private Row idle() {
         comm.barrier();
         return null;
     }
 
-    private long warmupFor(long iters, boolean first) {
-        return Benchmark.warmup(iters) + (first && opt.jitWarmup() ? iters : 0);
-    }
-
-    private Row latency(int size, byte[] sbuf, byte[] rbuf, boolean first) {
+    private Row latency(int size, byte[] sbuf, byte[] rbuf) {
         long iters = Benchmark.LATENCY.iterations(size, opt.iterBase());
-        long warm = warmupFor(iters, first);
+        long warm = Benchmark.warmup(iters);
         int peer = 1 - rank;
         Patterns.fill(sbuf, size, rank);
         java.util.Arrays.fill(rbuf, 0, size, (byte) 0);
@@ -227,9 +231,9 @@ public final class BenchRank {
                 hist.getValueAtPercentile(99) / 2e3, hist.getMaxValue() / 2e3, mean > 0 ? size / mean : 0, alloc);
     }
 
-    private Row bandwidth(Benchmark b, int size, byte[] sbuf, byte[] rbuf, boolean first) {
+    private Row bandwidth(Benchmark b, int size, byte[] sbuf, byte[] rbuf) {
         long iters = b.iterations(size, opt.iterBase());
-        long warm = warmupFor(iters, first);
+        long warm = Benchmark.warmup(iters);
         int window = opt.window();
         int peer = 1 - rank;
         boolean both = b == Benchmark.BIBW;
@@ -277,10 +281,10 @@ public final class BenchRank {
                 hist.getMaxValue() / perMsg, elapsedUs > 0 ? size * messages / elapsedUs : 0);
     }
 
-    private Row allreduce(int size, boolean first) {
+    private Row allreduce(int size) {
         int count = size / Double.BYTES;
         long iters = Benchmark.ALLREDUCE.iterations(size, opt.iterBase());
-        long warm = warmupFor(iters, first);
+        long warm = Benchmark.warmup(iters);
         double[] in = new double[count];
         double[] res = new double[count];
         for (int i = 0; i < count; i++) {

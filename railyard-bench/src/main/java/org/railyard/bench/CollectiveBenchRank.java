@@ -143,8 +143,11 @@ public final class CollectiveBenchRank {
                 if (c.equals("allreduce") && size < Double.BYTES) {
                     continue;
                 }
-                Row row = measure(c, (int) size, sbuf, rbuf, first);
+                if (first && opt.jitWarmup()) {
+                    JitSettle.settle(comm, () -> measure(c, (int) size, sbuf, rbuf));
+                }
                 first = false;
+                Row row = measure(c, (int) size, sbuf, rbuf);
                 if (rank == 0) {
                     out.println(Tsv.format(row, false));
                     out.flush();
@@ -153,9 +156,9 @@ public final class CollectiveBenchRank {
         }
     }
 
-    private Row measure(String c, int size, byte[] sbuf, byte[] rbuf, boolean first) {
+    private Row measure(String c, int size, byte[] sbuf, byte[] rbuf) {
         long iters = iterations(size);
-        long warm = Math.max(1, iters / 10) + (first && opt.jitWarmup() ? iters : 0);
+        long warm = Math.max(1, iters / 10);
         int count = size / Double.BYTES;
         double[] din = new double[count];
         double[] dout = new double[count];
