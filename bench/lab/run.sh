@@ -9,7 +9,7 @@
 #   cut        2 GiB checksummed over 2 x 400: rail 1 cut at 30%, restored 8 s later
 #   partition  1 GiB over 2 x 400: both rails cut for 10 s, then restored
 #   beyond     both rails cut and never restored, partition bound 10 s: the error
-#   latency    small-message latency, four rails against one (unlimited rails)
+#   latency    small-message latency, four rails against one (unlimited rails, hosts pinned to CPUs)
 #
 # Each run is one bench/lab/labbench.sh command (a fresh lab each time), printed before it runs;
 # its output goes to bench/lab/results/<scenario>.txt and the plots to docs/plots/. The machine's
@@ -30,7 +30,7 @@ built=
 run() {
     local out=$1
     shift
-    echo "\$ bench/lab/labbench.sh $*" | tee -a "$out"
+    echo "\$ ${RYLAB_PIN:+RYLAB_PIN=$RYLAB_PIN }bench/lab/labbench.sh $*" | tee -a "$out"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores" | tee -a "$out"
     LABBENCH_NO_BUILD=$built "$lab" "$@" 2>&1 | grep -v '^\[[01]\] SERIES ' | tee -a "$out"
     built=1
@@ -94,9 +94,12 @@ scenario_latency() {
     local out="$results/latency.txt"
     : >"$out"
     local four=10.201.0.0/24,10.202.0.0/24,10.203.0.0/24,10.204.0.0/24
-    for round in 1 2 3; do
+    # one rail and four, interleaved, five rounds: a run's mean moves by 15-20 % from one run to
+    # the next, more than the difference looked for, so the medians of the rounds are compared;
+    # RYLAB_PIN puts host h on CPU h (as two machines would be), which steadies the runs
+    for round in 1 2 3 4 5; do
         for nets in 10.201.0.0/24 "$four"; do
-            run "$out" --rates -,-,-,- latency --sizes 8,64,1k,4k --iters 50000 --env RAILYARD_RAIL_NETS=$nets
+            RYLAB_PIN=1 run "$out" --rates -,-,-,- latency --sizes 8,1k --iters 200000 --env RAILYARD_RAIL_NETS=$nets
         done
     done
 }

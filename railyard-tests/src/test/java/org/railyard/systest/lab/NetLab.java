@@ -116,9 +116,15 @@ public final class NetLab implements AutoCloseable {
             this.rsh = dir.resolve("lab-rsh");
             Files.writeString(rsh, """
                     #!/bin/sh
-                    # rsh for railyard run --hosts: host = network namespace of the lab
+                    # rsh for railyard run --hosts: host = network namespace of the lab; with
+                    # RYLAB_PIN set, host h runs on CPU h modulo the CPU count (hosts as machines)
                     ns="$1"; shift
-                    exec ip netns exec "$ns" env RAILYARD_NODE="$ns" /bin/sh -c "$*"
+                    pin=""
+                    if [ -n "${RYLAB_PIN:-}" ]; then
+                        h="${ns##*-h}"
+                        pin="taskset -c $((h % $(nproc)))"
+                    fi
+                    exec ip netns exec "$ns" env RAILYARD_NODE="$ns" $pin /bin/sh -c "$*"
                     """, StandardCharsets.US_ASCII);
             Files.setPosixFilePermissions(rsh, PosixFilePermissions.fromString("rwxr-xr-x"));
         } catch (IOException e) {
