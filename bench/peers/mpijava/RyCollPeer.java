@@ -18,7 +18,7 @@ import mpi.MPI;
  * maximum (nearest rank over its samples). Sizes: allreduce and bcast move a vector of that many
  * bytes (allreduce sums doubles, so sizes under 8 bytes are skipped); allgather gathers that many
  * bytes from each rank; alltoall sends that many bytes to each rank; barrier runs once, at size 0.
- * bcast's root is rank 0. Before the first size of each collective, untimed passes of it repeat
+ * bcast's root is rank 0. Before each size of each collective, untimed passes of it repeat
  * until the JIT has settled on every rank (see settle; {@code --no-jit-warmup} turns it off).
  *
  * <p>Only mpiJava 1.2 calls are used ({@code MPI.Init}, {@code MPI.COMM_WORLD.Rank/Size/Barrier/
@@ -195,22 +195,20 @@ public class RyCollPeer {
             if (!colls.contains(c)) {
                 continue;
             }
-            boolean first = true;
             for (long size : c.equals("barrier") ? new long[] {0} : sizes) {
                 if (c.equals("allreduce") && size < 8) {
                     continue;
                 }
-                if (first && jitWarmup) {
+                if (jitWarmup) {
                     settle(c, (int) size, sbuf, rbuf, din, dout, samples);
                 }
-                first = false;
                 measure(c, (int) size, sbuf, rbuf, din, dout, samples, true);
             }
         }
     }
 
     /**
-     * The JIT warm-up before the first size of each collective (Railyard's CollectiveBenchRank
+     * The JIT warm-up before each size of each collective (Railyard's CollectiveBenchRank
      * follows the same rule, see org.railyard.bench.JitSettle): untimed, unreported passes of that
      * size repeat until no rank's JIT has finished a compilation for 300 ms, at least once and for
      * at most 15 s; all ranks agree after each pass with an allreduce.

@@ -183,7 +183,7 @@ public class RyPeer {
     }
 
     /**
-     * The JIT warm-up before the first size of each benchmark (Railyard's BenchRank follows the same
+     * The JIT warm-up before each size of each benchmark (Railyard's BenchRank follows the same
      * rule, see org.railyard.bench.JitSettle): untimed, unreported passes of that size repeat until
      * no rank's JIT has finished a compilation for 300 ms, at least once and for at most 15 s; all
      * ranks agree after each pass with an allreduce.
@@ -237,7 +237,6 @@ public class RyPeer {
             if (!selected[b]) {
                 continue;
             }
-            boolean first = true;
             for (long s : sizes) {
                 final int size = (int) s;
                 final int which = b;
@@ -250,25 +249,22 @@ public class RyPeer {
                         bandwidth(which == 2, size, sbuf, rbuf, ack, samples);
                     }
                 };
-                if (first && jitWarmup) {
+                if (jitWarmup) {
                     settle(step);
                 }
-                first = false;
                 step.run();
             }
         }
         if (allreduce) {
             double[] in = new double[(int) (max / 8)];
             double[] out = new double[in.length];
-            boolean first = true;
             for (long s : sizes) {
                 if (s >= 8) {
                     final int size = (int) s;
                     Pass step = () -> allreduce(size, in, out, samples);
-                    if (first && jitWarmup) {
+                    if (jitWarmup) {
                         settle(step);
                     }
-                    first = false;
                     step.run();
                 }
             }

@@ -68,7 +68,7 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--alloc", description = "also measure heap bytes allocated per ping-pong message (latency)")
     boolean alloc;
 
-    @Option(names = "--no-jit-warmup", description = "skip the untimed passes before each benchmark's first size that let the JIT settle")
+    @Option(names = "--no-jit-warmup", description = "skip the untimed passes before each size that let the JIT settle")
     boolean noJitWarmup;
 
     @Option(names = "--png", paramLabel = "FILE", description = "write a log-log plot of the results")

@@ -151,15 +151,13 @@ public final class BenchRank {
             if (!opt.benchmarks().contains(b)) {
                 continue;
             }
-            boolean first = true;
             for (long size : opt.sizes()) {
                 if (!b.accepts(size)) {
                     continue;
                 }
-                if (first && opt.jitWarmup()) {
+                if (opt.jitWarmup()) {
                     JitSettle.settle(comm, () -> measure(b, (int) size, sbuf, rbuf));
                 }
-                first = false;
                 Row row = measure(b, (int) size, sbuf, rbuf);
                 if (rank == 0 && row != null) {
                     out.println(Tsv.format(row, opt.alloc()));

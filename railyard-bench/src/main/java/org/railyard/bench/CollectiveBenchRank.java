@@ -138,15 +138,13 @@ public final class CollectiveBenchRank {
             if (!opt.collectives().contains(c)) {
                 continue;
             }
-            boolean first = true;
             for (long size : c.equals("barrier") ? new long[] {0} : opt.sizes()) {
                 if (c.equals("allreduce") && size < Double.BYTES) {
                     continue;
                 }
-                if (first && opt.jitWarmup()) {
+                if (opt.jitWarmup()) {
                     JitSettle.settle(comm, () -> measure(c, (int) size, sbuf, rbuf));
                 }
-                first = false;
                 Row row = measure(c, (int) size, sbuf, rbuf);
                 if (rank == 0) {
                     out.println(Tsv.format(row, false));

@@ -10,8 +10,9 @@ import org.railyard.Op;
  * enough: 10000 round trips of 8 bytes last a few milliseconds, while the JIT's optimizing
  * compiler needs hundreds of milliseconds for the hot path, and on a machine with as many spinning
  * ranks as cores its compiler thread then preempts a rank inside the timed loop (a tail of 10-30 us
- * at the 99th percentile and millisecond maxima that no C program shows). So before the first size
- * of each benchmark the ranks repeat untimed passes of that size's loop until no rank's JIT has
+ * at the 99th percentile and millisecond maxima that no C program shows), and a larger size takes
+ * new code (rendezvous, another collective algorithm). So before each size of each benchmark the
+ * ranks repeat untimed passes of that size's loop until no rank's JIT has
  * finished a compilation for {@link #QUIET_NS} (at least one pass, at most {@link #BOUND_NS}); every
  * rank of the communicator takes part in the agreement after each pass. The peer program against
  * the mpiJava API ({@code bench/peers/mpijava}) applies the same rule.
