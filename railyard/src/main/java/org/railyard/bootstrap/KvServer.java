@@ -159,6 +159,11 @@ public final class KvServer implements AutoCloseable {
                     return;
                 }
                 String reply = command(rank, line);
+                if (closed) {
+                    // shutting down: no answer (a wait the shutdown cut short did not time out);
+                    // the client sees the connection close, a bootstrap error
+                    return;
+                }
                 if (reply != null) {
                     KvProtocol.writeLine(out, reply);
                     if (reply.startsWith(KvProtocol.ERROR)) {
