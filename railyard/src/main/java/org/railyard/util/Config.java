@@ -57,6 +57,10 @@ public final class Config {
     public static final String IDLE_SPINS_PROP = "railyard.idle.spins";
     public static final long IDLE_SPINS_DEFAULT = 20_000;
 
+    /** Yields of an idle waiter after its spins, before it parks. */
+    public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";
+    public static final long IDLE_YIELDS_DEFAULT = 100;
+
     /** Longest park of an idle waiter, microseconds. */
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
     public static final long IDLE_MAX_PARK_DEFAULT = 100;
