@@ -23,7 +23,7 @@ import org.knowm.xchart.style.Styler;
  * </pre>
  *
  * Writes time-vs-np.png and efficiency-vs-np.png (scenario scale: median wall time and
- * T_seq / (p x median wall) against the rank count, one line per scheme/transport), slow.png
+ * T_seq / (p x median wall) against the rank count, one line per scheme/transport), slow-np<N>.png
  * (scenario slow: median wall time per scheme/transport, unslowed against one rank slowed) and
  * loss-npN.png (scenario loss: median wall time per scheme/transport and loss rate, one chart per
  * rank count). A configuration without a successful run is left out and named on standard error.
@@ -53,23 +53,36 @@ public final class Plot {
         List<Row> rows = read(data.resolve("summary.tsv"));
         String cores = cores(data.resolve("machine.txt"));
         String slowSpec = slowSpec(data.resolve("machine.txt"));
-        TreeSet<Integer> sizes = new TreeSet<>();
-        rows.forEach(r -> sizes.add(r.n()));
-        if (sizes.size() > 1) {
-            System.err.println("Plot: several grid sizes in the data " + sizes + ": plotting n = " + sizes.last());
-        }
-        int n = sizes.isEmpty() ? 0 : sizes.last();
-        List<Row> at = rows.stream().filter(r -> r.n() == n).toList();
-        for (Row r : at) {
+        for (Row r : rows) {
             if (r.ok() == 0) {
-                System.err.printf("Plot: no successful run of %s %s np %d %s (%d run(s)): left out%n", r.scenario(), r.pair(),
-                        r.np(), r.condition(), r.runs());
+                System.err.printf("Plot: no successful run of %s %s np %d %s n %d (%d run(s)): left out%n", r.scenario(),
+                        r.pair(), r.np(), r.condition(), r.n(), r.runs());
             }
         }
-        String grid = "n = " + n + " (" + n + "^3 points)";
-        scale(at, png, grid, cores);
-        slow(at, png, grid, cores, slowSpec);
-        loss(at, png, grid);
+        scale(at(rows, "scale"), png, grid(rows, "scale"), cores);
+        slow(at(rows, "slow"), png, grid(rows, "slow"), cores, slowSpec);
+        loss(at(rows, "loss"), png, grid(rows, "loss"));
+    }
+
+    /** The largest grid size a scenario was run with (each scenario is plotted at one size). */
+    static int size(List<Row> rows, String scenario) {
+        TreeSet<Integer> sizes = new TreeSet<>();
+        rows.stream().filter(r -> r.scenario().equals(scenario)).forEach(r -> sizes.add(r.n()));
+        if (sizes.size() > 1) {
+            System.err.println("Plot: " + scenario + " was run with several grid sizes " + sizes + ": plotting n = " + sizes.last());
+        }
+        return sizes.isEmpty() ? 0 : sizes.last();
+    }
+
+    /** The rows of a scenario at its plotted size. */
+    static List<Row> at(List<Row> rows, String scenario) {
+        int n = size(rows, scenario);
+        return rows.stream().filter(r -> r.scenario().equals(scenario) && r.n() == n).toList();
+    }
+
+    static String grid(List<Row> rows, String scenario) {
+        int n = size(rows, scenario);
+        return "n = " + n + " (" + n + "^3 points)";
     }
 
     static List<Row> read(Path tsv) throws IOException {
@@ -141,16 +154,20 @@ public final class Plot {
     static void slow(List<Row> rows, Path png, String grid, String cores, String spec) throws IOException {
         List<Row> slow = rows.stream().filter(r -> r.scenario().equals("slow")).toList();
         if (slow.isEmpty()) {
-            System.err.println("Plot: no slow runs: slow.png not drawn");
+            System.err.println("Plot: no slow runs: slow-np*.png not drawn");
             return;
         }
-        int np = slow.get(0).np();
-        CategoryChart c = bars("One rank slowed" + (spec.isEmpty() ? "" : " (--slow " + spec + ")") + ", " + np + " ranks, " + grid
-                + (cores.isEmpty() ? "" : ", " + cores), "median wall time (s)");
-        List<String> pairs = List.of("sync/tcp", "async/tcp", "sync/udp", "async/udp");
-        series(c, "no rank slowed", pairs, slow, "none");
-        series(c, "one rank slowed", pairs, slow, "slow");
-        save(c, png.resolve("slow.png"));
+        TreeSet<Integer> nps = new TreeSet<>();
+        slow.forEach(r -> nps.add(r.np()));
+        for (int np : nps) {
+            List<Row> at = slow.stream().filter(r -> r.np() == np).toList();
+            CategoryChart c = bars("One rank slowed" + (spec.isEmpty() ? "" : " (--slow " + spec + ")") + ", " + np + " ranks, "
+                    + grid + (cores.isEmpty() ? "" : ", " + cores), "median wall time (s)");
+            List<String> pairs = List.of("sync/tcp", "async/tcp", "sync/udp", "async/udp");
+            series(c, "no rank slowed", pairs, at, "none");
+            series(c, "one rank slowed", pairs, at, "slow");
+            save(c, png.resolve("slow-np" + np + ".png"));
+        }
     }
 
     static void loss(List<Row> rows, Path png, String grid) throws IOException {

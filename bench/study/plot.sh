@@ -7,7 +7,7 @@
 # XChart jar of the project's build, the plotting library railyard-bench already uses; so it
 # needs only the JDK 25 and a build (bin/railyard --help makes one), no gnuplot or matplotlib.
 # Reads DATA_DIR/summary.tsv (and DATA_DIR/machine.txt for the core count); writes into PNG_DIR
-# time-vs-np.png, efficiency-vs-np.png, slow.png and loss-np<N>.png for each lab rank count.
+# time-vs-np.png, efficiency-vs-np.png, slow-np<N>.png and loss-np<N>.png for each rank count.
 set -euo pipefail
 
 script=$(readlink -f -- "${BASH_SOURCE[0]}")

@@ -9,7 +9,7 @@
 #          Run first whenever the TSV holds no seq rows for the grid size.
 #   scale  sync/async x tcp/udp x np 1,2,4,8, local ranks, nothing slowed (np 8 on a 2-core
 #          machine is oversubscribed 4 times)
-#   slow   np 4 (--slow-np), sync/async x tcp/udp, rank 1 slowed by half (--slow 1:2:spin, a busy loop: the
+#   slow   np 4 (--slow-np, a list), sync/async x tcp/udp, rank 1 slowed by half (--slow 1:2:spin, a busy loop: the
 #          rank's work really costs twice the CPU time) against the same runs unslowed
 #   loss   in a network lab (bench/study/lab.sh, root): one rank per host, 0 %, 1 % and 5 % of the
 #          packets lost on the rail, sync/tcp, async/udp, async/tcp, sync/udp, np 4 and 2
@@ -30,7 +30,7 @@
 #   --lab-np LIST     rank counts (= lab hosts) of loss (default 4,2)
 #   --loss LIST       loss percentages of loss (default 0,1,5)
 #   --slow SPEC       the slowdown of slow (default 1:2:spin; 1:2:sleep for a lower CPU share)
-#   --slow-np N       rank count of slow (default 4)
+#   --slow-np LIST    rank counts of slow (default 4)
 #   --run-timeout S   bound of one run in seconds (default 900)
 #   --build           build first with bin/railyard (runs Maven) if the sources changed since
 #                     the last build; without it a stale or missing build is an error
@@ -79,7 +79,7 @@ while (($#)); do
         *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-for v in repeat n run_timeout slow_np; do
+for v in repeat n run_timeout; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --${v/_/-} must be a positive integer" >&2; exit 2; }
 done
 IFS=, read -ra scenarios <<<"$only"
@@ -89,6 +89,10 @@ done
 IFS=, read -ra nps <<<"$np_list"
 IFS=, read -ra lab_nps <<<"$lab_np"
 IFS=, read -ra losses <<<"$loss_list"
+IFS=, read -ra slow_nps <<<"$slow_np"
+for v in "${nps[@]}" "${lab_nps[@]}" "${slow_nps[@]}"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: rank counts must be positive integers, got '$v'" >&2; exit 2; }
+done
 wants() { [[ ,$only, == *,$1,* ]]; }
 
 # --- the build ----------------------------------------------------------------------------------
@@ -286,8 +290,8 @@ if wants scale; then
 fi
 
 if wants slow; then
-    echo "## slow: np $slow_np, rank 1 slowed (--slow $slow) and not, sync/async x tcp/udp, n = $n"
-    configurations slow "$slow_np" "none slow" "sync/tcp async/tcp sync/udp async/udp"
+    echo "## slow: np ${slow_nps[*]}, rank 1 slowed (--slow $slow) and not, sync/async x tcp/udp, n = $n"
+    configurations slow "${slow_nps[*]}" "none slow" "sync/tcp async/tcp sync/udp async/udp"
     sweep
 fi
 

@@ -122,6 +122,7 @@ public final class AsyncSolver implements AutoCloseable {
     private Request boundRecv;
     private final int[] boundIn = new int[1];
     private int iterations;
+    private long computeNanos, slowNanos;
 
     /**
      * Sets up this rank's block (collective: creates the view, which duplicates {@code comm}).
@@ -185,8 +186,11 @@ public final class AsyncSolver implements AutoCloseable {
             if (iterations < settings.maxIterations()) {
                 long compute = iterate();
                 iterations++;
+                computeNanos += compute;
                 if (slowdown.slows(rank)) {
+                    long t0 = System.nanoTime();
                     slowdown.after(compute);
+                    slowNanos += System.nanoTime() - t0;
                 }
                 filter();
             } else if (!boundReported) {
@@ -196,6 +200,14 @@ public final class AsyncSolver implements AutoCloseable {
             detect(listener);
         }
         return new SolveResult(iterations, certified, converged, (System.nanoTime() - start) * 1e-9);
+    }
+
+    /**
+     * Where this rank's solve time went, in seconds: {@code {compute, slowdown}} (the rest is
+     * sending, receiving and detection, which never wait for a neighbour).
+     */
+    public double[] timeBreakdown() {
+        return new double[] {computeNanos * 1e-9, slowNanos * 1e-9};
     }
 
     /** One iteration; returns the nanoseconds of its sweep (what a slowdown multiplies). */

@@ -233,7 +233,8 @@ public final class ObstacleDemo {
                 double least = world.allreduce((double) parallel.iterations(), Op.MIN);
                 double most = world.allreduce((double) parallel.iterations(), Op.MAX);
                 details = String.format(Locale.ROOT, "iterations/rank:  %d to %d, %d detection round(s)%n"
-                        + "value flows:      %s%n", (long) least, (long) most, solver.rounds(), solver.view().stats());
+                        + "value flows:      %s%n", (long) least, (long) most, solver.rounds(), solver.view().stats())
+                        + breakdown(world, solver.timeBreakdown(), "compute", "slowdown");
             }
         } else {
             try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition)) {
@@ -241,6 +242,7 @@ public final class ObstacleDemo {
                 world.barrier();
                 parallel = withBar(bar, o, settings, err, solver::solve);
                 solution = solver.gather(0);
+                details = breakdown(world, solver.timeBreakdown(), "compute", "halo wait", "send wait", "test", "slowdown");
             }
         }
         // The slowest rank's time is the solve's wall time (all leave the last allreduce, or the
@@ -253,6 +255,26 @@ public final class ObstacleDemo {
         }
         world.bcast(status, 0, 1, 0);
         return status[0];
+    }
+
+    /**
+     * The "time/rank" line (collective): per phase of the solve, the least and most seconds any rank
+     * spent in it, so a reader sees whether the job computed or waited. The last phase (the
+     * slowdown) is left out when no rank was slowed.
+     */
+    static String breakdown(Comm world, double[] mine, String... names) {
+        double[] least = new double[mine.length];
+        double[] most = new double[mine.length];
+        world.allreduce(mine, 0, least, 0, mine.length, Op.MIN);
+        world.allreduce(mine, 0, most, 0, mine.length, Op.MAX);
+        StringBuilder b = new StringBuilder("time/rank:        ");
+        for (int i = 0; i < mine.length; i++) {
+            if (i == mine.length - 1 && most[i] == 0) {
+                break;
+            }
+            b.append(String.format(Locale.ROOT, "%s%s %.3f-%.3f s", i == 0 ? "" : ", ", names[i], least[i], most[i]));
+        }
+        return b.append(System.lineSeparator()).toString();
     }
 
     /** Runs {@code solve} with a progress bar on {@code err} when {@code show}. */

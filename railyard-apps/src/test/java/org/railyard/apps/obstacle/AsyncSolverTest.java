@@ -61,7 +61,7 @@ class AsyncSolverTest {
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(report).isZero();
         assertThat(report).contains("scheme:           async", "iterations/rank:", "recomputed:",
-                "OK: asynchronous solution meets the stopping test");
+                "OK: asynchronous solution meets the stopping test", "time/rank:        compute ");
     }
 
     @Test

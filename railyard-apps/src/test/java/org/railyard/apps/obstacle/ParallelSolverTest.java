@@ -68,8 +68,24 @@ class ParallelSolverTest {
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(report).isZero();
         assertThat(report).contains("ranks:            1", "grid:             10^3", "(converged)",
-                "OK: parallel solution agrees with sequential within 0.0");
+                "OK: parallel solution agrees with sequential within 0.0", "time/rank:        compute ",
+                ", halo wait ", ", send wait ", ", test ");
+        assertThat(report).doesNotContain("slowdown 0");
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void aSlowedRankSpendsAtLeastItsComputingTimeAgainInTheBreakdown() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = ObstacleDemo.run(railyard.world(), new String[] {"--n", "10", "--quiet", "--no-check", "--slow", "0:2:spin"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
+        String report = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(report).isZero();
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("time/rank: +compute ([0-9.]+)-[0-9.]+ s.*, slowdown ([0-9.]+)-[0-9.]+ s").matcher(report);
+        assertThat(m.find()).as(report).isTrue();
+        // factor 2: the busy loop lasts at least as long as the computation it follows
+        assertThat(Double.parseDouble(m.group(2))).as(report).isGreaterThanOrEqualTo(Double.parseDouble(m.group(1)));
     }
 
     @Test
