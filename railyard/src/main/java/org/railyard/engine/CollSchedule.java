@@ -37,8 +37,14 @@ final class CollSchedule extends Transfer {
     private static final byte COPY = 2;
     private static final byte REDUCE = 3;
 
-    /** Intermediate buffers up to this size stay with a pooled schedule for its next use. */
-    private static final int SCRATCH_KEEP = 64 * 1024;
+    /**
+     * Intermediate buffers up to this size stay with a pooled schedule for its next use
+     * ({@code railyard.coll.scratch.keep}). A buffer allocated per call costs more than its
+     * allocation: fresh memory is zeroed and cold in the caches, and a large collective called in a
+     * loop then spends milliseconds in young collections (allreduce of 1 MiB on 2 ranks: a young
+     * collection every 0.2 s with 64 KiB kept).
+     */
+    private final long scratchKeep;
 
     CommState comm;
     /** The communicator the next sends and receives go on: {@link #comm} unless switched by {@link #on}. */
@@ -48,8 +54,12 @@ final class CollSchedule extends Transfer {
     private int tagBase;
     String algorithm = "";
     private boolean started;
-    private Object[] scratch = new Object[4];
-    private int scratchUsed;
+    /** Intermediate buffers kept for later calls, and the call ({@link #useStamp}) each was last lent to. */
+    private final Object[] kept = new Object[KEPT];
+    private final long[] keptUse = new long[KEPT];
+    private int keptCount;
+    private long useStamp;
+    private static final int KEPT = 6;
 
     private int n;
     private byte[] type = new byte[16];
@@ -77,6 +87,7 @@ final class CollSchedule extends Transfer {
 
     CollSchedule(Engine engine) {
         super(engine);
+        this.scratchKeep = engine.scratchKeep();
     }
 
     /** Makes this (new or recycled) schedule the empty schedule of the next collective on {@code c}. */
@@ -94,7 +105,7 @@ final class CollSchedule extends Transfer {
         inflightCount = 0;
         checked = 0;
         started = false;
-        scratchUsed = 0;
+        useStamp++;
         algorithm = "";
         nextActive = null;
         error = null;
@@ -104,21 +115,53 @@ final class CollSchedule extends Transfer {
 
     /**
      * An intermediate Java array of at least {@code count} elements of {@code k}, contents
-     * undefined: every algorithm writes what it later reads. Small ones are kept for the next use
-     * of this schedule.
+     * undefined: every algorithm writes what it later reads. Those up to {@link #scratchKeep} bytes
+     * are kept for the next use of this schedule.
      */
     Object scratch(Kind k, int count) {
-        if (scratchUsed == scratch.length) {
-            scratch = Arrays.copyOf(scratch, scratch.length * 2);
+        // the smallest kept buffer of this kind that is free in this call and large enough
+        int best = -1;
+        for (int i = 0; i < keptCount; i++) {
+            Object b = kept[i];
+            if (keptUse[i] != useStamp && Kind.ofBuffer(b) == k && Array.getLength(b) >= count
+                    && (best < 0 || Array.getLength(b) < Array.getLength(kept[best]))) {
+                best = i;
+            }
         }
-        Object kept = scratch[scratchUsed];
-        if (kept != null && Kind.ofBuffer(kept) == k && Array.getLength(kept) >= count) {
-            scratchUsed++;
-            return kept;
+        if (best >= 0) {
+            keptUse[best] = useStamp;
+            return kept[best];
         }
         Object a = k.newArray(count);
-        scratch[scratchUsed++] = (long) count * k.size <= SCRATCH_KEEP ? a : null;
+        if ((long) count * k.size <= scratchKeep) {
+            keep(a);
+        }
         return a;
+    }
+
+    /**
+     * Keeps {@code a} (in use in this call) for later calls: in a free slot, else in place of the
+     * smallest buffer not in use in this call if that is smaller than {@code a}. Collectives of
+     * other kinds and sizes that borrow this pooled schedule in between therefore do not make a
+     * large collective called in a loop allocate its buffers again.
+     */
+    private void keep(Object a) {
+        if (keptCount < kept.length) {
+            kept[keptCount] = a;
+            keptUse[keptCount++] = useStamp;
+            return;
+        }
+        int victim = -1;
+        for (int i = 0; i < keptCount; i++) {
+            if (keptUse[i] != useStamp && (victim < 0 || Array.getLength(kept[i]) < Array.getLength(kept[victim]))) {
+                victim = i;
+            }
+        }
+        if (victim >= 0 && Array.getLength(kept[victim]) * (long) Kind.ofBuffer(kept[victim]).size
+                < Array.getLength(a) * (long) Kind.ofBuffer(a).size) {
+            kept[victim] = a;
+            keptUse[victim] = useStamp;
+        }
     }
 
     // ------------------------------------------------------------------ building

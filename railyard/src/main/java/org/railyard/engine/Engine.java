@@ -84,7 +84,18 @@ public final class Engine implements FrameSink {
     private RecvTransfer[] recvPool = new RecvTransfer[8];
     private int recvPoolCount;
 
+    private final long scratchKeep = Config.bytes(Config.COLL_SCRATCH_KEEP_PROP, Config.COLL_SCRATCH_KEEP_DEFAULT);
+
+    /** Largest collective intermediate buffer kept for the next call ({@code railyard.coll.scratch.keep}). */
+    long scratchKeep() {
+        return scratchKeep;
+    }
+
     private Engine(Bootstrap bootstrap) {
+        // the processors this process may use, counted before the binding below narrows them to one
+        int processors = Runtime.getRuntime().availableProcessors();
+        // on the calling thread: the progress agent started below inherits the binding
+        String binding = org.railyard.util.CpuBinding.apply(System.getenv());
         this.bootstrap = bootstrap;
         this.rank = bootstrap.rank();
         this.size = bootstrap.size();
@@ -102,7 +113,7 @@ public final class Engine implements FrameSink {
         this.world = new CommState(0, all, size, rank, "WORLD");
         this.self = new CommState(2, new int[] {rank}, size, rank, "SELF");
         this.collectives = new Collectives(this);
-        boolean oversubscribed = size > Runtime.getRuntime().availableProcessors();
+        boolean oversubscribed = size > processors;
         // with more ranks than processors a waiter yields at once: the rank it waits for needs the
         // core (np 4 on 2 cores: barrier 40-60 us after 200 polls, 8-11 us yielding at once)
         long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 0 : Config.IDLE_SPINS_DEFAULT);
@@ -110,7 +121,7 @@ public final class Engine implements FrameSink {
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
-                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins);
+                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", " + binding);
         this.agent = Thread.ofPlatform().daemon().name("railyard-progress-" + rank).start(this::agentLoop);
     }
 

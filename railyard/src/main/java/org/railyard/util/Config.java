@@ -49,6 +49,14 @@ public final class Config {
     public static final String BOOTSTRAP_TIMEOUT_PROP = "railyard.bootstrap.timeout";
     public static final Duration BOOTSTRAP_TIMEOUT_DEFAULT = Duration.ofSeconds(120);
 
+    /**
+     * Largest intermediate buffer of a collective kept for its next call (larger ones are allocated
+     * per call). Kept buffers stay in memory for the life of the engine: at most this much per
+     * buffer, a few buffers per pooled schedule, eight pooled schedules.
+     */
+    public static final String COLL_SCRATCH_KEEP_PROP = "railyard.coll.scratch.keep";
+    public static final long COLL_SCRATCH_KEEP_DEFAULT = 4L << 20;
+
     /** Print each choice the library makes (transport per peer, protocol per size, algorithms) to stderr. */
     public static final String PRINT_CHOICES_PROP = "railyard.print.choices";
     public static final boolean PRINT_CHOICES_DEFAULT = false;
