@@ -653,6 +653,95 @@ public final class Comm {
                 recvcount, kind(recvtype)));
     }
 
+    /**
+     * Topology communicators: sends {@code sendcount} elements of {@code sendbuf} to every
+     * neighbour ({@link #neighbours()}); block j of {@code recvbuf}, {@code recvcounts[j]} elements
+     * at {@code recvoffset + displs[j]}, comes from neighbour j, which must send that many. Blocks
+     * of {@link #PROC_NULL} neighbours (past the edge of a non-periodic grid) are left untouched;
+     * a zero count receives nothing. The arrays need an entry per neighbour.
+     */
+    public void neighbourAllgatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                    int[] recvcounts, int[] displs) {
+        coll().neighbourAllgatherv(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf, recvoffset,
+                recvcounts, displs, Kind.ofBuffer(recvbuf));
+    }
+
+    /** {@link #neighbourAllgatherv(Object, int, int, Object, int, int[], int[])} with explicit element types. */
+    public void neighbourAllgatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                    int recvoffset, int[] recvcounts, int[] displs, Datatype recvtype) {
+        coll().neighbourAllgatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf, recvoffset, recvcounts,
+                displs, kind(recvtype));
+    }
+
+    /** Non-blocking {@link #neighbourAllgatherv(Object, int, int, Object, int, int[], int[])}. */
+    public Request ineighbourAllgatherv(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                        int[] recvcounts, int[] displs) {
+        return wrapColl(coll().ineighbourAllgatherv(state, sendbuf, sendoffset, sendcount, Kind.ofBuffer(sendbuf), recvbuf,
+                recvoffset, recvcounts, displs, Kind.ofBuffer(recvbuf)));
+    }
+
+    /** Non-blocking {@link #neighbourAllgatherv(Object, int, int, Object, int, int[], int[])} with explicit element types. */
+    public Request ineighbourAllgatherv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, Object recvbuf,
+                                        int recvoffset, int[] recvcounts, int[] displs, Datatype recvtype) {
+        return wrapColl(coll().ineighbourAllgatherv(state, sendbuf, sendoffset, sendcount, kind(sendtype), recvbuf,
+                recvoffset, recvcounts, displs, kind(recvtype)));
+    }
+
+    /**
+     * Topology communicators: block j of {@code sendbuf}, {@code sendcounts[j]} elements at
+     * {@code sendoffset + sdispls[j]}, goes to neighbour j; block j of {@code recvbuf},
+     * {@code recvcounts[j]} elements at {@code recvoffset + rdispls[j]}, comes from it. Blocks of
+     * {@link #PROC_NULL} neighbours move nothing: nothing is sent and the receive block is left
+     * untouched. The arrays need an entry per neighbour.
+     */
+    public void neighbourAlltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Object recvbuf,
+                                   int recvoffset, int[] recvcounts, int[] rdispls) {
+        coll().neighbourAlltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, Kind.ofBuffer(sendbuf), recvbuf,
+                recvoffset, recvcounts, rdispls, Kind.ofBuffer(recvbuf));
+    }
+
+    /** {@link #neighbourAlltoallv(Object, int, int[], int[], Object, int, int[], int[])} with explicit element types. */
+    public void neighbourAlltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Datatype sendtype,
+                                   Object recvbuf, int recvoffset, int[] recvcounts, int[] rdispls, Datatype recvtype) {
+        coll().neighbourAlltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, kind(sendtype), recvbuf, recvoffset,
+                recvcounts, rdispls, kind(recvtype));
+    }
+
+    /** Non-blocking {@link #neighbourAlltoallv(Object, int, int[], int[], Object, int, int[], int[])}. */
+    public Request ineighbourAlltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Object recvbuf,
+                                       int recvoffset, int[] recvcounts, int[] rdispls) {
+        return wrapColl(coll().ineighbourAlltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, Kind.ofBuffer(sendbuf),
+                recvbuf, recvoffset, recvcounts, rdispls, Kind.ofBuffer(recvbuf)));
+    }
+
+    /** Non-blocking {@link #neighbourAlltoallv(Object, int, int[], int[], Object, int, int[], int[])} with explicit element types. */
+    public Request ineighbourAlltoallv(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Datatype sendtype,
+                                       Object recvbuf, int recvoffset, int[] recvcounts, int[] rdispls, Datatype recvtype) {
+        return wrapColl(coll().ineighbourAlltoallv(state, sendbuf, sendoffset, sendcounts, sdispls, kind(sendtype), recvbuf,
+                recvoffset, recvcounts, rdispls, kind(recvtype)));
+    }
+
+    /**
+     * Topology communicators: {@link #neighbourAlltoallv} with a count, a displacement and a type
+     * per neighbour on each side. As in {@link #alltoallw}, displacements are in elements of that
+     * block's type from the start of the buffer (not bytes as in MPI: buffers are addressed by
+     * element); mixing types needs a {@link java.nio.ByteBuffer} or
+     * {@link java.lang.foreign.MemorySegment}. Blocks of {@link #PROC_NULL} neighbours move nothing
+     * and their receive blocks are left untouched.
+     */
+    public void neighbourAlltoallw(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes, Object recvbuf,
+                                   int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        coll().neighbourAlltoallw(state, sendbuf, sendcounts, sdispls, kinds(sendtypes), recvbuf, recvcounts, rdispls,
+                kinds(recvtypes));
+    }
+
+    /** Non-blocking {@link #neighbourAlltoallw}. */
+    public Request ineighbourAlltoallw(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes,
+                                       Object recvbuf, int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        return wrapColl(coll().ineighbourAlltoallw(state, sendbuf, sendcounts, sdispls, kinds(sendtypes), recvbuf,
+                recvcounts, rdispls, kinds(recvtypes)));
+    }
+
     // ---------------------------------------------------------------- communicators
 
     /**

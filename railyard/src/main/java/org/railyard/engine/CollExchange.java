@@ -3,7 +3,7 @@ package org.railyard.engine;
 /**
  * Personalised exchanges: alltoall by Bruck's algorithm, by posting everything at once, or by
  * pairwise exchange; alltoallv and alltoallw; and the neighbourhood collectives of a topology.
- * Counts and displacements are in elements of their buffer's type; a block of zero elements is
+ * Counts and displacements are in elements of their block's type; a block of zero elements is
  * not sent (both ends know its count).
  */
 final class CollExchange {
@@ -123,27 +123,29 @@ final class CollExchange {
     }
 
     /**
-     * Neighbourhood exchange over a topology: block j of the receive buffer comes from neighbour
-     * j; with {@code alltoall}, block j of the send buffer goes to neighbour j, otherwise the whole
-     * send buffer goes to every neighbour. {@link Engine#PROC_NULL} holes (the edges of a
-     * non-periodic grid) move nothing and leave their block untouched. On a Cartesian topology
-     * the message to neighbour j is tagged with the index the receiver knows the sender by
-     * ({@code j ^ 1}: my "+1" neighbour sees me as its "-1"), so two links to one process (a
-     * periodic dimension of size 1 or 2) cannot cross; on a graph, messages between one pair match
-     * in order.
+     * Neighbourhood exchange over a topology, one block per neighbour on each side: block j of the
+     * send buffer ({@code scounts[j]} elements of {@code sks[j]} at {@code soff + sdispls[j]}) goes
+     * to neighbour j, and block j of the receive buffer ({@code rcounts[j]} elements of
+     * {@code rks[j]} at {@code roff + rdispls[j]}) comes from neighbour j. The allgather forms pass
+     * the same send block (displacement 0) for every neighbour. An empty block moves nothing.
+     * {@link Engine#PROC_NULL} holes (the edges of a non-periodic grid) move nothing and leave
+     * their block untouched. On a Cartesian topology the message to neighbour j is tagged with the
+     * index the receiver knows the sender by ({@code j ^ 1}: my "+1" neighbour sees me as its
+     * "-1"), so two links to one process (a periodic dimension of size 1 or 2) cannot cross; on a
+     * graph, messages between one pair match in order.
      */
-    static void neighbours(CollSchedule s, Topology topo, boolean alltoall, Object sbuf, int soff, int scount, Kind sk,
-                           Object rbuf, int roff, int rcount, Kind rk) {
+    static void neighbours(CollSchedule s, Topology topo, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind[] sks,
+                           Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind[] rks) {
         int[] nb = topo.neighbours(s.comm.rank);
         boolean cart = topo instanceof CartTopology;
         for (int j = 0; j < nb.length; j++) {
-            if (rcount > 0) {
-                s.recv(s.comm, rbuf, rk, roff + j * rcount, rcount, nb[j], cart ? j : 0);
+            if (rcounts[j] > 0) {
+                s.recv(s.comm, rbuf, rks[j], roff + rdispls[j], rcounts[j], nb[j], cart ? j : 0);
             }
         }
         for (int j = 0; j < nb.length; j++) {
-            if (scount > 0) {
-                s.send(s.comm, sbuf, sk, soff + (alltoall ? j * scount : 0), scount, nb[j], cart ? j ^ 1 : 0);
+            if (scounts[j] > 0) {
+                s.send(s.comm, sbuf, sks[j], soff + sdispls[j], scounts[j], nb[j], cart ? j ^ 1 : 0);
             }
         }
         s.round();

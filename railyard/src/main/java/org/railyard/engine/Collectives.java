@@ -62,7 +62,8 @@ public final class Collectives {
 
     private static final String[] NAMES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan",
         "exscan", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv", "alltoall", "alltoallv",
-        "alltoallw", "neighbour_allgather", "neighbour_alltoall", "reduce_scatter_block"};
+        "alltoallw", "neighbour_allgather", "neighbour_alltoall", "reduce_scatter_block", "neighbour_allgatherv",
+        "neighbour_alltoallv", "neighbour_alltoallw"};
     private static final int BARRIER = 0;
     private static final int BCAST = 1;
     private static final int REDUCE = 2;
@@ -82,6 +83,9 @@ public final class Collectives {
     private static final int NEIGHBOUR_ALLGATHER = 16;
     private static final int NEIGHBOUR_ALLTOALL = 17;
     private static final int REDUCE_SCATTER_BLOCK = 18;
+    private static final int NEIGHBOUR_ALLGATHERV = 19;
+    private static final int NEIGHBOUR_ALLTOALLV = 20;
+    private static final int NEIGHBOUR_ALLTOALLW = 21;
     private static final int SIZE_CLASSES = 34;
 
     static final String DISSEMINATION = "dissemination";
@@ -911,17 +915,15 @@ public final class Collectives {
 
     private Transfer neighbour(int id, CommState c, boolean alltoall, Object sbuf, int soff, int scount, Kind sk,
                                Object rbuf, int roff, int rcount, Kind rk) {
-        check(c, id);
-        Topology topo = c.topology();
-        if (topo == null) {
-            throw new RailyardException(ErrorClass.COMM, NAMES[id] + " needs a communicator with a topology; "
-                    + c.name() + " has none");
-        }
+        Topology topo = topology(c, id);
         int n = topo.neighbours(c.rank).length;
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, alltoall ? n * scount : scount);
         checkBuffer(NAMES[id] + " receive buffer", rbuf, rk, roff, n * rcount);
         CollSchedule s = schedule(c, id, null, (long) scount * sk.size, LINEAR);
-        CollExchange.neighbours(s, topo, alltoall, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+        int[][] sc = CollTree.regular(n, scount);
+        int[][] rc = CollTree.regular(n, rcount);
+        CollExchange.neighbours(s, topo, sbuf, soff, sc[0], alltoall ? sc[1] : new int[n], same(sk, n), rbuf, roff,
+                rc[0], rc[1], same(rk, n));
         return start(s);
     }
 
@@ -933,5 +935,152 @@ public final class Collectives {
     public void neighbourAlltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                                   Kind rk) {
         finish(ineighbourAlltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+    }
+
+    /**
+     * Sends {@code scount} elements of {@code sbuf} to every neighbour; block j of {@code rbuf}
+     * ({@code rcounts[j]} elements at {@code roff + rdispls[j]}) comes from neighbour j. Blocks of
+     * {@link Engine#PROC_NULL} neighbours are left untouched.
+     */
+    public Transfer ineighbourAllgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                         int[] rcounts, int[] rdispls, Kind rk) {
+        int id = NEIGHBOUR_ALLGATHERV;
+        Topology topo = topology(c, id);
+        int n = topo.neighbours(c.rank).length;
+        checkType(NAMES[id] + " send", sk);
+        checkType(NAMES[id] + " receive", rk);
+        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
+        Kind[] rks = same(rk, n);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, n);
+        CollSchedule s = schedule(c, id, null, Math.max((long) scount * sk.size, rbytes / Math.max(n, 1)), LINEAR);
+        int[] scounts = new int[n];
+        java.util.Arrays.fill(scounts, scount);
+        CollExchange.neighbours(s, topo, sbuf, soff, scounts, new int[n], same(sk, n), rbuf, roff, rcounts, rdispls, rks);
+        return start(s);
+    }
+
+    /**
+     * Block j of {@code sbuf} ({@code scounts[j]} elements at {@code soff + sdispls[j]}) goes to
+     * neighbour j; block j of {@code rbuf} ({@code rcounts[j]} elements at {@code roff + rdispls[j]})
+     * comes from neighbour j. Blocks of {@link Engine#PROC_NULL} neighbours move nothing.
+     */
+    public Transfer ineighbourAlltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk,
+                                        Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
+        int id = NEIGHBOUR_ALLTOALLV;
+        Topology topo = topology(c, id);
+        int n = topo.neighbours(c.rank).length;
+        checkType(NAMES[id] + " send", sk);
+        checkType(NAMES[id] + " receive", rk);
+        Kind[] sks = same(sk, n);
+        Kind[] rks = same(rk, n);
+        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, soff, scounts, sdispls, sks, n);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, n);
+        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(n, 1), LINEAR);
+        CollExchange.neighbours(s, topo, sbuf, soff, scounts, sdispls, sks, rbuf, roff, rcounts, rdispls, rks);
+        return start(s);
+    }
+
+    /**
+     * {@link #ineighbourAlltoallv} with a type per neighbour on each side. As in
+     * {@link #ialltoallw}, each displacement is in elements of its own block's type, counted from
+     * the start of the buffer (not in bytes as in MPI; a byte buffer holds any mix).
+     */
+    public Transfer ineighbourAlltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf,
+                                        int[] rcounts, int[] rdispls, Kind[] rks) {
+        int id = NEIGHBOUR_ALLTOALLW;
+        Topology topo = topology(c, id);
+        int n = topo.neighbours(c.rank).length;
+        checkNeighbourTypes(NAMES[id] + " send", c, sks, n);
+        checkNeighbourTypes(NAMES[id] + " receive", c, rks, n);
+        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, 0, scounts, sdispls, sks, n);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, 0, rcounts, rdispls, rks, n);
+        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(n, 1), LINEAR);
+        CollExchange.neighbours(s, topo, sbuf, 0, scounts, sdispls, sks, rbuf, 0, rcounts, rdispls, rks);
+        return start(s);
+    }
+
+    /** Blocking {@link #ineighbourAllgatherv}. */
+    public void neighbourAllgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                    int[] rcounts, int[] rdispls, Kind rk) {
+        finish(ineighbourAllgatherv(c, sbuf, soff, scount, sk, rbuf, roff, rcounts, rdispls, rk));
+    }
+
+    /** Blocking {@link #ineighbourAlltoallv}. */
+    public void neighbourAlltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf,
+                                   int roff, int[] rcounts, int[] rdispls, Kind rk) {
+        finish(ineighbourAlltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk));
+    }
+
+    /** Blocking {@link #ineighbourAlltoallw}. */
+    public void neighbourAlltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf,
+                                   int[] rcounts, int[] rdispls, Kind[] rks) {
+        finish(ineighbourAlltoallw(c, sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks));
+    }
+
+    /** The topology of {@code c}, which collective {@code id} needs; a COMM error if there is none. */
+    private Topology topology(CommState c, int id) {
+        check(c, id);
+        Topology topo = c.topology();
+        if (topo == null) {
+            throw new RailyardException(ErrorClass.COMM, NAMES[id] + " needs a communicator with a topology; "
+                    + c.name() + " has none");
+        }
+        return topo;
+    }
+
+    private static Kind[] same(Kind k, int n) {
+        Kind[] ks = new Kind[n];
+        java.util.Arrays.fill(ks, k);
+        return ks;
+    }
+
+    private static void checkType(String what, Kind k) {
+        if (k == null) {
+            throw new RailyardException(ErrorClass.TYPE, what + " datatype is null");
+        }
+    }
+
+    /** Checks that an array of {@code entries} (-1: null) covers the {@code n} neighbours of this process. */
+    private static void checkNeighbourEntries(String what, ErrorClass ec, int entries, CommState c, int n) {
+        if (Math.max(entries, 0) < n) {
+            throw new RailyardException(ec, what + (entries < 0 ? " are null" : " have " + entries + " entries")
+                    + " but rank " + c.rank + " of " + c.name() + " has " + n + " neighbours");
+        }
+    }
+
+    private static void checkNeighbourTypes(String what, CommState c, Kind[] ks, int n) {
+        checkNeighbourEntries(what + " types", ErrorClass.TYPE, ks == null ? -1 : ks.length, c, n);
+        for (int j = 0; j < n; j++) {
+            if (ks[j] == null) {
+                throw new RailyardException(ErrorClass.TYPE, what + " datatype for neighbour " + j + " is null");
+            }
+        }
+    }
+
+    /**
+     * Checks one block per neighbour: {@code counts} and {@code displs} have an entry for each of
+     * the {@code n} neighbours, no count is negative, and every non-empty block
+     * ({@code counts[j]} elements of {@code ks[j]} at {@code off + displs[j]}) lies inside
+     * {@code buf}. Blocks of {@link Engine#PROC_NULL} neighbours are checked too. Returns the bytes
+     * of all blocks.
+     */
+    private static long checkNeighbourBlocks(String what, CommState c, Object buf, int off, int[] counts, int[] displs,
+                                             Kind[] ks, int n) {
+        checkNeighbourEntries(what + " counts", ErrorClass.ARG, counts == null ? -1 : counts.length, c, n);
+        checkNeighbourEntries(what + " displacements", ErrorClass.ARG, displs == null ? -1 : displs.length, c, n);
+        long bytes = 0;
+        for (int j = 0; j < n; j++) {
+            if (counts[j] < 0) {
+                throw new RailyardException(ErrorClass.COUNT, what + ": count " + counts[j] + " for neighbour " + j
+                        + " is negative");
+            }
+            if (counts[j] > 0) {
+                // an offset past int range is reported as out of the buffer, not wrapped round
+                int at = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, (long) off + displs[j]));
+                checkBuffer(what + " block of neighbour " + j, buf, ks[j], at, counts[j]);
+                bytes += (long) counts[j] * ks[j].size;
+            }
+        }
+        return bytes;
     }
 }
