@@ -742,6 +742,54 @@ public final class Comm {
                 recvcounts, rdispls, kinds(recvtypes)));
     }
 
+    // ---------------------------------------------------------------- persistent operations
+
+    /** A persistent {@link #isend}: each {@link Persistent#start} sends the buffer's current contents. */
+    public Persistent sendInit(Object buf, int offset, int count, int dest, int tag) {
+        return Persistent.of("sendInit to " + dest + " tag " + tag + " on " + name(),
+                () -> isend(buf, offset, count, dest, tag));
+    }
+
+    /** A persistent {@link #irecv}. */
+    public Persistent recvInit(Object buf, int offset, int count, int source, int tag) {
+        return Persistent.of("recvInit from " + source + " tag " + tag + " on " + name(),
+                () -> irecv(buf, offset, count, source, tag));
+    }
+
+    /** A persistent {@link #ibarrier} (collective: every process starts its instances in the same order). */
+    public Persistent barrierInit() {
+        return Persistent.of("barrierInit on " + name(), this::ibarrier);
+    }
+
+    /** A persistent {@link #ibcast} (collective). */
+    public Persistent bcastInit(Object buf, int offset, int count, int root) {
+        return Persistent.of("bcastInit on " + name(), () -> ibcast(buf, offset, count, root));
+    }
+
+    /** A persistent {@link #ireduce} (collective). */
+    public Persistent reduceInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op, int root) {
+        return Persistent.of("reduceInit on " + name(), () -> ireduce(sendbuf, sendoffset, recvbuf, recvoffset, count, op, root));
+    }
+
+    /** A persistent {@link #iallreduce} (collective). */
+    public Persistent allreduceInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return Persistent.of("allreduceInit on " + name(), () -> iallreduce(sendbuf, sendoffset, recvbuf, recvoffset, count, op));
+    }
+
+    /** A persistent {@link #iallgather} (collective). */
+    public Persistent allgatherInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                    int recvcount) {
+        return Persistent.of("allgatherInit on " + name(),
+                () -> iallgather(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
+    }
+
+    /** A persistent {@link #ialltoall} (collective). */
+    public Persistent alltoallInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                   int recvcount) {
+        return Persistent.of("alltoallInit on " + name(),
+                () -> ialltoall(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
+    }
+
     // ---------------------------------------------------------------- communicators
 
     /**
