@@ -912,6 +912,35 @@ public final class Comm {
         return s == null ? null : new Comm(engine, s);
     }
 
+    /**
+     * Collective: a communicator over the same processes with a distributed graph topology, each
+     * process naming its own edges: the processes it receives from ({@code sources}) and those it
+     * sends to ({@code destinations}) in the neighbourhood collectives, in block order. The edges
+     * must agree across processes; if they do not, every process gets an ARG error. Reordering
+     * is allowed by MPI but never done.
+     */
+    public Comm distGraphCreateAdjacent(int[] sources, int[] destinations, boolean reorder) {
+        return new Comm(engine, Communicators.distGraph(engine, state, sources, destinations, reorder));
+    }
+
+    /** Distributed graph (or any topology): the processes this one receives from in the neighbourhood collectives. */
+    public int[] sources() {
+        return topologyOrFail().sources(rank());
+    }
+
+    /** Distributed graph (or any topology): the processes this one sends to in the neighbourhood collectives. */
+    public int[] destinations() {
+        return topologyOrFail().destinations(rank());
+    }
+
+    private Topology topologyOrFail() {
+        Topology t = state.topology();
+        if (t == null) {
+            throw new RailyardException(ErrorClass.COMM, name() + " has no topology");
+        }
+        return t;
+    }
+
     /** The topology, or null. */
     public Topology topology() {
         return state.topology();

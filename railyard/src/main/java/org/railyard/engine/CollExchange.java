@@ -132,20 +132,22 @@ final class CollExchange {
      * their block untouched. On a Cartesian topology the message to neighbour j is tagged with the
      * index the receiver knows the sender by ({@code j ^ 1}: my "+1" neighbour sees me as its
      * "-1"), so two links to one process (a periodic dimension of size 1 or 2) cannot cross; on a
-     * graph, messages between one pair match in order.
+     * graph, messages between one pair match in order. Blocks are received from the topology's
+     * sources and sent to its destinations, which are the same list except on a distributed graph.
      */
     static void neighbours(CollSchedule s, Topology topo, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind[] sks,
                            Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind[] rks) {
-        int[] nb = topo.neighbours(s.comm.rank);
+        int[] in = topo.sources(s.comm.rank);
+        int[] out = topo.destinations(s.comm.rank);
         boolean cart = topo instanceof CartTopology;
-        for (int j = 0; j < nb.length; j++) {
+        for (int j = 0; j < in.length; j++) {
             if (rcounts[j] > 0) {
-                s.recv(s.comm, rbuf, rks[j], roff + rdispls[j], rcounts[j], nb[j], cart ? j : 0);
+                s.recv(s.comm, rbuf, rks[j], roff + rdispls[j], rcounts[j], in[j], cart ? j : 0);
             }
         }
-        for (int j = 0; j < nb.length; j++) {
+        for (int j = 0; j < out.length; j++) {
             if (scounts[j] > 0) {
-                s.send(s.comm, sbuf, sks[j], soff + sdispls[j], scounts[j], nb[j], cart ? j ^ 1 : 0);
+                s.send(s.comm, sbuf, sks[j], soff + sdispls[j], scounts[j], out[j], cart ? j ^ 1 : 0);
             }
         }
         s.round();

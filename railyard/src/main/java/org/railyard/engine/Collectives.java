@@ -916,14 +916,15 @@ public final class Collectives {
     private Transfer neighbour(int id, CommState c, boolean alltoall, Object sbuf, int soff, int scount, Kind sk,
                                Object rbuf, int roff, int rcount, Kind rk) {
         Topology topo = topology(c, id);
-        int n = topo.neighbours(c.rank).length;
-        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, alltoall ? n * scount : scount);
-        checkBuffer(NAMES[id] + " receive buffer", rbuf, rk, roff, n * rcount);
+        int nin = topo.sources(c.rank).length;
+        int nout = topo.destinations(c.rank).length;
+        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, alltoall ? nout * scount : scount);
+        checkBuffer(NAMES[id] + " receive buffer", rbuf, rk, roff, nin * rcount);
         CollSchedule s = schedule(c, id, null, (long) scount * sk.size, LINEAR);
-        int[][] sc = CollTree.regular(n, scount);
-        int[][] rc = CollTree.regular(n, rcount);
-        CollExchange.neighbours(s, topo, sbuf, soff, sc[0], alltoall ? sc[1] : new int[n], same(sk, n), rbuf, roff,
-                rc[0], rc[1], same(rk, n));
+        int[][] sc = CollTree.regular(nout, scount);
+        int[][] rc = CollTree.regular(nin, rcount);
+        CollExchange.neighbours(s, topo, sbuf, soff, sc[0], alltoall ? sc[1] : new int[nout], same(sk, nout), rbuf, roff,
+                rc[0], rc[1], same(rk, nin));
         return start(s);
     }
 
@@ -946,16 +947,17 @@ public final class Collectives {
                                          int[] rcounts, int[] rdispls, Kind rk) {
         int id = NEIGHBOUR_ALLGATHERV;
         Topology topo = topology(c, id);
-        int n = topo.neighbours(c.rank).length;
+        int nin = topo.sources(c.rank).length;
+        int nout = topo.destinations(c.rank).length;
         checkType(NAMES[id] + " send", sk);
         checkType(NAMES[id] + " receive", rk);
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
-        Kind[] rks = same(rk, n);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, n);
-        CollSchedule s = schedule(c, id, null, Math.max((long) scount * sk.size, rbytes / Math.max(n, 1)), LINEAR);
-        int[] scounts = new int[n];
+        Kind[] rks = same(rk, nin);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, nin);
+        CollSchedule s = schedule(c, id, null, Math.max((long) scount * sk.size, rbytes / Math.max(nin, 1)), LINEAR);
+        int[] scounts = new int[nout];
         java.util.Arrays.fill(scounts, scount);
-        CollExchange.neighbours(s, topo, sbuf, soff, scounts, new int[n], same(sk, n), rbuf, roff, rcounts, rdispls, rks);
+        CollExchange.neighbours(s, topo, sbuf, soff, scounts, new int[nout], same(sk, nout), rbuf, roff, rcounts, rdispls, rks);
         return start(s);
     }
 
@@ -968,14 +970,15 @@ public final class Collectives {
                                         Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
         int id = NEIGHBOUR_ALLTOALLV;
         Topology topo = topology(c, id);
-        int n = topo.neighbours(c.rank).length;
+        int nin = topo.sources(c.rank).length;
+        int nout = topo.destinations(c.rank).length;
         checkType(NAMES[id] + " send", sk);
         checkType(NAMES[id] + " receive", rk);
-        Kind[] sks = same(sk, n);
-        Kind[] rks = same(rk, n);
-        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, soff, scounts, sdispls, sks, n);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, n);
-        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(n, 1), LINEAR);
+        Kind[] sks = same(sk, nout);
+        Kind[] rks = same(rk, nin);
+        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, soff, scounts, sdispls, sks, nout);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, nin);
+        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(Math.max(nin, nout), 1), LINEAR);
         CollExchange.neighbours(s, topo, sbuf, soff, scounts, sdispls, sks, rbuf, roff, rcounts, rdispls, rks);
         return start(s);
     }
@@ -989,12 +992,13 @@ public final class Collectives {
                                         int[] rcounts, int[] rdispls, Kind[] rks) {
         int id = NEIGHBOUR_ALLTOALLW;
         Topology topo = topology(c, id);
-        int n = topo.neighbours(c.rank).length;
-        checkNeighbourTypes(NAMES[id] + " send", c, sks, n);
-        checkNeighbourTypes(NAMES[id] + " receive", c, rks, n);
-        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, 0, scounts, sdispls, sks, n);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, 0, rcounts, rdispls, rks, n);
-        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(n, 1), LINEAR);
+        int nin = topo.sources(c.rank).length;
+        int nout = topo.destinations(c.rank).length;
+        checkNeighbourTypes(NAMES[id] + " send", c, sks, nout);
+        checkNeighbourTypes(NAMES[id] + " receive", c, rks, nin);
+        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, 0, scounts, sdispls, sks, nout);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, 0, rcounts, rdispls, rks, nin);
+        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(Math.max(nin, nout), 1), LINEAR);
         CollExchange.neighbours(s, topo, sbuf, 0, scounts, sdispls, sks, rbuf, 0, rcounts, rdispls, rks);
         return start(s);
     }

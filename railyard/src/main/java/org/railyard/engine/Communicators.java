@@ -70,6 +70,63 @@ public final class Communicators {
         return withTopology(e, c, new GraphTopology(index, edges), "graph");
     }
 
+    /**
+     * Collective over {@code c}: a communicator over the same processes with a distributed graph
+     * topology, each process giving its own edges ({@link DistGraphTopology}). The edges must agree
+     * (as many edges from i to j in i's destinations as in j's sources); every process checks the
+     * counts its peers announce, and if any disagree, all fail with an ARG error naming the first
+     * pair found, instead of a neighbourhood collective waiting for a message that never comes.
+     */
+    public static CommState distGraph(Engine e, CommState c, int[] sources, int[] destinations, boolean reorder) {
+        intra(e, c, "distributed graph create");
+        int n = c.size();
+        // a bad rank fails here alike on every process only if all pass bad ones; so the verdict is shared below
+        RailyardException local = null;
+        DistGraphTopology topo = null;
+        try {
+            topo = new DistGraphTopology(n, c.rank, sources, destinations);
+        } catch (RailyardException x) {
+            local = x;
+        }
+        int[] out = new int[n];
+        int[] in = new int[n];
+        if (topo != null) {
+            for (int d : destinations) {
+                out[d]++;
+            }
+        }
+        int[] announced = new int[n];
+        e.collectives().alltoall(c, out, 0, 1, Kind.INT, announced, 0, 1, Kind.INT);
+        String mismatch = null;
+        if (topo != null) {
+            for (int r : sources) {
+                in[r]++;
+            }
+            for (int r = 0; r < n && mismatch == null; r++) {
+                if (in[r] != announced[r]) {
+                    mismatch = "process " + c.rank + " of " + c.name() + " lists " + in[r] + " edge(s) from " + r
+                            + " among its sources, but " + r + " lists " + announced[r] + " to " + c.rank
+                            + " among its destinations";
+                }
+            }
+        }
+        // the first failing process, if any, tells everyone
+        long[] bad = {local != null || mismatch != null ? c.rank : Long.MAX_VALUE};
+        long[] first = new long[1];
+        e.collectives().allreduce(c, bad, 0, first, 0, 1, Kind.LONG, Reduction.MIN);
+        if (local != null) {
+            throw local;
+        }
+        if (mismatch != null) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph edges disagree: " + mismatch);
+        }
+        if (first[0] != Long.MAX_VALUE) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph create failed: process " + first[0] + " of "
+                    + c.name() + " gave edges that name no process or disagree with its peers");
+        }
+        return withTopology(e, c, topo, "distgraph");
+    }
+
     private static CommState withTopology(Engine e, CommState c, Topology topo, String kind) {
         int n = topo.size();
         if (n > c.size()) {
