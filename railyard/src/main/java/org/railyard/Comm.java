@@ -783,6 +783,30 @@ public final class Comm {
                 () -> iallgather(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
     }
 
+    /** A persistent {@link #iscan} (collective). */
+    public Persistent scanInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return Persistent.of("scanInit on " + name(), () -> iscan(sendbuf, sendoffset, recvbuf, recvoffset, count, op));
+    }
+
+    /** A persistent {@link #iexscan} (collective). */
+    public Persistent exscanInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op) {
+        return Persistent.of("exscanInit on " + name(), () -> iexscan(sendbuf, sendoffset, recvbuf, recvoffset, count, op));
+    }
+
+    /** A persistent {@link #igather} (collective). */
+    public Persistent gatherInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount,
+                                 int root) {
+        return Persistent.of("gatherInit on " + name(),
+                () -> igather(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount, root));
+    }
+
+    /** A persistent {@link #iscatter} (collective). */
+    public Persistent scatterInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                  int recvcount, int root) {
+        return Persistent.of("scatterInit on " + name(),
+                () -> iscatter(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount, root));
+    }
+
     /** A persistent {@link #ialltoall} (collective). */
     public Persistent alltoallInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
                                    int recvcount) {

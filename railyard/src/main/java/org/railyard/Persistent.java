@@ -8,7 +8,9 @@ import org.railyard.error.RailyardException;
 
 /**
  * A persistent operation (MPI's persistent requests, point-to-point and, as in MPI 4, collective):
- * its arguments are fixed once ({@link Comm#sendInit}, {@link Comm#allreduceInit} and the like),
+ * its arguments are fixed once ({@link Comm#sendInit}, {@link Comm#allreduceInit} and the like,
+ * or {@link #of} around any non-blocking call, e.g. {@code Persistent.of("alltoallv", () ->
+ * comm.ialltoallv(...))}),
  * then each {@link #start} begins one more instance of it, which {@link #await} or {@link #test}
  * completes. The buffers are read and written by each instance as a non-blocking call would, so a
  * program fills the send buffer, starts, and waits, in every iteration, without building the

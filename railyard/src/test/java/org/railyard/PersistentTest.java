@@ -40,6 +40,27 @@ class PersistentTest {
             long[] reduced = new long[1];
             Persistent reduce = w.reduceInit(new long[] {me + 1}, 0, reduced, 0, 1, Op.MAX, 0);
             Persistent barrier = w.barrierInit();
+            long[] scanIn = new long[1];
+            long[] scanOut = new long[1];
+            long[] exOut = new long[1];
+            Persistent scan = w.scanInit(scanIn, 0, scanOut, 0, 1, Op.SUM);
+            Persistent exscan = w.exscanInit(scanIn, 0, exOut, 0, 1, Op.SUM);
+            int[] toRoot = new int[1];
+            int[] atRoot = new int[n];
+            Persistent gather = w.gatherInit(toRoot, 0, 1, atRoot, 0, 1, 0);
+            int[] fromRoot = new int[n];
+            int[] mine1 = new int[1];
+            Persistent scatter = w.scatterInit(fromRoot, 0, 1, mine1, 0, 1, n - 1);
+            // any non-blocking call made persistent: an allgatherv of me + 1 elements from each
+            int[] counts = new int[n];
+            int[] displs = new int[n];
+            for (int r = 0; r < n; r++) {
+                counts[r] = r + 1;
+                displs[r] = r * (r + 1) / 2;
+            }
+            int[] vsend = new int[me + 1];
+            int[] vrecv = new int[n * (n + 1) / 2];
+            Persistent allgatherv = Persistent.of("allgatherv", () -> w.iallgatherv(vsend, 0, me + 1, vrecv, 0, counts, displs));
             for (int it = 0; it < 6; it++) {
                 out[0] = me;
                 out[1] = it;
@@ -78,6 +99,34 @@ class PersistentTest {
                     assertThat(reduced[0]).isEqualTo(n);
                 }
                 barrier.start().await();
+
+                scanIn[0] = me + it;
+                exOut[0] = -1;
+                Persistent.startAll(scan, exscan);
+                Persistent.awaitAll(scan, exscan);
+                assertThat(scanOut[0]).isEqualTo((long) me * (me + 1) / 2 + (long) (me + 1) * it);
+                if (me > 0) {
+                    assertThat(exOut[0]).isEqualTo((long) (me - 1) * me / 2 + (long) me * it);
+                }
+                toRoot[0] = 10 * me + it;
+                for (int r = 0; r < n; r++) {
+                    fromRoot[r] = 7 * r + it;
+                }
+                Persistent.startAll(gather, scatter);
+                Persistent.awaitAll(gather, scatter);
+                if (me == 0) {
+                    for (int r = 0; r < n; r++) {
+                        assertThat(atRoot[r]).isEqualTo(10 * r + it);
+                    }
+                }
+                assertThat(mine1[0]).isEqualTo(7 * me + it);
+                java.util.Arrays.fill(vsend, 1000 * me + it);
+                allgatherv.start().await();
+                for (int r = 0; r < n; r++) {
+                    for (int x = 0; x <= r; x++) {
+                        assertThat(vrecv[displs[r] + x]).isEqualTo(1000 * r + it);
+                    }
+                }
             }
         });
     }
