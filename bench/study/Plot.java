@@ -59,9 +59,12 @@ public final class Plot {
                         r.pair(), r.np(), r.condition(), r.n(), r.runs());
             }
         }
-        scale(at(rows, "scale"), png, grid(rows, "scale"), cores);
-        slow(at(rows, "slow"), png, grid(rows, "slow"), cores, slowSpec);
-        loss(at(rows, "loss"), png, grid(rows, "loss"));
+        int scaleN = size(rows, "scale");
+        int slowN = size(rows, "slow");
+        int lossN = size(rows, "loss");
+        scale(at(rows, "scale", scaleN), png, grid(scaleN), cores);
+        slow(at(rows, "slow", slowN), png, grid(slowN), cores, slowSpec);
+        loss(at(rows, "loss", lossN), png, grid(lossN));
     }
 
     /** The largest grid size a scenario was run with (each scenario is plotted at one size). */
@@ -74,14 +77,12 @@ public final class Plot {
         return sizes.isEmpty() ? 0 : sizes.last();
     }
 
-    /** The rows of a scenario at its plotted size. */
-    static List<Row> at(List<Row> rows, String scenario) {
-        int n = size(rows, scenario);
+    /** The rows of a scenario at grid size {@code n}. */
+    static List<Row> at(List<Row> rows, String scenario, int n) {
         return rows.stream().filter(r -> r.scenario().equals(scenario) && r.n() == n).toList();
     }
 
-    static String grid(List<Row> rows, String scenario) {
-        int n = size(rows, scenario);
+    static String grid(int n) {
         return "n = " + n + " (" + n + "^3 points)";
     }
 

@@ -75,7 +75,13 @@ public final class Persistent {
         if (active == null) {
             return last;
         }
-        Status s = active.await(timeout);
+        Status s;
+        try {
+            s = active.await(timeout);
+        } catch (RuntimeException e) {
+            active = null; // a failed instance is over: the operation may be started again
+            throw e;
+        }
         if (s != null) {
             active = null;
             last = s;

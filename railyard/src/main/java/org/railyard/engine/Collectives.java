@@ -952,13 +952,10 @@ public final class Collectives {
         checkType(NAMES[id] + " send", sk);
         checkType(NAMES[id] + " receive", rk);
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
-        Kind[] rks = same(rk, nin);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, nin);
-        CollSchedule s = schedule(c, id, null, Math.max((long) scount * sk.size, rbytes / Math.max(nin, 1)), LINEAR);
         int[] scounts = new int[nout];
         java.util.Arrays.fill(scounts, scount);
-        CollExchange.neighbours(s, topo, sbuf, soff, scounts, new int[nout], same(sk, nout), rbuf, roff, rcounts, rdispls, rks);
-        return start(s);
+        return neighbourBlocks(id, c, topo, sbuf, soff, scounts, new int[nout], same(sk, nout), rbuf, roff, rcounts,
+                rdispls, same(rk, nin));
     }
 
     /**
@@ -970,17 +967,10 @@ public final class Collectives {
                                         Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
         int id = NEIGHBOUR_ALLTOALLV;
         Topology topo = topology(c, id);
-        int nin = topo.sources(c.rank).length;
-        int nout = topo.destinations(c.rank).length;
         checkType(NAMES[id] + " send", sk);
         checkType(NAMES[id] + " receive", rk);
-        Kind[] sks = same(sk, nout);
-        Kind[] rks = same(rk, nin);
-        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, soff, scounts, sdispls, sks, nout);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, nin);
-        CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(Math.max(nin, nout), 1), LINEAR);
-        CollExchange.neighbours(s, topo, sbuf, soff, scounts, sdispls, sks, rbuf, roff, rcounts, rdispls, rks);
-        return start(s);
+        return neighbourBlocks(id, c, topo, sbuf, soff, scounts, sdispls, same(sk, topo.destinations(c.rank).length),
+                rbuf, roff, rcounts, rdispls, same(rk, topo.sources(c.rank).length));
     }
 
     /**
@@ -991,15 +981,24 @@ public final class Collectives {
     public Transfer ineighbourAlltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf,
                                         int[] rcounts, int[] rdispls, Kind[] rks) {
         int id = NEIGHBOUR_ALLTOALLW;
-        Topology topo = topology(c, id);
+        return neighbourBlocks(id, c, topology(c, id), sbuf, 0, scounts, sdispls, sks, rbuf, 0, rcounts, rdispls, rks);
+    }
+
+    /**
+     * The neighbourhood exchange with a count, displacement and type per block, which the v and w
+     * forms share: checks the types and the blocks of both sides, then builds and starts the schedule.
+     */
+    private Transfer neighbourBlocks(int id, CommState c, Topology topo, Object sbuf, int soff, int[] scounts,
+                                     int[] sdispls, Kind[] sks, Object rbuf, int roff, int[] rcounts, int[] rdispls,
+                                     Kind[] rks) {
         int nin = topo.sources(c.rank).length;
         int nout = topo.destinations(c.rank).length;
         checkNeighbourTypes(NAMES[id] + " send", c, sks, nout);
         checkNeighbourTypes(NAMES[id] + " receive", c, rks, nin);
-        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, 0, scounts, sdispls, sks, nout);
-        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, 0, rcounts, rdispls, rks, nin);
+        long sbytes = checkNeighbourBlocks(NAMES[id] + " send", c, sbuf, soff, scounts, sdispls, sks, nout);
+        long rbytes = checkNeighbourBlocks(NAMES[id] + " receive", c, rbuf, roff, rcounts, rdispls, rks, nin);
         CollSchedule s = schedule(c, id, null, Math.max(sbytes, rbytes) / Math.max(Math.max(nin, nout), 1), LINEAR);
-        CollExchange.neighbours(s, topo, sbuf, 0, scounts, sdispls, sks, rbuf, 0, rcounts, rdispls, rks);
+        CollExchange.neighbours(s, topo, sbuf, soff, scounts, sdispls, sks, rbuf, roff, rcounts, rdispls, rks);
         return start(s);
     }
 

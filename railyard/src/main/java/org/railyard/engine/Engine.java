@@ -15,6 +15,7 @@ import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
+import org.railyard.util.CpuBinding;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -95,7 +96,7 @@ public final class Engine implements FrameSink {
         // the processors this process may use, counted before the binding below narrows them to one
         int processors = Runtime.getRuntime().availableProcessors();
         // on the calling thread: the progress agent started below inherits the binding
-        String binding = org.railyard.util.CpuBinding.apply(System.getenv());
+        String binding = CpuBinding.apply(System.getenv());
         this.bootstrap = bootstrap;
         this.rank = bootstrap.rank();
         this.size = bootstrap.size();
