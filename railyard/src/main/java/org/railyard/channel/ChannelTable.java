@@ -130,6 +130,11 @@ public final class ChannelTable {
         return nodeCard(worldRank).node();
     }
 
+    /** The process id a world rank gave in its card. */
+    public long pidOf(int worldRank) {
+        return nodeCard(worldRank).pid();
+    }
+
     /** This process's node identity: host name and boot id, or the setting railyard.node (tests use it). */
     public String node() {
         return node;

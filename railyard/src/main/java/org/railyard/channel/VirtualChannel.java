@@ -145,6 +145,17 @@ public final class VirtualChannel implements Link.FrameHandler {
         return partitionSince >= 0;
     }
 
+    /**
+     * True if the peer is a process of this node reached by shared memory alone: the channel is up
+     * on a single rail, a same-node transport (shm). The engine lets such a peer read large native
+     * payloads itself; over any other rail (tcp between ranks of one node, say) it does not, so a
+     * transport chosen for a run is the one that carries its data.
+     */
+    public boolean sharesMemory() {
+        return state == State.UP && liveCount == 1 && !reliable
+                && live[0].link().transport().capabilities().contains(org.railyard.transport.Capability.SAME_NODE);
+    }
+
     /** The rails that were ever attached, by index, for observation. */
     public Rail[] rails() {
         int n = 0;

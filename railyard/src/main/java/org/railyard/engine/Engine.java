@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,6 +17,7 @@ import org.railyard.error.RailyardException;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
+import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -56,6 +58,12 @@ public final class Engine implements FrameSink {
     private final ChannelTable channels;
     private final TransferTable table = new TransferTable();
     private final long eagerLimit;
+    /** Rendezvous payloads in native memory may be read by a receiver on this node ({@code railyard.cma}). */
+    private final boolean remoteRead;
+    /** Per world rank: 0 not yet checked, 1 its identity token checked, -1 cross-memory reads refused. */
+    private final byte[] peerMemory;
+    private long remoteReads;
+    private long remoteReadBytes;
     private final List<String> transportNames;
     private final boolean printChoices;
     private final List<String> choiceLog = new ArrayList<>();
@@ -107,6 +115,9 @@ public final class Engine implements FrameSink {
         this.transportNames = channels.transportNames();
         long requested = Config.bytes(Config.EAGER_LIMIT_PROP, Config.EAGER_LIMIT_DEFAULT);
         this.eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
+        boolean cma = Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT);
+        this.remoteRead = cma && ProcessMemory.available();
+        this.peerMemory = new byte[size];
         int[] all = new int[size];
         for (int i = 0; i < size; i++) {
             all[i] = i;
@@ -122,7 +133,9 @@ public final class Engine implements FrameSink {
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
-                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", " + binding);
+                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", " + binding
+                + ", cross-memory reads of native buffers " + (remoteRead ? "on" : "off (" + (cma ? ProcessMemory.unavailableReason()
+                : Config.CMA_PROP + "=false") + ")"));
         this.agent = Thread.ofPlatform().daemon().name("railyard-progress-" + rank).start(this::agentLoop);
     }
 
@@ -390,6 +403,8 @@ public final class Engine implements FrameSink {
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
         }
+        t.readAddress = t.phase == SendTransfer.PHASE_RTS && t.capacityBytes > 0 && remoteRead
+                && peerMemory[destWorld] >= 0 && ch.sharesMemory() ? nativeAddress(buf, k, off) : 0;
         ch.sendEnvelope(t);
         ch.progressSend();
     }
@@ -398,6 +413,7 @@ public final class Engine implements FrameSink {
         activity++;
         t.init(c, ctx, buf, k, off, count, srcWorld, tag);
         t.rendezvous = false;
+        t.readDone = false;
         t.channel = null;
         t.received = 0;
         t.messageBytes = 0;
@@ -407,7 +423,7 @@ public final class Engine implements FrameSink {
                 unlinkUnexpected(u);
                 t.matched(u.source, u.tag, u.bytes);
                 if (u.rendezvous) {
-                    startRendezvous(t, u.channel, u.senderCookie);
+                    startRendezvous(t, u.channel, u.senderCookie, u.readAddress, u.identityAddress, u.identity0, u.identity1);
                 } else {
                     t.deliver(u.dataSeg, 0, 0, u.bytes);
                     t.finishIfComplete();
@@ -434,7 +450,8 @@ public final class Engine implements FrameSink {
         postedTail = t;
     }
 
-    private void startRendezvous(RecvTransfer t, VirtualChannel ch, long senderCookie) {
+    private void startRendezvous(RecvTransfer t, VirtualChannel ch, long senderCookie, long readAddress, long identityAddress,
+                                 long identity0, long identity1) {
         t.rendezvous = true;
         t.senderCookie = senderCookie;
         t.channel = ch;
@@ -442,7 +459,79 @@ public final class Engine implements FrameSink {
             t.fail(ErrorClass.PEER_FAILED, "rank " + t.statusSource + " of " + t.comm.name() + " is gone: " + ch.failure());
             return;
         }
+        if (readAddress != 0) {
+            readFromSender(t, ch.peer(), readAddress, identityAddress, identity0, identity1);
+        }
         ch.sendEnvelope(t);
+    }
+
+    /**
+     * The sender offered its payload at {@code readAddress} in its own memory: if this receive's
+     * buffer is native memory that holds the whole message, reads it from there in one copy and
+     * marks the receive so that its CTS tells the sender it is done. Otherwise (a heap buffer, a
+     * message that will be truncated, reads refused) the CTS asks for DATA frames as usual. The
+     * sender's identity token is checked on the first offer of each peer.
+     */
+    private void readFromSender(RecvTransfer t, int peer, long readAddress, long identityAddress, long identity0,
+                                long identity1) {
+        if (!remoteRead || peerMemory[peer] < 0 || t.messageBytes > t.capacityBytes) {
+            return;
+        }
+        MemorySegment buffer = nativeSegment(t.buf);
+        if (buffer == null) {
+            return;
+        }
+        long pid = channels.pidOf(peer);
+        if (peerMemory[peer] == 0) {
+            if (!ProcessMemory.Identity.verify(pid, identityAddress, identity0, identity1)) {
+                peerMemory[peer] = -1;
+                choice("rank " + rank + ": cross-memory reads from world rank " + peer + " (pid " + pid + ") refused: its "
+                        + "identity token could not be read back; its large messages come through the shm ring");
+                return;
+            }
+            peerMemory[peer] = 1;
+        }
+        MemorySegment into = buffer.asSlice((long) t.offset * t.kind.size, t.messageBytes);
+        long r = ProcessMemory.read(pid, into, readAddress, t.messageBytes);
+        if (r != t.messageBytes) {
+            peerMemory[peer] = -1;
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": reading " + t.messageBytes + " B from world rank " + peer
+                    + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r) + "; its large messages come through the shm ring");
+            return;
+        }
+        t.received = t.messageBytes;
+        t.readDone = true;
+        remoteReads++;
+        remoteReadBytes += t.messageBytes;
+    }
+
+    /**
+     * The address of element {@code off} of a buffer in native memory (a native MemorySegment or a
+     * direct ByteBuffer), whose bytes are those of the message as is; 0 for any other buffer.
+     */
+    private static long nativeAddress(Object buf, Kind k, int off) {
+        MemorySegment s = nativeSegment(buf);
+        return s == null ? 0 : s.address() + (long) off * k.size;
+    }
+
+    /** The buffer as a segment of native memory, or null if it is not in native memory. */
+    private static MemorySegment nativeSegment(Object buf) {
+        MemorySegment s = switch (buf) {
+            case MemorySegment m -> m;
+            case java.nio.ByteBuffer b -> b.isDirect() ? MemorySegment.ofBuffer(b) : null;
+            default -> null;
+        };
+        return s != null && s.isNative() ? s : null;
+    }
+
+    /** Rendezvous messages this process read from a sender's memory, and their bytes (cross-memory reads). */
+    public long remoteReads() {
+        return remoteReads;
+    }
+
+    /** See {@link #remoteReads()}. */
+    public long remoteReadBytes() {
+        return remoteReadBytes;
     }
 
     private void unlinkPosted(Transfer t) {
@@ -501,12 +590,29 @@ public final class Engine implements FrameSink {
             from.protocolError("eager frame of " + length + " bytes announces a message of " + bytes + " bytes");
             return;
         }
+        long readAddress = 0;
+        long identityAddress = 0;
+        long identity0 = 0;
+        long identity1 = 0;
+        if (rts && (FrameHeader.flags(seg, off) & FrameHeader.FLAG_REMOTE_READ) != 0) {
+            if (length != FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD || FrameHeader.arg(seg, off) == 0) {
+                from.protocolError("RTS offering a cross-memory read is " + length + " bytes long with address "
+                        + FrameHeader.arg(seg, off) + " (expected " + (FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD)
+                        + " bytes and an address)");
+                return;
+            }
+            readAddress = FrameHeader.arg(seg, off);
+            long p = off + FrameHeader.LENGTH;
+            identityAddress = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
+            identity0 = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p + 8);
+            identity1 = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p + 16);
+        }
         RecvTransfer t = findPosted(ctx, src, tag);
         if (t != null) {
             unlinkPosted(t);
             t.matched(src, tag, bytes);
             if (rts) {
-                startRendezvous(t, from, FrameHeader.cookie(seg, off));
+                startRendezvous(t, from, FrameHeader.cookie(seg, off), readAddress, identityAddress, identity0, identity1);
             } else {
                 t.deliver(seg, off + FrameHeader.LENGTH, 0, bytes);
                 t.finishIfComplete();
@@ -521,6 +627,10 @@ public final class Engine implements FrameSink {
         u.rendezvous = rts;
         u.channel = from;
         u.senderCookie = rts ? FrameHeader.cookie(seg, off) : 0;
+        u.readAddress = readAddress;
+        u.identityAddress = identityAddress;
+        u.identity0 = identity0;
+        u.identity1 = identity1;
         if (!rts && bytes > 0) {
             MemorySegment.copy(seg, off + FrameHeader.LENGTH, u.dataSeg, 0, bytes);
         }
@@ -541,6 +651,15 @@ public final class Engine implements FrameSink {
             return;
         }
         s.remoteCookie = FrameHeader.arg(seg, off);
+        if ((FrameHeader.flags(seg, off) & FrameHeader.FLAG_READ_DONE) != 0) {
+            if (s.readAddress == 0) {
+                from.protocolError("CTS says the payload was read from memory the send never offered (id "
+                        + FrameHeader.cookie(seg, off) + ")");
+                return;
+            }
+            s.complete();
+            return;
+        }
         if (s.capacityBytes == 0) {
             s.complete();
             return;

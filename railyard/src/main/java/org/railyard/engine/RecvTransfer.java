@@ -18,6 +18,8 @@ final class RecvTransfer extends Transfer {
     long messageBytes;
     long received;
     boolean rendezvous;
+    /** The payload was read from the sender's memory; the CTS tells the sender so ({@link FrameHeader#FLAG_READ_DONE}). */
+    boolean readDone;
     VirtualChannel channel;
 
     RecvTransfer(Engine engine) {
@@ -62,14 +64,14 @@ final class RecvTransfer extends Transfer {
 
     @Override
     protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
-        FrameHeader.write(seg, off, frameLength, FrameType.CTS, (byte) 0, context, engine.rank(), statusTag,
-                (int) messageBytes, senderCookie, id);
+        FrameHeader.write(seg, off, frameLength, FrameType.CTS, (byte) (readDone ? FrameHeader.FLAG_READ_DONE : 0), context,
+                engine.rank(), statusTag, (int) messageBytes, senderCookie, id);
         return true;
     }
 
     @Override
     protected void onWritten() {
-        if (messageBytes == 0) {
+        if (messageBytes == 0 || readDone) {
             finishIfComplete();
         }
     }

@@ -1,12 +1,15 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
 /**
  * A send: one EAGER frame for a small message; for a large or synchronous one, an RTS frame, then
- * (once the receiver's CTS names its request) the payload as DATA frames on the bulk queue.
+ * (once the receiver's CTS names its request) the payload as DATA frames on the bulk queue, unless
+ * the CTS says the receiver has read the payload from this process's memory itself.
  */
 final class SendTransfer extends Transfer {
     static final int PHASE_EAGER = 0;
@@ -18,6 +21,11 @@ final class SendTransfer extends Transfer {
     int sourceWorld;
     long remoteCookie;
     long sent;
+    /**
+     * Address of the payload in this process when the receiver may read it itself (native memory,
+     * a peer on this node; see {@link FrameHeader#FLAG_REMOTE_READ}), else 0.
+     */
+    long readAddress;
 
     SendTransfer(Engine engine) {
         super(engine);
@@ -33,7 +41,10 @@ final class SendTransfer extends Transfer {
             long room = ((maxFrame - FrameHeader.LENGTH) / 8) * 8;
             return (int) (FrameHeader.LENGTH + Math.min(room, capacityBytes - sent));
         }
-        return phase == PHASE_EAGER ? FrameHeader.LENGTH + (int) capacityBytes : FrameHeader.LENGTH;
+        if (phase == PHASE_EAGER) {
+            return FrameHeader.LENGTH + (int) capacityBytes;
+        }
+        return readAddress != 0 ? FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD : FrameHeader.LENGTH;
     }
 
     @Override
@@ -46,8 +57,18 @@ final class SendTransfer extends Transfer {
                 return true;
             }
             case PHASE_RTS -> {
-                FrameHeader.write(seg, off, frameLength, FrameType.RTS, (byte) 0, context, sourceWorld, tag,
-                        (int) capacityBytes, id, 0);
+                if (readAddress == 0) {
+                    FrameHeader.write(seg, off, frameLength, FrameType.RTS, (byte) 0, context, sourceWorld, tag,
+                            (int) capacityBytes, id, 0);
+                    return true;
+                }
+                FrameHeader.write(seg, off, frameLength, FrameType.RTS, FrameHeader.FLAG_REMOTE_READ, context, sourceWorld,
+                        tag, (int) capacityBytes, id, readAddress);
+                ProcessMemory.Identity me = ProcessMemory.identity();
+                long p = off + FrameHeader.LENGTH;
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p, me.address());
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p + 8, me.word0());
+                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p + 16, me.word1());
                 return true;
             }
             default -> {

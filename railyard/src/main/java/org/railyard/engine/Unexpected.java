@@ -15,6 +15,11 @@ final class Unexpected {
     long bytes;
     boolean rendezvous;
     long senderCookie;
+    /** An RTS offering a cross-memory read: the payload's address in the sender, its identity token. */
+    long readAddress;
+    long identityAddress;
+    long identity0;
+    long identity1;
     VirtualChannel channel;
     byte[] data;
     MemorySegment dataSeg;

@@ -29,6 +29,14 @@ public final class Config {
     public static final String SHM_FRAME_PROP = "railyard.shm.frame";
     public static final long SHM_FRAME_DEFAULT = 256 * 1024;
 
+    /**
+     * Rendezvous messages between two processes of one node, both of whose buffers are in native
+     * memory (a native MemorySegment or a direct ByteBuffer), are read by the receiver straight
+     * from the sender's memory (cross-memory attach, one copy) instead of passing the shm ring.
+     */
+    public static final String CMA_PROP = "railyard.cma";
+    public static final boolean CMA_DEFAULT = true;
+
     /** Largest frame on a TCP connection, bytes; also the size of its staging buffers / 4. */
     public static final String TCP_FRAME_PROP = "railyard.tcp.frame";
     public static final long TCP_FRAME_DEFAULT = 256 * 1024;

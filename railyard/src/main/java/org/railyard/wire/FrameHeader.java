@@ -44,8 +44,9 @@ import java.nio.ByteOrder;
  *
  * <p>Flags: {@link #FLAG_ACK_REQUEST} asks the receiver to acknowledge the rail at once (the
  * channel sets it on the last frame of a stripe, so the stripe's delivery time can be measured).
- * The engine writes flags 0 (but on VALUE frames, see below); the channel sets its bits after the
- * engine wrote the frame.
+ * The engine writes flags 0 (but on VALUE frames, and {@link #FLAG_REMOTE_READ} on an RTS and
+ * {@link #FLAG_READ_DONE} on a CTS, see below); the channel sets its bits after the engine wrote
+ * the frame.
  *
  * <p>VALUE carries one value of the latest-value exchange ({@code org.railyard.IterativeComm}):
  * context, source, tag and message length as EAGER; cookie = the value's sequence number in its
@@ -70,6 +71,19 @@ public final class FrameHeader {
     public static final int ARG_OFFSET = 40;
     /** Header length; payloads start here. Multiple of 8 so payloads stay aligned. */
     public static final int LENGTH = 48;
+
+    /**
+     * RTS flag bit: the sender's payload lies in native memory of a process on the receiver's node,
+     * and the receiver may read it itself (cross-memory attach, {@code org.railyard.util.ProcessMemory}):
+     * arg = the payload's address in the sender; the RTS carries {@link #REMOTE_READ_PAYLOAD} bytes,
+     * the sender's identity token (its address, then its two words), which the receiver checks once
+     * per peer before trusting the address.
+     */
+    public static final byte FLAG_REMOTE_READ = 0x04;
+    /** CTS flag bit: the receiver has read the whole payload itself; the send is complete, no DATA follows. */
+    public static final byte FLAG_READ_DONE = 0x08;
+    /** Payload bytes of an RTS with {@link #FLAG_REMOTE_READ}. */
+    public static final int REMOTE_READ_PAYLOAD = 24;
 
     /** Flag bit: acknowledge this rail as soon as this frame is received. */
     public static final byte FLAG_ACK_REQUEST = 0x01;

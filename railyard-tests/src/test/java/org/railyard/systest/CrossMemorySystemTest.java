@@ -1,0 +1,102 @@
+package org.railyard.systest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.railyard.systest.ranks.CrossMemoryRanks;
+
+/**
+ * Large messages in native memory between 3 processes of this machine ({@link CrossMemoryRanks}):
+ * over shm with cross-memory reads on (the default), over shm with {@code RAILYARD_CMA=false},
+ * and over tcp. Every check must deliver the right bytes in every configuration; the number of
+ * messages each rank read from its sender's memory must be exactly what the buffers and the
+ * setting allow: with both ends native over shm, one per rendezvous message received; with a heap
+ * buffer at either end, a truncated receive, reads switched off, or tcp, none.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class CrossMemorySystemTest {
+    private static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
+    private static final int NP = 3;
+
+    /** Reads per check and rank when reads are allowed (over shm, railyard.cma on). */
+    private static final Map<String, int[]> READS = Map.of(
+            "native-to-native", new int[] {0, 4, 4},
+            "native-to-heap", new int[] {0, 0, 0},
+            "heap-to-native", new int[] {0, 0, 0},
+            "direct-buffers", new int[] {0, 0, 1},
+            "unexpected", new int[] {0, 0, 1},
+            "truncate", new int[] {0, 1, 0},
+            "alltoall", new int[] {6, 6, 6});
+
+    private final Map<String, Jobs.Finished> jobs = new HashMap<>();
+
+    static Stream<Arguments> cases() {
+        return Stream.of("shm", "shm-nocma", "tcp")
+                .flatMap(cfg -> CrossMemoryRanks.CHECKS.stream().map(c -> Arguments.of(c, cfg)));
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("cases")
+    void check(String check, String config) {
+        Jobs.Finished job = job(config);
+        Transcript t = job.transcript();
+        boolean reads = config.equals("shm");
+        for (int r = 0; r < NP; r++) {
+            String prefix = "OK " + check + " rank " + r + " reads ";
+            final int rank = r;
+            Optional<String> ok = t.texts(r, Transcript.Stream.OUT).stream().filter(l -> l.startsWith(prefix)).findFirst();
+            if (ok.isEmpty()) {
+                Optional<Transcript.Line> failure = t.find(l -> l.text().startsWith("FAIL "));
+                fail("check '" + check + "' (" + config + "): rank " + rank + " did not pass it"
+                        + failure.map(l -> "; first failure: " + l.text()).orElse("") + "\n" + job.report());
+            }
+            String[] words = ok.get().substring(prefix.length()).split(" ");
+            int expected = reads ? READS.get(check)[r] : 0;
+            assertEquals(expected, Integer.parseInt(words[0]), "cross-memory reads by rank " + r + " in '" + check
+                    + "' (" + config + "): " + ok.get());
+        }
+    }
+
+    @ParameterizedTest(name = "job {0} exits 0")
+    @MethodSource("configs")
+    void jobExitsZero(String config) {
+        Jobs.Finished job = job(config);
+        if (job.result().exitCode() != 0) {
+            fail("the job (" + config + ") failed\n" + job.report());
+        }
+        String cmaLine = config.equals("shm-nocma") ? "cross-memory reads of native buffers off (railyard.cma=false)"
+                : "cross-memory reads of native buffers on";
+        if (job.transcript().find(l -> l.text().contains(cmaLine)).isEmpty()) {
+            fail("the choices do not say '" + cmaLine + "'\n" + job.report());
+        }
+    }
+
+    static List<String> configs() {
+        return List.of("shm", "shm-nocma", "tcp");
+    }
+
+    private synchronized Jobs.Finished job(String config) {
+        return jobs.computeIfAbsent(config, k -> {
+            Map<String, String> env = new HashMap<>();
+            env.put("RAILYARD_TRANSPORTS", config.startsWith("shm") ? "shm" : "tcp");
+            env.put("RAILYARD_PRINT_CHOICES", "true");
+            if (config.equals("shm-nocma")) {
+                env.put("RAILYARD_CMA", "false");
+            }
+            return Jobs.run("cross-memory-" + config, Jobs.spec(NP, CrossMemoryRanks.class, env, JOB_TIMEOUT));
+        });
+    }
+}
