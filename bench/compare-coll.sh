@@ -2,7 +2,8 @@
 # Railyard's collectives against native and Java MPI on this machine, with one method (that of
 # org.railyard.bench.CollectiveBenchRank, bench/README.md): Open MPI C over shared memory (btl vader,
 # bench/peers/c/ry_coll.c), MPJ Express 0.44 (multicore device, bench/peers/mpijava/RyCollPeer.java),
-# Railyard (CollectiveBenchRank over shm) and Railyard's mpiJava facade (RyCollPeer, unchanged, over
+# Railyard (CollectiveBenchRank over shm), Railyard with off-heap buffers (the same with --buffers
+# offheap: MemorySegments instead of arrays) and Railyard's mpiJava facade (RyCollPeer, unchanged, over
 # shm). Prints one markdown table per collective (mean microseconds per call by size, for each np and
 # implementation, and the ratios of Railyard to Open MPI and to MPJ Express), then issue 3's targets.
 #
@@ -11,7 +12,8 @@
 #   --repeat N    run every measurement N times (default 3)
 #   --stat S      how the runs combine: median (default), or best (the lowest mean: the machine's
 #                 capability when other processes disturb some runs)
-#   --only LIST   comma-separated subset of: ompi-vader,mpj-multicore,railyard-shm,railyard-mpijava
+#   --only LIST   comma-separated subset of: ompi-vader,mpj-multicore,railyard-shm,railyard-shm-offheap,
+#                 railyard-mpijava
 #   --np LIST     comma-separated process counts (default 2,4,8)
 #   --sizes SPEC  message sizes as the programs take them (default 1:1m)
 #   --iters N     timed calls up to 8 KiB (default 1000; a fifth of it to 64 KiB, a twentieth beyond)
@@ -31,7 +33,7 @@ source "$ROOT/bench/compare.sh" # its helpers only: need_*, make_mpj_home, compi
 
 REPEAT=3
 STAT=median
-ONLY="ompi-vader,mpj-multicore,railyard-shm,railyard-mpijava"
+ONLY="ompi-vader,mpj-multicore,railyard-shm,railyard-shm-offheap,railyard-mpijava"
 NPS="2,4,8"
 SIZES="1:1m"
 ITERS=""
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
     --iters) ITERS="$2"; shift 2 ;;
     --colls) COLLS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -59,7 +61,7 @@ case "$STAT" in median|best) ;; *) fail "--stat is median or best" ;; esac
 case "$NPS" in ''|*[!0-9,]*|*,,*|,*|*,) fail "--np needs comma-separated process counts, e.g. 2,4,8" ;; esac
 case ",$NPS," in *,0,*|*,0[0-9]*) fail "--np: process counts start at 1" ;; esac
 IMPLS=()
-for impl in ompi-vader mpj-multicore railyard-shm railyard-mpijava; do
+for impl in ompi-vader mpj-multicore railyard-shm railyard-shm-offheap railyard-mpijava; do
   case ",$ONLY," in *",$impl,"*) IMPLS+=("$impl") ;; esac
 done
 for impl in ${ONLY//,/ }; do
@@ -74,7 +76,7 @@ OUT=$(cd "$OUT" && pwd)
 # ---------------------------------------------------------------- prerequisites, before anything runs
 if want ompi-vader; then need_openmpi; fi
 if want mpj-multicore; then need_mpj; fi
-if want railyard-shm || want railyard-mpijava; then need_railyard; fi
+if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then need_railyard; fi
 
 echo "$PROG: results in $OUT ($STAT of $REPEAT runs; np $NPS; sizes $SIZES)" >&2
 
@@ -88,7 +90,7 @@ if want mpj-multicore; then
   javac -nowarn -cp /usr/share/mpj/lib/mpj.jar -d "$OUT/mpj-classes" "$ROOT/bench/peers/mpijava/RyCollPeer.java"
   make_mpj_home "$MPJ_HOME_DIR"
 fi
-if want railyard-shm || want railyard-mpijava; then build_railyard; fi
+if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then build_railyard; fi
 if want railyard-mpijava; then compile_on_facade "$OUT/ry-classes" "$ROOT/bench/peers/mpijava/RyCollPeer.java"; fi
 
 # ---------------------------------------------------------------- runners (each prints TSV on stdout)
@@ -107,6 +109,9 @@ run_impl() {
     railyard-shm)
       timeout $((STEP_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${STEP_TIMEOUT}s" \
         org.railyard.bench.CollectiveBenchRank "${ARGS[@]}" --transport shm ;;
+    railyard-shm-offheap) # its transport column says shm+offheap
+      timeout $((STEP_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${STEP_TIMEOUT}s" \
+        org.railyard.bench.CollectiveBenchRank "${ARGS[@]}" --transport shm --buffers offheap ;;
     railyard-mpijava)
       timeout $((STEP_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${STEP_TIMEOUT}s" \
         -cp "$OUT/ry-classes" RyCollPeer "${ARGS[@]}" --transport shm ;;
@@ -160,15 +165,17 @@ function verdict(name) {
 }
 END {
   ni = split(order, impl, " "); nn = split(nps, np, " "); nc = split("barrier bcast allreduce allgather alltoall", colls, " ")
-  ry = "railyard-shm"; fj = "railyard-mpijava"; om = "ompi-vader"; mj = "mpj-multicore"
+  ry = "railyard-shm"; ro = "railyard-shm-offheap"; fj = "railyard-mpijava"; om = "ompi-vader"; mj = "mpj-multicore"
   for (i = 1; i <= ni; i++) has[impl[i]] = 1
   T1 = "Railyard faster than MPJ Express everywhere"
   T2 = "np 4, <= 8 KiB: Railyard within 3x Open MPI"
   T3 = "np 4, >= 64 KiB: Railyard within 1.5x Open MPI"
   T4 = "(facade) railyard-mpijava faster than MPJ Express everywhere"
+  O1 = "(off-heap buffers) " T1; O2 = "(off-heap buffers) " T2; O3 = "(off-heap buffers) " T3
   printf "# Collectives: mean us per call (%s of %d runs)\n\n", stat, repeat
   printf "Mean over the ranks of each rank'"'"'s mean time per call, in microseconds. ry/ompi and ry/mpj are\n"
-  printf "railyard-shm'"'"'s time over the peer'"'"'s (below 1: Railyard is faster).\n"
+  printf "railyard-shm'"'"'s time over the peer'"'"'s (below 1: Railyard is faster); ry-off/ompi and ry-off/mpj the same\n"
+  printf "for railyard-shm-offheap (Railyard with off-heap buffers).\n"
   for (c = 1; c <= nc; c++) {
     C = colls[c]
     if (!(C in nsz)) continue
@@ -182,6 +189,8 @@ END {
       for (i = 1; i <= ni; i++) { printf " np%s %s |", np[p], impl[i]; line = line "---:|" }
       if (has[ry] && has[om]) { printf " np%s ry/ompi |", np[p]; line = line "---:|" }
       if (has[ry] && has[mj]) { printf " np%s ry/mpj |", np[p]; line = line "---:|" }
+      if (has[ro] && has[om]) { printf " np%s ry-off/ompi |", np[p]; line = line "---:|" }
+      if (has[ro] && has[mj]) { printf " np%s ry-off/mpj |", np[p]; line = line "---:|" }
     }
     printf "\n%s\n", line
     for (k = 1; k <= n; k++) {
@@ -193,15 +202,21 @@ END {
         r = mean(ry, P, C, S); o = mean(om, P, C, S); m = mean(mj, P, C, S); f = mean(fj, P, C, S)
         if (has[ry] && has[om]) printf " %s |", ratio(r, o)
         if (has[ry] && has[mj]) printf " %s |", ratio(r, m)
+        q = mean(ro, P, C, S)
+        if (has[ro] && has[om]) printf " %s |", ratio(q, o)
+        if (has[ro] && has[mj]) printf " %s |", ratio(q, m)
         where = sprintf("%s np %s %s B", C, P, S)
         if (r > 0 && m > 0) check(T1, r < m, r, m, where)
         if (f > 0 && m > 0) check(T4, f < m, f, m, where)
         if (P == 4 && r > 0 && o > 0 && S <= 8192) check(T2, r <= 3 * o, r, o, where)
         if (P == 4 && r > 0 && o > 0 && S >= 65536) check(T3, r <= 1.5 * o, r, o, where)
+        if (q > 0 && m > 0) check(O1, q < m, q, m, where)
+        if (P == 4 && q > 0 && o > 0 && S <= 8192) check(O2, q <= 3 * o, q, o, where)
+        if (P == 4 && q > 0 && o > 0 && S >= 65536) check(O3, q <= 1.5 * o, q, o, where)
       }
       printf "\n"
     }
   }
   printf "\n## Targets (issue 3)\n\n"
-  verdict(T1); verdict(T2); verdict(T3); verdict(T4)
+  verdict(T1); verdict(T2); verdict(T3); verdict(T4); verdict(O1); verdict(O2); verdict(O3)
 }' "$RAW" | tee "$OUT/tables.md"

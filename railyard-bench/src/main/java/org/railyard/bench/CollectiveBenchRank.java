@@ -1,11 +1,16 @@
 package org.railyard.bench;
 
 import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
 import org.HdrHistogram.Histogram;
 import org.railyard.Comm;
+import org.railyard.Datatype;
 import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.util.Config;
@@ -18,14 +23,17 @@ import org.railyard.util.Config;
  *
  * <pre>
  * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|all][,...]
- *     [--sizes 1:1m] [--iters N] [--transport LABEL] [--no-jit-warmup]
+ *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]
  * </pre>
  *
  * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
  * doubles, so it starts at 8 bytes); allgather gathers that many bytes from each rank; alltoall
  * sends that many bytes to each rank; barrier runs once, at size 0. bcast's root is rank 0.
  * Buffers are byte arrays (doubles for allreduce) allocated once; the first result of each size
- * is checked.
+ * is checked. With {@code --buffers offheap} they are native {@link MemorySegment}s instead (the
+ * doubles of allreduce too, passed with {@link Datatype#DOUBLE}), 64-byte aligned, allocated once
+ * per collective and size from a shared arena and freed after it; the transport column then ends
+ * in {@code +offheap}.
  */
 public final class CollectiveBenchRank {
     /** The collectives, by the names the TSV rows use. */
@@ -34,13 +42,19 @@ public final class CollectiveBenchRank {
     private static final long HIGHEST_NS = 3_600_000_000_000L;
     private static final long SMALL = 8 * 1024;
     private static final long MEDIUM = 64 * 1024;
+    /** Alignment of the off-heap buffers: a cache line. */
+    private static final long ALIGN = 64;
+    /** A double in a byte buffer as Railyard reads it with {@link Datatype#DOUBLE}: little endian on every host. */
+    private static final ValueLayout.OfDouble DOUBLE_LE = ValueLayout.JAVA_DOUBLE.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** Options of one run. */
-    record Options(Set<String> collectives, long[] sizes, long iterBase, String transport, boolean jitWarmup) {
+    /** Options of one run; {@code transport} is the TSV column (with {@code +offheap} for off-heap buffers). */
+    record Options(Set<String> collectives, long[] sizes, long iterBase, boolean offHeap, String transport,
+                   boolean jitWarmup) {
         static Options parse(String... args) {
             Set<String> colls = new LinkedHashSet<>();
             long[] sizes = Sizes.parseList("1:1m");
             long iters = -1;
+            boolean offHeap = false;
             String transport = null;
             boolean jit = true;
             for (int i = 0; i < args.length; i++) {
@@ -48,13 +62,14 @@ public final class CollectiveBenchRank {
                 switch (a) {
                     case "--sizes" -> sizes = Sizes.parseList(value(args, ++i, a));
                     case "--iters" -> iters = Long.parseLong(value(args, ++i, a));
+                    case "--buffers" -> offHeap = offHeap(value(args, ++i, a));
                     case "--transport" -> transport = value(args, ++i, a);
                     case "--no-jit-warmup" -> jit = false;
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
                                     + "[allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
-                                    + "[--transport LABEL] [--no-jit-warmup]");
+                                    + "[--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]");
                         }
                         for (String c : a.split(",")) {
                             String n = c.trim().toLowerCase(Locale.ROOT);
@@ -76,7 +91,18 @@ public final class CollectiveBenchRank {
                 String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
                 transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
             }
-            return new Options(colls, sizes, iters, transport, jit);
+            if (offHeap) {
+                transport += "+offheap";
+            }
+            return new Options(colls, sizes, iters, offHeap, transport, jit);
+        }
+
+        private static boolean offHeap(String buffers) {
+            return switch (buffers.toLowerCase(Locale.ROOT)) {
+                case "heap" -> false;
+                case "offheap" -> true;
+                default -> throw new IllegalArgumentException("--buffers is heap or offheap, not '" + buffers + "'");
+            };
         }
 
         private static String value(String[] args, int i, String option) {
@@ -123,20 +149,25 @@ public final class CollectiveBenchRank {
         return Math.max(1, size <= SMALL ? base : size <= MEDIUM ? base / 5 : base / 20);
     }
 
-    private double[] din;
-    private double[] dout;
+    // allreduce's vectors: double[], or MemorySegments holding doubles with --buffers offheap
+    private Object din;
+    private Object dout;
 
     void run() {
         long max = 8;
         for (long s : opt.sizes()) {
             max = Math.max(max, s);
         }
-        byte[] sbuf = new byte[(int) (max * np)];
-        byte[] rbuf = new byte[(int) (max * np)];
-        // allreduce's vectors too are allocated once: allocating them per pass of the JIT warm-up
-        // made the garbage collector run during the timed calls of large sizes
-        din = new double[(int) (max / Double.BYTES)];
-        dout = new double[(int) (max / Double.BYTES)];
+        byte[] sbuf = null;
+        byte[] rbuf = null;
+        if (!opt.offHeap()) {
+            sbuf = new byte[(int) (max * np)];
+            rbuf = new byte[(int) (max * np)];
+            // allreduce's vectors too are allocated once: allocating them per pass of the JIT warm-up
+            // made the garbage collector run during the timed calls of large sizes
+            din = new double[(int) (max / Double.BYTES)];
+            dout = new double[(int) (max / Double.BYTES)];
+        }
         if (rank == 0) {
             out.println(Tsv.header(false));
             out.flush();
@@ -149,29 +180,62 @@ public final class CollectiveBenchRank {
                 if (c.equals("allreduce") && size < Double.BYTES) {
                     continue;
                 }
-                if (opt.jitWarmup()) {
-                    JitSettle.settle(comm, () -> measure(c, (int) size, sbuf, rbuf));
+                if (!opt.offHeap()) {
+                    measureAndPrint(c, (int) size, sbuf, rbuf);
+                    continue;
                 }
-                Row row = measure(c, (int) size, sbuf, rbuf);
-                if (rank == 0) {
-                    out.println(Tsv.format(row, false));
-                    out.flush();
+                // shared, not confined: the engine's progress agent may move the bytes of a collective
+                try (Arena arena = Arena.ofShared()) {
+                    int count = (int) size / Double.BYTES;
+                    din = arena.allocate((long) count * Double.BYTES, ALIGN);
+                    dout = arena.allocate((long) count * Double.BYTES, ALIGN);
+                    measureAndPrint(c, (int) size, arena.allocate(size * np, ALIGN), arena.allocate(size * np, ALIGN));
+                } finally {
+                    din = null;
+                    dout = null;
                 }
             }
         }
     }
 
-    private Row measure(String c, int size, byte[] sbuf, byte[] rbuf) {
+    private void measureAndPrint(String c, int size, Object sbuf, Object rbuf) {
+        if (opt.jitWarmup()) {
+            JitSettle.settle(comm, () -> measure(c, size, sbuf, rbuf));
+        }
+        Row row = measure(c, size, sbuf, rbuf);
+        if (rank == 0) {
+            out.println(Tsv.format(row, false));
+            out.flush();
+        }
+    }
+
+    private Row measure(String c, int size, Object sbuf, Object rbuf) {
         long iters = iterations(size);
         long warm = Math.max(1, iters / 10);
         int count = size / Double.BYTES;
-        for (int i = 0; i < count; i++) {
-            din[i] = rank + 1 + i;
-            dout[i] = Double.NaN; // a result left from an earlier size must not pass the check
+        if (sbuf instanceof MemorySegment s) {
+            MemorySegment di = (MemorySegment) din;
+            MemorySegment dou = (MemorySegment) dout;
+            for (int i = 0; i < count; i++) {
+                di.setAtIndex(DOUBLE_LE, i, rank + 1 + i);
+                dou.setAtIndex(DOUBLE_LE, i, Double.NaN); // as below: an unreduced result must not pass the check
+            }
+            for (int i = 0; i < size * np; i++) {
+                s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + rank));
+            }
+        } else {
+            double[] di = (double[]) din;
+            double[] dou = (double[]) dout;
+            byte[] sb = (byte[]) sbuf;
+            for (int i = 0; i < count; i++) {
+                di[i] = rank + 1 + i;
+                dou[i] = Double.NaN; // a result left from an earlier size must not pass the check
+            }
+            for (int i = 0; i < size * np; i++) {
+                sb[i] = (byte) (i * 31 + rank);
+            }
         }
-        for (int i = 0; i < size * np; i++) {
-            sbuf[i] = (byte) (i * 31 + rank);
-        }
+        boolean doublesInBytes = opt.offHeap(); // allreduce's segments carry no type: say they hold doubles
         hist.reset();
         comm.barrier();
         long sum = 0;
@@ -180,7 +244,13 @@ public final class CollectiveBenchRank {
             switch (c) {
                 case "barrier" -> comm.barrier();
                 case "bcast" -> comm.bcast(rank == 0 ? sbuf : rbuf, 0, size, 0);
-                case "allreduce" -> comm.allreduce(din, 0, dout, 0, count, Op.SUM);
+                case "allreduce" -> {
+                    if (doublesInBytes) {
+                        comm.allreduce(din, 0, dout, 0, count, Datatype.DOUBLE, Op.SUM);
+                    } else {
+                        comm.allreduce(din, 0, dout, 0, count, Op.SUM);
+                    }
+                }
                 case "allgather" -> comm.allgather(sbuf, 0, size, rbuf, 0, size);
                 default -> comm.alltoall(sbuf, 0, size, rbuf, 0, size);
             }
@@ -199,17 +269,25 @@ public final class CollectiveBenchRank {
                 hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0);
     }
 
-    private void check(String c, int size, byte[] rbuf) {
+    private void check(String c, int size, Object rbuf) {
         boolean ok = switch (c) {
-            case "bcast" -> rank == 0 || size == 0 || rbuf[size - 1] == (byte) ((size - 1) * 31);
+            case "bcast" -> rank == 0 || size == 0 || byteAt(rbuf, size - 1) == (byte) ((size - 1) * 31);
             case "allreduce" -> size < Double.BYTES
-                    || dout[size / Double.BYTES - 1] == np * (np + 1) / 2.0 + (double) np * (size / Double.BYTES - 1);
-            case "allgather" -> size == 0 || rbuf[size * np - 1] == (byte) ((size - 1) * 31 + np - 1);
-            case "alltoall" -> size == 0 || rbuf[size * np - 1] == (byte) ((rank * size + size - 1) * 31 + np - 1);
+                    || doubleAt(dout, size / Double.BYTES - 1) == np * (np + 1) / 2.0 + (double) np * (size / Double.BYTES - 1);
+            case "allgather" -> size == 0 || byteAt(rbuf, size * np - 1) == (byte) ((size - 1) * 31 + np - 1);
+            case "alltoall" -> size == 0 || byteAt(rbuf, size * np - 1) == (byte) ((rank * size + size - 1) * 31 + np - 1);
             default -> true;
         };
         if (!ok) {
             throw new IllegalStateException(c + " at rank " + rank + ", " + size + " B: wrong result");
         }
+    }
+
+    private static byte byteAt(Object buf, int i) {
+        return buf instanceof MemorySegment s ? s.get(ValueLayout.JAVA_BYTE, i) : ((byte[]) buf)[i];
+    }
+
+    private static double doubleAt(Object buf, int i) {
+        return buf instanceof MemorySegment s ? s.getAtIndex(DOUBLE_LE, i) : ((double[]) buf)[i];
     }
 }

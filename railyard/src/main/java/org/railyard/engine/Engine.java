@@ -62,6 +62,7 @@ public final class Engine implements FrameSink {
     private final boolean remoteRead;
     /** Per world rank: 0 not yet checked, 1 its identity token checked, -1 cross-memory reads refused. */
     private final byte[] peerMemory;
+    private final ProcessMemory.Reader reader = new ProcessMemory.Reader();
     private long remoteReads;
     private long remoteReadBytes;
     private final List<String> transportNames;
@@ -492,7 +493,7 @@ public final class Engine implements FrameSink {
             peerMemory[peer] = 1;
         }
         MemorySegment into = buffer.asSlice((long) t.offset * t.kind.size, t.messageBytes);
-        long r = ProcessMemory.read(pid, into, readAddress, t.messageBytes);
+        long r = reader.read(pid, into, readAddress, t.messageBytes);
         if (r != t.messageBytes) {
             peerMemory[peer] = -1;
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": reading " + t.messageBytes + " B from world rank " + peer

@@ -52,43 +52,57 @@ public final class ProcessMemory {
 
     /**
      * Copies {@code length} bytes at {@code remoteAddress} in process {@code pid} to
-     * {@code dst} (native memory, at least {@code length} bytes), looping over partial reads.
+     * {@code dst} (native memory, at least {@code length} bytes), looping over partial reads. Uses
+     * a {@link Reader} of its own; callers that read often keep one.
      *
      * @return the number of bytes read (all of them), or minus the {@code errno} of the failure
      *     (EPERM: not allowed to trace; ESRCH: no such process; EFAULT: a bad address)
      */
     public static long read(long pid, MemorySegment dst, long remoteAddress, long length) {
-        if (!dst.isNative()) {
-            throw new IllegalArgumentException("cross-memory read into memory that is not native");
-        }
-        if (dst.byteSize() < length) {
-            throw new IllegalArgumentException("cross-memory read of " + length + " bytes into " + dst.byteSize());
-        }
-        if (Calls.ERROR != null) {
-            return -Calls.ENOSYS;
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment iov = arena.allocate(32, 8);
-            MemorySegment state = arena.allocate(Calls.CALL_STATE);
+        return new Reader().read(pid, dst, remoteAddress, length);
+    }
+
+    /**
+     * Reads with the call's argument block allocated once: no allocation per read. Not for
+     * concurrent use (the engine keeps one and reads under its progress lock).
+     */
+    public static final class Reader {
+        private final MemorySegment iov = Arena.ofAuto().allocate(32, 8);
+        private final MemorySegment state = Arena.ofAuto().allocate(Calls.CALL_STATE);
+
+        /** See {@link ProcessMemory#read}. */
+        public long read(long pid, MemorySegment dst, long remoteAddress, long length) {
+            if (!dst.isNative()) {
+                throw new IllegalArgumentException("cross-memory read into memory that is not native");
+            }
+            if (dst.byteSize() < length) {
+                throw new IllegalArgumentException("cross-memory read of " + length + " bytes into " + dst.byteSize());
+            }
+            if (Calls.ERROR != null) {
+                return -Calls.ENOSYS;
+            }
+            MemorySegment remote = iov.asSlice(16);
             long done = 0;
-            while (done < length) {
-                long n = length - done;
-                iov.set(ValueLayout.JAVA_LONG, 0, dst.address() + done);
-                iov.set(ValueLayout.JAVA_LONG, 8, n);
-                iov.set(ValueLayout.JAVA_LONG, 16, remoteAddress + done);
-                iov.set(ValueLayout.JAVA_LONG, 24, n);
-                long r = (long) Calls.READV.invokeExact(state, (int) pid, iov, 1L, iov.asSlice(16), 1L, 0L);
-                if (r < 0) {
-                    return -(int) Calls.ERRNO.get(state, 0L);
+            try {
+                while (done < length) {
+                    long n = length - done;
+                    iov.set(ValueLayout.JAVA_LONG, 0, dst.address() + done);
+                    iov.set(ValueLayout.JAVA_LONG, 8, n);
+                    iov.set(ValueLayout.JAVA_LONG, 16, remoteAddress + done);
+                    iov.set(ValueLayout.JAVA_LONG, 24, n);
+                    long r = (long) Calls.READV.invokeExact(state, (int) pid, iov, 1L, remote, 1L, 0L);
+                    if (r < 0) {
+                        return -(int) Calls.ERRNO.get(state, 0L);
+                    }
+                    if (r == 0) {
+                        return -Calls.EFAULT;
+                    }
+                    done += r;
                 }
-                if (r == 0) {
-                    return -Calls.EFAULT;
-                }
-                done += r;
+            } catch (Throwable t) {
+                throw new IllegalStateException("process_vm_readv failed: " + t, t);
             }
             return done;
-        } catch (Throwable t) {
-            throw new IllegalStateException("process_vm_readv failed: " + t, t);
         }
     }
 
