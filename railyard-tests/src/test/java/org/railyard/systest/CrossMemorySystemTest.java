@@ -19,11 +19,12 @@ import org.railyard.systest.ranks.CrossMemoryRanks;
 
 /**
  * Large messages in native memory between 3 processes of this machine ({@link CrossMemoryRanks}):
- * over shm with cross-memory reads on (the default), over shm with {@code RAILYARD_CMA=false},
- * and over tcp. Every check must deliver the right bytes in every configuration; the number of
- * messages each rank read from its sender's memory must be exactly what the buffers and the
- * setting allow: with both ends native over shm, one per rendezvous message received; with a heap
- * buffer at either end, a truncated receive, reads switched off, or tcp, none.
+ * over shm with cross-memory reads on (the default: from 256 KiB), over shm with reads from
+ * 64 KiB ({@code RAILYARD_CMA_MIN=64k}), over shm with {@code RAILYARD_CMA=false}, and over tcp.
+ * Every check must deliver the right bytes in every configuration; the number of messages each
+ * rank read from its sender's memory must be exactly what the buffers and the settings allow:
+ * with both ends native over shm, one per rendezvous message of at least the minimum received;
+ * with a heap buffer at either end, a truncated receive, reads switched off, or tcp, none.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -31,9 +32,9 @@ class CrossMemorySystemTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
     private static final int NP = 3;
 
-    /** Reads per check and rank when reads are allowed (over shm, railyard.cma on). */
+    /** Reads per check and rank when reads are allowed (over shm, railyard.cma on, from 256 KiB). */
     private static final Map<String, int[]> READS = Map.of(
-            "native-to-native", new int[] {0, 4, 4},
+            "native-to-native", new int[] {0, 3, 3},
             "native-to-heap", new int[] {0, 0, 0},
             "heap-to-native", new int[] {0, 0, 0},
             "direct-buffers", new int[] {0, 0, 1},
@@ -44,7 +45,7 @@ class CrossMemorySystemTest {
     private final Map<String, Jobs.Finished> jobs = new HashMap<>();
 
     static Stream<Arguments> cases() {
-        return Stream.of("shm", "shm-nocma", "tcp")
+        return configs().stream()
                 .flatMap(cfg -> CrossMemoryRanks.CHECKS.stream().map(c -> Arguments.of(c, cfg)));
     }
 
@@ -53,7 +54,7 @@ class CrossMemorySystemTest {
     void check(String check, String config) {
         Jobs.Finished job = job(config);
         Transcript t = job.transcript();
-        boolean reads = config.equals("shm");
+        boolean reads = config.equals("shm") || config.equals("shm-min64k");
         for (int r = 0; r < NP; r++) {
             String prefix = "OK " + check + " rank " + r + " reads ";
             final int rank = r;
@@ -64,7 +65,9 @@ class CrossMemorySystemTest {
                         + failure.map(l -> "; first failure: " + l.text()).orElse("") + "\n" + job.report());
             }
             String[] words = ok.get().substring(prefix.length()).split(" ");
-            int expected = reads ? READS.get(check)[r] : 0;
+            // with reads from 64 KiB, the message of 64 KiB + 1 byte is read too
+            int extra = config.endsWith("min64k") && check.equals("native-to-native") && r > 0 ? 1 : 0;
+            int expected = reads ? READS.get(check)[r] + extra : 0;
             assertEquals(expected, Integer.parseInt(words[0]), "cross-memory reads by rank " + r + " in '" + check
                     + "' (" + config + "): " + ok.get());
         }
@@ -77,15 +80,18 @@ class CrossMemorySystemTest {
         if (job.result().exitCode() != 0) {
             fail("the job (" + config + ") failed\n" + job.report());
         }
-        String cmaLine = config.equals("shm-nocma") ? "cross-memory reads of native buffers off (railyard.cma=false)"
-                : "cross-memory reads of native buffers on";
+        String cmaLine = switch (config) {
+            case "shm-nocma" -> "cross-memory reads of native buffers off (railyard.cma=false)";
+            case "shm-min64k" -> "cross-memory reads of native buffers on from 65536 B";
+            default -> "cross-memory reads of native buffers on from 262144 B";
+        };
         if (job.transcript().find(l -> l.text().contains(cmaLine)).isEmpty()) {
             fail("the choices do not say '" + cmaLine + "'\n" + job.report());
         }
     }
 
     static List<String> configs() {
-        return List.of("shm", "shm-nocma", "tcp");
+        return List.of("shm", "shm-min64k", "shm-nocma", "tcp");
     }
 
     private synchronized Jobs.Finished job(String config) {
@@ -95,6 +101,9 @@ class CrossMemorySystemTest {
             env.put("RAILYARD_PRINT_CHOICES", "true");
             if (config.equals("shm-nocma")) {
                 env.put("RAILYARD_CMA", "false");
+            }
+            if (config.equals("shm-min64k")) {
+                env.put("RAILYARD_CMA_MIN", "64k");
             }
             return Jobs.run("cross-memory-" + config, Jobs.spec(NP, CrossMemoryRanks.class, env, JOB_TIMEOUT));
         });

@@ -60,6 +60,8 @@ public final class Engine implements FrameSink {
     private final long eagerLimit;
     /** Rendezvous payloads in native memory may be read by a receiver on this node ({@code railyard.cma}). */
     private final boolean remoteRead;
+    /** Smallest payload offered for a cross-memory read ({@code railyard.cma.min}). */
+    private final long remoteReadMin;
     /** Per world rank: 0 not yet checked, 1 its identity token checked, -1 cross-memory reads refused. */
     private final byte[] peerMemory;
     private final ProcessMemory.Reader reader = new ProcessMemory.Reader();
@@ -118,6 +120,7 @@ public final class Engine implements FrameSink {
         this.eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
         boolean cma = Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT);
         this.remoteRead = cma && ProcessMemory.available();
+        this.remoteReadMin = Config.bytes(Config.CMA_MIN_PROP, Config.CMA_MIN_DEFAULT);
         this.peerMemory = new byte[size];
         int[] all = new int[size];
         for (int i = 0; i < size; i++) {
@@ -135,8 +138,9 @@ public final class Engine implements FrameSink {
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", " + binding
-                + ", cross-memory reads of native buffers " + (remoteRead ? "on" : "off (" + (cma ? ProcessMemory.unavailableReason()
-                : Config.CMA_PROP + "=false") + ")"));
+                + ", cross-memory reads of native buffers "
+                + (remoteRead ? "on from " + remoteReadMin + " B"
+                        : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
         this.agent = Thread.ofPlatform().daemon().name("railyard-progress-" + rank).start(this::agentLoop);
     }
 
@@ -404,7 +408,7 @@ public final class Engine implements FrameSink {
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
         }
-        t.readAddress = t.phase == SendTransfer.PHASE_RTS && t.capacityBytes > 0 && remoteRead
+        t.readAddress = t.phase == SendTransfer.PHASE_RTS && t.capacityBytes > 0 && t.capacityBytes >= remoteReadMin && remoteRead
                 && peerMemory[destWorld] >= 0 && ch.sharesMemory() ? nativeAddress(buf, k, off) : 0;
         ch.sendEnvelope(t);
         ch.progressSend();

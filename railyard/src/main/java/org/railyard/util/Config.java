@@ -37,6 +37,16 @@ public final class Config {
     public static final String CMA_PROP = "railyard.cma";
     public static final boolean CMA_DEFAULT = true;
 
+    /**
+     * Smallest message read from the sender's memory. Below it the ring is faster on this
+     * machine: with a processor per rank the two ring copies run at once on the two sides, while
+     * the read's system call and page pinning cost the receiver more than a cached copy (64 KiB
+     * messages between 2 ranks took 1.5x to 2.2x as long read as through the ring,
+     * bench/results/collectives-large-cma-2026-11-26.md).
+     */
+    public static final String CMA_MIN_PROP = "railyard.cma.min";
+    public static final long CMA_MIN_DEFAULT = 256 * 1024;
+
     /** Largest frame on a TCP connection, bytes; also the size of its staging buffers / 4. */
     public static final String TCP_FRAME_PROP = "railyard.tcp.frame";
     public static final long TCP_FRAME_DEFAULT = 256 * 1024;
