@@ -61,6 +61,22 @@ final class CollTree {
     }
 
     /**
+     * Flat broadcast: the root sends to every other process at once, and each receives from the
+     * root alone. No process forwards, so nobody waits for a parent that waits in turn.
+     */
+    static void linearBcast(CollSchedule s, CollTeam t, int root, Object buf, Kind k, int off, int count) {
+        int p = t.size;
+        if (t.me == root) {
+            for (int i = 1; i < p; i++) {
+                s.send(buf, k, off, count, t.rank((root + i) % p));
+            }
+        } else {
+            s.recv(buf, k, off, count, t.rank(root));
+        }
+        s.round();
+    }
+
+    /**
      * Broadcast of a long message (van de Geijn): a binomial scatter of p blocks (ranks relative to
      * the root hold block {@code rel}), then a ring allgather. Each process sends and receives
      * about 2n bytes instead of n log2 p. The blocks a process received during the scatter are not

@@ -24,7 +24,7 @@ import org.railyard.error.RailyardException;
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
  * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
- *   binomial tree</td></tr>
+ *   binomial tree; flat (the root sends to each, {@code linear}) only when forced</td></tr>
  * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
  *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
@@ -381,7 +381,7 @@ public final class Collectives {
                 : twoLevel(c) ? NODE_AWARE
                 : bytes >= tuning.bcastLong && p >= tuning.bcastScatterMinP && count >= p && nodes(c).count > 1
                 ? SCATTER_RING : BINOMIAL;
-        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE);
+        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR);
         if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
             algo = BINOMIAL;
         }
@@ -390,6 +390,7 @@ public final class Collectives {
             case LOCAL -> { }
             case NODE_AWARE -> nodes(c).bcast(s, c.rank, root, buf, k, off, count, 1, bytes >= tuning.bcastLong);
             case SCATTER_RING -> CollTree.scatterRingBcast(s, CollTeam.of(c), root, buf, k, off, count, 1);
+            case LINEAR -> CollTree.linearBcast(s, CollTeam.of(c), root, buf, k, off, count);
             default -> CollTree.binomialBcast(s, CollTeam.of(c), root, buf, k, off, count);
         }
         return start(s);

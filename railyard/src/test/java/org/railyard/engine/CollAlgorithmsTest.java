@@ -62,7 +62,7 @@ class CollAlgorithmsTest {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
-            for (String algo : new String[] {"binomial", "scatter-ring", "node-aware"}) {
+            for (String algo : new String[] {"binomial", "scatter-ring", "node-aware", "linear"}) {
                 force(e, "bcast", algo);
                 for (int count : new int[] {0, 1, 7, 1000, 40_000}) {
                     for (int root = 0; root < n; root++) {
