@@ -69,22 +69,21 @@ public final class CrossMemoryRanks {
     }
 
     /**
-     * A small message each way between every pair, so that every channel is up before the checks:
-     * a payload is offered for reading only on a channel already up over shared memory.
+     * A small message each way between every pair and to itself, so that every channel is up
+     * before the checks: a payload is offered for reading only on a channel already up over
+     * shared memory.
      */
     private void connectAll() {
         byte[] one = new byte[1];
         byte[] in = new byte[1];
         for (int peer = 0; peer < ry.size(); peer++) {
-            if (peer != rank) {
-                world.sendrecv(one, 0, 1, peer, 1, in, 0, 1, peer, 1);
-            }
+            world.sendrecv(one, 0, 1, peer, 1, in, 0, 1, peer, 1);
         }
     }
 
     /** The checks, in the order they run; the test knows their names. */
     public static final List<String> CHECKS = List.of("native-to-native", "native-to-heap", "heap-to-native",
-            "direct-buffers", "unexpected", "truncate", "alltoall");
+            "direct-buffers", "unexpected", "truncate", "alltoall", "to-self");
 
     private Map<String, Runnable> checks() {
         Map<String, Runnable> m = new LinkedHashMap<>();
@@ -95,6 +94,7 @@ public final class CrossMemoryRanks {
         m.put("unexpected", this::unexpected);
         m.put("truncate", this::truncate);
         m.put("alltoall", this::alltoall);
+        m.put("to-self", this::toSelf);
         require(m.keySet().equals(new java.util.LinkedHashSet<>(CHECKS)), "check list out of date");
         return m;
     }
@@ -211,6 +211,20 @@ public final class CrossMemoryRanks {
             for (int from = 0; from < p; from++) {
                 verify(d, (long) from * block, block, from, rank);
             }
+        }
+    }
+
+    /** Rank 1 sends 1 MiB to itself: over the self link, read from its own memory. */
+    private void toSelf() {
+        int size = 1024 * 1024 + 1;
+        if (rank == 1) {
+            MemorySegment s = arena.allocate(size, 64);
+            MemorySegment d = arena.allocate(size, 64);
+            fill(s, 0, size, 1, 1);
+            Request r = world.irecv(d, 0, size, 1, 8);
+            world.send(s, 0, size, 1, 8);
+            await(r, "receive from itself");
+            verify(d, 0, size, 1, 1);
         }
     }
 
