@@ -40,9 +40,10 @@ public final class Config {
     /**
      * Smallest message read from the sender's memory. Below it the ring is faster on this
      * machine: with a processor per rank the two ring copies run at once on the two sides, while
-     * the read's system call and page pinning cost the receiver more than a cached copy (64 KiB
-     * messages between 2 ranks took 1.5x to 2.2x as long read as through the ring,
-     * bench/results/collectives-large-cma-2026-11-26.md).
+     * the read's system call and page pinning cost the receiver more than a cached copy (between
+     * 2 ranks, bcast, allgather and alltoall of 64 and 128 KiB took 1.0x to 2.2x as long read as
+     * through the ring; from 256 KiB it varied by collective and run,
+     * bench/results/collectives-large-cma*-2026-11-26.md).
      */
     public static final String CMA_MIN_PROP = "railyard.cma.min";
     public static final long CMA_MIN_DEFAULT = 256 * 1024;
