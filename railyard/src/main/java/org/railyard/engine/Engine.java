@@ -529,6 +529,16 @@ public final class Engine implements FrameSink {
         return s != null && s.isNative() ? s : null;
     }
 
+    /** Hands {@code seg[off, off + length)} to {@link #onFrame} under the progress lock, as a poll would (tests). */
+    void deliverForTest(VirtualChannel from, MemorySegment seg, long off, int length) {
+        lock.lock();
+        try {
+            onFrame(from, seg, off, length);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Rendezvous messages this process read from a sender's memory, and their bytes (cross-memory reads). */
     public long remoteReads() {
         return remoteReads;
