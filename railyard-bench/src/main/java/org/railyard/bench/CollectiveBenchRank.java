@@ -235,7 +235,6 @@ public final class CollectiveBenchRank {
                 sb[i] = (byte) (i * 31 + rank);
             }
         }
-        boolean doublesInBytes = opt.offHeap(); // allreduce's segments carry no type: say they hold doubles
         hist.reset();
         comm.barrier();
         long sum = 0;
@@ -245,7 +244,7 @@ public final class CollectiveBenchRank {
                 case "barrier" -> comm.barrier();
                 case "bcast" -> comm.bcast(rank == 0 ? sbuf : rbuf, 0, size, 0);
                 case "allreduce" -> {
-                    if (doublesInBytes) {
+                    if (opt.offHeap()) { // allreduce's segments carry no type: say they hold doubles
                         comm.allreduce(din, 0, dout, 0, count, Datatype.DOUBLE, Op.SUM);
                     } else {
                         comm.allreduce(din, 0, dout, 0, count, Op.SUM);

@@ -1,7 +1,6 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -120,7 +119,8 @@ public final class Engine implements FrameSink {
         this.eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
         boolean cma = Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT);
         this.remoteRead = cma && ProcessMemory.available();
-        this.remoteReadMin = Config.bytes(Config.CMA_MIN_PROP, Config.CMA_MIN_DEFAULT);
+        // an empty message has nothing to read
+        this.remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP, Config.CMA_MIN_DEFAULT));
         this.peerMemory = new byte[size];
         int[] all = new int[size];
         for (int i = 0; i < size; i++) {
@@ -408,7 +408,7 @@ public final class Engine implements FrameSink {
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
         }
-        t.readAddress = t.phase == SendTransfer.PHASE_RTS && t.capacityBytes > 0 && t.capacityBytes >= remoteReadMin && remoteRead
+        t.readAddress = remoteRead && t.phase == SendTransfer.PHASE_RTS && t.capacityBytes >= remoteReadMin
                 && peerMemory[destWorld] >= 0 && ch.sharesMemory() ? nativeAddress(buf, k, off) : 0;
         ch.sendEnvelope(t);
         ch.progressSend();
@@ -428,7 +428,7 @@ public final class Engine implements FrameSink {
                 unlinkUnexpected(u);
                 t.matched(u.source, u.tag, u.bytes);
                 if (u.rendezvous) {
-                    startRendezvous(t, u.channel, u.senderCookie, u.readAddress, u.identityAddress, u.identity0, u.identity1);
+                    startRendezvous(t, u.channel, u.senderCookie, u.readAddress);
                 } else {
                     t.deliver(u.dataSeg, 0, 0, u.bytes);
                     t.finishIfComplete();
@@ -455,8 +455,7 @@ public final class Engine implements FrameSink {
         postedTail = t;
     }
 
-    private void startRendezvous(RecvTransfer t, VirtualChannel ch, long senderCookie, long readAddress, long identityAddress,
-                                 long identity0, long identity1) {
+    private void startRendezvous(RecvTransfer t, VirtualChannel ch, long senderCookie, long readAddress) {
         t.rendezvous = true;
         t.senderCookie = senderCookie;
         t.channel = ch;
@@ -465,37 +464,48 @@ public final class Engine implements FrameSink {
             return;
         }
         if (readAddress != 0) {
-            readFromSender(t, ch.peer(), readAddress, identityAddress, identity0, identity1);
+            readFromSender(t, ch.peer(), readAddress);
         }
         ch.sendEnvelope(t);
     }
 
     /**
-     * The sender offered its payload at {@code readAddress} in its own memory: if this receive's
-     * buffer is native memory that holds the whole message, reads it from there in one copy and
-     * marks the receive so that its CTS tells the sender it is done. Otherwise (a heap buffer, a
-     * message that will be truncated, reads refused) the CTS asks for DATA frames as usual. The
-     * sender's identity token is checked on the first offer of each peer.
+     * The address an RTS with {@link FrameHeader#FLAG_REMOTE_READ} offers, or 0 when this process
+     * will not read it: reads are off, or refused for this peer. The sender's identity token is
+     * checked on the first offer of each peer; if it cannot be read back, the process id does not
+     * name the sender (another pid namespace), and the peer's offers are declined from then on.
      */
-    private void readFromSender(RecvTransfer t, int peer, long readAddress, long identityAddress, long identity0,
-                                long identity1) {
-        if (!remoteRead || peerMemory[peer] < 0 || t.messageBytes > t.capacityBytes) {
-            return;
+    private long acceptOffer(int peer, MemorySegment seg, long off) {
+        if (!remoteRead || peerMemory[peer] < 0) {
+            return 0;
         }
-        MemorySegment buffer = nativeSegment(t.buf);
-        if (buffer == null) {
-            return;
-        }
-        long pid = channels.pidOf(peer);
         if (peerMemory[peer] == 0) {
-            if (!ProcessMemory.Identity.verify(pid, identityAddress, identity0, identity1)) {
+            long pid = channels.pidOf(peer);
+            if (!ProcessMemory.Identity.verify(pid, FrameHeader.offerIdentityAddress(seg, off),
+                    FrameHeader.offerIdentityWord(seg, off, 0), FrameHeader.offerIdentityWord(seg, off, 1))) {
                 peerMemory[peer] = -1;
                 choice("rank " + rank + ": cross-memory reads from world rank " + peer + " (pid " + pid + ") refused: its "
                         + "identity token could not be read back; its large messages come through the shm ring");
-                return;
+                return 0;
             }
             peerMemory[peer] = 1;
         }
+        return FrameHeader.arg(seg, off);
+    }
+
+    /**
+     * The sender offered its payload at {@code readAddress} in its own memory (an offer accepted by
+     * {@link #acceptOffer}): if this receive's buffer is native memory that holds the whole
+     * message, reads it from there in one copy and marks the receive so that its CTS tells the
+     * sender it is done. Otherwise (a heap buffer, a message that will be truncated, a failed read)
+     * the CTS asks for DATA frames as usual.
+     */
+    private void readFromSender(RecvTransfer t, int peer, long readAddress) {
+        MemorySegment buffer = nativeSegment(t.buf);
+        if (buffer == null || t.messageBytes > t.capacityBytes || peerMemory[peer] < 0) {
+            return;
+        }
+        long pid = channels.pidOf(peer);
         MemorySegment into = buffer.asSlice((long) t.offset * t.kind.size, t.messageBytes);
         long r = reader.read(pid, into, readAddress, t.messageBytes);
         if (r != t.messageBytes) {
@@ -606,9 +616,6 @@ public final class Engine implements FrameSink {
             return;
         }
         long readAddress = 0;
-        long identityAddress = 0;
-        long identity0 = 0;
-        long identity1 = 0;
         if (rts && (FrameHeader.flags(seg, off) & FrameHeader.FLAG_REMOTE_READ) != 0) {
             if (length != FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD || FrameHeader.arg(seg, off) == 0) {
                 from.protocolError("RTS offering a cross-memory read is " + length + " bytes long with address "
@@ -616,18 +623,14 @@ public final class Engine implements FrameSink {
                         + " bytes and an address)");
                 return;
             }
-            readAddress = FrameHeader.arg(seg, off);
-            long p = off + FrameHeader.LENGTH;
-            identityAddress = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p);
-            identity0 = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p + 8);
-            identity1 = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, p + 16);
+            readAddress = acceptOffer(src, seg, off);
         }
         RecvTransfer t = findPosted(ctx, src, tag);
         if (t != null) {
             unlinkPosted(t);
             t.matched(src, tag, bytes);
             if (rts) {
-                startRendezvous(t, from, FrameHeader.cookie(seg, off), readAddress, identityAddress, identity0, identity1);
+                startRendezvous(t, from, FrameHeader.cookie(seg, off), readAddress);
             } else {
                 t.deliver(seg, off + FrameHeader.LENGTH, 0, bytes);
                 t.finishIfComplete();
@@ -643,9 +646,6 @@ public final class Engine implements FrameSink {
         u.channel = from;
         u.senderCookie = rts ? FrameHeader.cookie(seg, off) : 0;
         u.readAddress = readAddress;
-        u.identityAddress = identityAddress;
-        u.identity0 = identity0;
-        u.identity1 = identity1;
         if (!rts && bytes > 0) {
             MemorySegment.copy(seg, off + FrameHeader.LENGTH, u.dataSeg, 0, bytes);
         }

@@ -1,7 +1,6 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -57,18 +56,13 @@ final class SendTransfer extends Transfer {
                 return true;
             }
             case PHASE_RTS -> {
-                if (readAddress == 0) {
-                    FrameHeader.write(seg, off, frameLength, FrameType.RTS, (byte) 0, context, sourceWorld, tag,
-                            (int) capacityBytes, id, 0);
-                    return true;
+                byte flags = readAddress != 0 ? FrameHeader.FLAG_REMOTE_READ : 0;
+                FrameHeader.write(seg, off, frameLength, FrameType.RTS, flags, context, sourceWorld, tag, (int) capacityBytes,
+                        id, readAddress);
+                if (readAddress != 0) {
+                    ProcessMemory.Identity me = ProcessMemory.identity();
+                    FrameHeader.writeReadOffer(seg, off, me.address(), me.word0(), me.word1());
                 }
-                FrameHeader.write(seg, off, frameLength, FrameType.RTS, FrameHeader.FLAG_REMOTE_READ, context, sourceWorld,
-                        tag, (int) capacityBytes, id, readAddress);
-                ProcessMemory.Identity me = ProcessMemory.identity();
-                long p = off + FrameHeader.LENGTH;
-                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p, me.address());
-                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p + 8, me.word0());
-                seg.set(ValueLayout.JAVA_LONG_UNALIGNED, p + 16, me.word1());
                 return true;
             }
             default -> {

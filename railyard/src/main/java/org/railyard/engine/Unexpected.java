@@ -15,11 +15,8 @@ final class Unexpected {
     long bytes;
     boolean rendezvous;
     long senderCookie;
-    /** An RTS offering a cross-memory read: the payload's address in the sender, its identity token. */
+    /** An RTS whose cross-memory read offer was accepted: the payload's address in the sender, else 0. */
     long readAddress;
-    long identityAddress;
-    long identity0;
-    long identity1;
     VirtualChannel channel;
     byte[] data;
     MemorySegment dataSeg;

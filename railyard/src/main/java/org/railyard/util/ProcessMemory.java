@@ -68,6 +68,7 @@ public final class ProcessMemory {
      */
     public static final class Reader {
         private final MemorySegment iov = Arena.ofAuto().allocate(32, 8);
+        private final MemorySegment remote = iov.asSlice(16);
         private final MemorySegment state = Arena.ofAuto().allocate(Calls.CALL_STATE);
 
         /** See {@link ProcessMemory#read}. */
@@ -81,7 +82,6 @@ public final class ProcessMemory {
             if (Calls.ERROR != null) {
                 return -Calls.ENOSYS;
             }
-            MemorySegment remote = iov.asSlice(16);
             long done = 0;
             try {
                 while (done < length) {

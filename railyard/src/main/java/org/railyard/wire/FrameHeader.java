@@ -124,6 +124,26 @@ public final class FrameHeader {
         return s.get(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET);
     }
 
+    /**
+     * Writes the payload of an RTS with {@link #FLAG_REMOTE_READ}: the sender's identity token (its
+     * address in the sender, then its two words).
+     */
+    public static void writeReadOffer(MemorySegment s, long o, long identityAddress, long word0, long word1) {
+        s.set(LONG, o + LENGTH, identityAddress);
+        s.set(LONG, o + LENGTH + 8, word0);
+        s.set(LONG, o + LENGTH + 16, word1);
+    }
+
+    /** Of an RTS with {@link #FLAG_REMOTE_READ}: the address of the sender's identity token. */
+    public static long offerIdentityAddress(MemorySegment s, long o) {
+        return s.get(LONG, o + LENGTH);
+    }
+
+    /** Of an RTS with {@link #FLAG_REMOTE_READ}: word {@code i} (0 or 1) of the sender's identity token. */
+    public static long offerIdentityWord(MemorySegment s, long o, int i) {
+        return s.get(LONG, o + LENGTH + 8 + 8L * i);
+    }
+
     public static byte flags(MemorySegment s, long o) {
         return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
     }
