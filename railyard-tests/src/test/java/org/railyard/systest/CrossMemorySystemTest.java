@@ -79,18 +79,12 @@ class CrossMemorySystemTest {
     @ParameterizedTest(name = "job {0} exits 0")
     @MethodSource("configs")
     void jobExitsZero(String config) {
-        Jobs.Finished job = job(config);
-        if (job.result().exitCode() != 0) {
-            fail("the job (" + config + ") failed\n" + job.report());
-        }
         String cmaLine = switch (config) {
             case "shm-nocma" -> "cross-memory reads of native buffers off (railyard.cma=false)";
             case "shm-min64k" -> "cross-memory reads of native buffers on from 65536 B";
             default -> "cross-memory reads of native buffers on from 262144 B";
         };
-        if (job.transcript().find(l -> l.text().contains(cmaLine)).isEmpty()) {
-            fail("the choices do not say '" + cmaLine + "'\n" + job.report());
-        }
+        job(config).requireSuccessSaying(config, cmaLine);
     }
 
     static List<String> configs() {

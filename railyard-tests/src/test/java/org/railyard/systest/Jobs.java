@@ -26,6 +26,19 @@ public final class Jobs {
 
     /** A finished job: how it ended, and everything it wrote. */
     public record Finished(JobResult result, Transcript transcript) {
+        /**
+         * Fails the calling test unless the job ({@code what}, for the message) exited 0 and some
+         * line of its transcript contains {@code line} (a choice it must have printed).
+         */
+        public void requireSuccessSaying(String what, String line) {
+            if (result.exitCode() != 0) {
+                org.junit.jupiter.api.Assertions.fail("the job (" + what + ") failed\n" + report());
+            }
+            if (transcript.find(l -> l.text().contains(line)).isEmpty()) {
+                org.junit.jupiter.api.Assertions.fail("the job (" + what + ") did not say '" + line + "'\n" + report());
+            }
+        }
+
         /** For failure messages: the summary and the end of the transcript. */
         public String report() {
             return "job exit code " + result.exitCode() + ": " + result.summary() + "\n" + transcript.tail(120);

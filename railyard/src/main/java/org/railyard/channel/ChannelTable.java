@@ -22,6 +22,7 @@ import org.railyard.stats.RailStats;
 import org.railyard.stats.Stats;
 import org.railyard.stats.StatsGroup;
 import org.railyard.transport.Connector;
+import org.railyard.transport.Doorbell;
 import org.railyard.transport.LinkSource;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
@@ -59,6 +60,7 @@ public final class ChannelTable {
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
+    private Doorbell doorbell = new Doorbell(false);
 
     /**
      * Opens the channel floor of this process: loads the transport plugins ({@link ServiceLoader}),
@@ -82,7 +84,8 @@ public final class ChannelTable {
         }
         int rank = bootstrap.rank();
         String node = nodeIdentity();
-        TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node);
+        Doorbell doorbell = new Doorbell(Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT));
+        TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node, doorbell);
         List<Transport> started = new ArrayList<>();
         Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
         try {
@@ -104,6 +107,8 @@ public final class ChannelTable {
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
                     settings, System::nanoTime);
             table.node = node;
+            table.doorbell = doorbell;
+            connector.doorbell(doorbell);
             table.transportNames = offered;
             table.bootstrap = bootstrap;
             table.cards = new HashMap<>();
@@ -123,6 +128,11 @@ public final class ChannelTable {
         synchronized (cards) {
             return cards.computeIfAbsent(peer, p -> AddressCard.decode(p, bootstrap.get(AddressCard.key(p))));
         }
+    }
+
+    /** What waiters of this process sleep on (never sleeps in tables made without transports). */
+    public Doorbell doorbell() {
+        return doorbell;
     }
 
     /** The node a world rank runs on (from its card). */
@@ -248,6 +258,21 @@ public final class ChannelTable {
             }
         }
         return work;
+    }
+
+    /**
+     * True if every frame this process can receive now would ring its doorbell: each channel that
+     * is up runs over shared memory alone (a channel still connecting rings when the connector
+     * finishes it). Call holding the progress lock.
+     */
+    public boolean allRing() {
+        for (int i = 0; i < activeCount; i++) {
+            VirtualChannel c = active[i];
+            if (c.state() == VirtualChannel.State.UP && !c.sharesMemory()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** True when no channel has anything left to send. */

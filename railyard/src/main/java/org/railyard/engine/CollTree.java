@@ -61,6 +61,59 @@ final class CollTree {
     }
 
     /**
+     * Pipelined binomial broadcast: the message is cut into segments of {@code segment}
+     * elements, and a process forwards segment j to its children while it receives segment j + 1
+     * from its parent, so the hops of the tree overlap instead of following each other (a tree of
+     * depth d moves the message in about (1 + (d - 1) / segments) times one transfer, not d
+     * times). The root posts every segment to every child at once; a leaf posts every receive at
+     * once.
+     */
+    static void pipelinedBcast(CollSchedule s, CollTeam t, int root, Object buf, Kind k, int off, int count, int segment) {
+        int p = t.size;
+        int rel = (t.me - root + p) % p;
+        int mask = rel == 0 ? Integer.highestOneBit(Math.max(1, p - 1)) << 1 : Integer.lowestOneBit(rel);
+        int segments = (count + segment - 1) / segment;
+        int[] children = new int[Integer.numberOfTrailingZeros(mask)];
+        int n = 0;
+        // largest subtree first: it has the longest way to go
+        for (int m = mask >> 1; m > 0; m >>= 1) {
+            if (rel + m < p) {
+                children[n++] = t.rank((rel + m + root) % p);
+            }
+        }
+        if (rel == 0 || n == 0) {
+            int parent = rel == 0 ? -1 : t.rank((rel - mask + root) % p);
+            for (int j = 0; j < segments; j++) {
+                int at = j * segment;
+                int len = Math.min(segment, count - at);
+                if (parent < 0) {
+                    for (int c = 0; c < n; c++) {
+                        s.send(buf, k, off + at, len, children[c]);
+                    }
+                } else {
+                    s.recv(buf, k, off + at, len, parent);
+                }
+            }
+            s.round();
+            return;
+        }
+        int parent = t.rank((rel - mask + root) % p);
+        for (int j = 0; j <= segments; j++) {
+            if (j < segments) {
+                int at = j * segment;
+                s.recv(buf, k, off + at, Math.min(segment, count - at), parent);
+            }
+            if (j > 0) {
+                int at = (j - 1) * segment;
+                for (int c = 0; c < n; c++) {
+                    s.send(buf, k, off + at, Math.min(segment, count - at), children[c]);
+                }
+            }
+            s.round();
+        }
+    }
+
+    /**
      * Flat broadcast: the root sends to every other process at once, and each receives from the
      * root alone. No process forwards, so nobody waits for a parent that waits in turn.
      */

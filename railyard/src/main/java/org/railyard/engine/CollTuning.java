@@ -36,6 +36,21 @@ final class CollTuning {
     static final String BCAST_SCATTER_MIN_P_PROP = "railyard.coll.bcast.scatter.minsize";
     static final long BCAST_SCATTER_MIN_P_DEFAULT = 8;
 
+    /**
+     * bcast without the scatter-ring or two-level choice: from this many bytes, on at least 3
+     * processes, the binomial tree is pipelined in segments of {@link #BCAST_SEGMENT_PROP} bytes.
+     * Off by default: the overlap of the hops needs processors to run them on, and with 4 ranks
+     * on 2 cores the pipeline took as long as the plain tree or longer (np 4, 512 KiB, five
+     * alternating runs of {@code CollectiveBenchRank bcast} with {@code RAILYARD_COLL_BCAST}
+     * binomial then pipeline: 143.6-302.9 us against 222.8-444.3 us with heap arrays).
+     */
+    static final String BCAST_PIPELINE_PROP = "railyard.coll.bcast.pipeline";
+    static final long BCAST_PIPELINE_DEFAULT = Long.MAX_VALUE;
+
+    /** Segment of the pipelined broadcast, in bytes (rounded down to whole elements, at least one). */
+    static final String BCAST_SEGMENT_PROP = "railyard.coll.bcast.segment";
+    static final long BCAST_SEGMENT_DEFAULT = 128 * 1024;
+
     /** reduce (commutative): from this many bytes, Rabenseifner (reduce-scatter then gather). */
     static final String REDUCE_LONG_PROP = "railyard.coll.reduce.long";
     static final long REDUCE_LONG_DEFAULT = 64 * 1024;
@@ -86,6 +101,8 @@ final class CollTuning {
 
     final long bcastLong = Config.bytes(BCAST_LONG_PROP, BCAST_LONG_DEFAULT);
     final long bcastScatterMinP = Config.number(BCAST_SCATTER_MIN_P_PROP, BCAST_SCATTER_MIN_P_DEFAULT);
+    final long bcastPipeline = Config.bytes(BCAST_PIPELINE_PROP, BCAST_PIPELINE_DEFAULT);
+    long bcastSegment = Math.max(1, Config.bytes(BCAST_SEGMENT_PROP, BCAST_SEGMENT_DEFAULT));
     final long reduceLong = Config.bytes(REDUCE_LONG_PROP, REDUCE_LONG_DEFAULT);
     final long allreduceLong = Config.bytes(ALLREDUCE_LONG_PROP, ALLREDUCE_LONG_DEFAULT);
     final long allreduceRing = Config.bytes(ALLREDUCE_RING_PROP, ALLREDUCE_RING_DEFAULT);
@@ -111,6 +128,11 @@ final class CollTuning {
                 forced.put(c, v);
             }
         }
+    }
+
+    /** Sets the segment of the pipelined broadcast (tests use small ones to make many segments). */
+    void bcastSegment(long bytes) {
+        bcastSegment = Math.max(1, bytes);
     }
 
     /** The algorithm forced for {@code collective} ("allreduce", "bcast", ...), or null. */

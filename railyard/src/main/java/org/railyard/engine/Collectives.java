@@ -24,7 +24,9 @@ import org.railyard.error.RailyardException;
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
  * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
- *   binomial tree; flat (the root sends to each, {@code linear}) only when forced</td></tr>
+ *   binomial tree; pipelined in 128 KiB segments ({@code pipeline}) from the size
+ *   {@code railyard.coll.bcast.pipeline} sets (off by default) or when forced; flat (the root
+ *   sends to each, {@code linear}) only when forced</td></tr>
  * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
  *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
@@ -99,6 +101,7 @@ public final class Collectives {
     static final String ALLREDUCE_COPY = "allreduce";
     static final String REDUCE_SCATTERV = "reduce-scatterv";
     static final String LINEAR = "linear";
+    static final String PIPELINE = "pipeline";
     static final String BRUCK = "bruck";
     static final String PAIRWISE = "pairwise";
     static final String INTER = "inter-leaders";
@@ -380,8 +383,9 @@ public final class Collectives {
         String dflt = p == 1 || count == 0 ? LOCAL
                 : twoLevel(c) ? NODE_AWARE
                 : bytes >= tuning.bcastLong && p >= tuning.bcastScatterMinP && count >= p && nodes(c).count > 1
-                ? SCATTER_RING : BINOMIAL;
-        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR);
+                ? SCATTER_RING
+                : bytes >= tuning.bcastPipeline && p >= 3 && count >= 2 ? PIPELINE : BINOMIAL;
+        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE);
         if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
             algo = BINOMIAL;
         }
@@ -391,6 +395,8 @@ public final class Collectives {
             case NODE_AWARE -> nodes(c).bcast(s, c.rank, root, buf, k, off, count, 1, bytes >= tuning.bcastLong);
             case SCATTER_RING -> CollTree.scatterRingBcast(s, CollTeam.of(c), root, buf, k, off, count, 1);
             case LINEAR -> CollTree.linearBcast(s, CollTeam.of(c), root, buf, k, off, count);
+            case PIPELINE -> CollTree.pipelinedBcast(s, CollTeam.of(c), root, buf, k, off, count,
+                    (int) Math.max(1, Math.min(count, tuning.bcastSegment / (k == null ? 1 : k.size))));
             default -> CollTree.binomialBcast(s, CollTeam.of(c), root, buf, k, off, count);
         }
         return start(s);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
@@ -13,9 +14,11 @@ import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.transport.Doorbell;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
+import org.railyard.util.Futex;
 import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -74,6 +77,8 @@ public final class Engine implements FrameSink {
     private final Collectives collectives;
     private final ValueFlows values = new ValueFlows(this);
     private final ThreadLocal<BackoffIdle> waiterIdle;
+    /** Longest doorbell sleep when every channel rings (railyard.idle.maxsleep). */
+    private final long maxSleepNanos;
     private final Thread agent;
     private volatile boolean closed;
     /** Callers driving progress in a wait loop; while there is one, the agent stays out of the way. */
@@ -135,9 +140,14 @@ public final class Engine implements FrameSink {
         long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 0 : Config.IDLE_SPINS_DEFAULT);
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
-        this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark));
+        this.maxSleepNanos = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
+        this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark, this::sleepWaiting));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
-                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", " + binding
+                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", "
+                + (channels.doorbell().enabled() ? "long waits sleep on a doorbell the node's peers ring"
+                        : "waiters park (doorbell off: " + (Futex.available() ? Config.DOORBELL_PROP + "=false"
+                                : Futex.unavailableReason()) + ")")
+                + ", " + binding
                 + ", cross-memory reads of native buffers "
                 + (remoteRead ? "on from " + remoteReadMin + " B"
                         : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
@@ -755,7 +765,7 @@ public final class Engine implements FrameSink {
                     if (timeoutNanos != Long.MAX_VALUE && System.nanoTime() - start > timeoutNanos) {
                         return false;
                     }
-                    idle.idle(work);
+                    idle.idle(work, t);
                 }
             } finally {
                 drivers.decrementAndGet();
@@ -815,17 +825,56 @@ public final class Engine implements FrameSink {
         }
     }
 
-    /** One duty cycle if no other thread is in one; the work it did. */
-    private int progressIfFree() {
-        if (lock.tryLock()) {
+    /**
+     * A waiter's sleep: on the doorbell of the shared rings (a peer of this node that writes wakes
+     * it), after one last duty cycle; false if the doorbell cannot be used (the waiter parks).
+     */
+    private boolean sleepWaiting(long nanos, BooleanSupplier done) {
+        Doorbell bell = channels.doorbell();
+        if (!bell.usable()) {
+            return false;
+        }
+        if (done == null) {
+            return bell.sleep(nanos, this::progressIfFree);
+        }
+        long n = nanos;
+        if (maxSleepNanos > nanos && lock.tryLock()) {
             try {
-                activity++;
-                return channels.progress() + collectives.progress();
+                if (channels.allRing()) {
+                    // any frame rings: sleep long, and leave the processor alone
+                    n = maxSleepNanos;
+                }
             } finally {
                 lock.unlock();
             }
         }
+        // another thread may have ended this wait after the waiter looked and before it could be
+        // woken: the last look asks the condition too
+        return bell.sleep(n, () -> progressIfFree() > 0 || done.getAsBoolean() ? 1 : 0);
+    }
+
+    /** One duty cycle if no other thread is in one; the work it did. */
+    private int progressIfFree() {
+        if (lock.tryLock()) {
+            int work;
+            try {
+                activity++;
+                work = channels.progress() + collectives.progress();
+            } finally {
+                lock.unlock();
+            }
+            if (work > 0) {
+                // the work may have ended another thread's wait, and that thread may sleep
+                channels.doorbell().wakeSleepers();
+            }
+            return work;
+        }
         return 0;
+    }
+
+    /** Sleeps of this process's waiting threads that a ring of the doorbell ended before their time. */
+    public long doorbellWakes() {
+        return channels.doorbell().counts()[1];
     }
 
     private static void throwIfFailed(Transfer t) {
@@ -851,6 +900,14 @@ public final class Engine implements FrameSink {
     public int awaitAny(Transfer[] ts) {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
+        BooleanSupplier anyDone = () -> {
+            for (Transfer t : ts) {
+                if (t != null && t.state != Transfer.PENDING) {
+                    return true;
+                }
+            }
+            return false;
+        };
         drivers.incrementAndGet();
         try {
             while (true) {
@@ -860,7 +917,7 @@ public final class Engine implements FrameSink {
                         return i;
                     }
                 }
-                idle.idle(progressIfFree());
+                idle.idle(progressIfFree(), anyDone);
             }
         } finally {
             drivers.decrementAndGet();
@@ -896,8 +953,9 @@ public final class Engine implements FrameSink {
         int srcWorld = source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source];
         lock.lock();
         try {
-            channels.progress();
-            collectives.progress();
+            if (channels.progress() + collectives.progress() > 0) {
+                channels.doorbell().wakeSleepers();
+            }
             for (Unexpected u = unexpectedHead; u != null; u = u.next) {
                 if (u.matches(c.context, srcWorld, tag)) {
                     out.setStatus(c.localRank(u.source), u.tag, u.bytes, 1);

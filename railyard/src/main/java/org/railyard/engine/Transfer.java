@@ -9,7 +9,7 @@ import org.railyard.error.RailyardException;
  * thread driving progress (holding the progress lock); {@link #isDone()} may be read by any thread.
  * Blocking calls take transfers from a pool and give them back, so the steady state allocates none.
  */
-public abstract class Transfer extends Outbound {
+public abstract class Transfer extends Outbound implements java.util.function.BooleanSupplier {
     static final int PENDING = 0;
     static final int DONE = 1;
     static final int FAILED = 2;
@@ -19,6 +19,12 @@ public abstract class Transfer extends Outbound {
     long id;
     volatile int state;
     RailyardException error;
+
+    /** {@link #isDone()}: a waiter hands the transfer itself as the condition it sleeps on. */
+    @Override
+    public boolean getAsBoolean() {
+        return state != PENDING;
+    }
     boolean pooled;
 
     Object buf;

@@ -71,6 +71,7 @@ public final class Connector implements LinkSource {
     /** Per peer: its rails' paths (index = rail / railsPerPath), computed once from the cards. */
     private final List<RailPaths.Path>[] paths;
     private final Queue<Event> events = new ConcurrentLinkedQueue<>();
+    private volatile Doorbell doorbell;
     private final SecureRandom random = new SecureRandom();
     private IntFunction<AddressCard> cards;
     private AddressCard myCard;
@@ -153,6 +154,19 @@ public final class Connector implements LinkSource {
         return transports;
     }
 
+    /** Waiters of this process to wake when a connection attempt ends (they may sleep on it). */
+    public void doorbell(Doorbell bell) {
+        this.doorbell = bell;
+    }
+
+    private void post(Event e) {
+        events.add(e);
+        Doorbell bell = doorbell;
+        if (bell != null) {
+            bell.wakeAll();
+        }
+    }
+
     /** Next finished connection attempt, or null. Called by the progress agent. */
     public Event poll() {
         return events.poll();
@@ -166,9 +180,9 @@ public final class Connector implements LinkSource {
     public void connect(int peer) {
         if (peer == rank) {
             try {
-                events.add(new Event(peer, self.loopback(rank), null));
+                post(new Event(peer, self.loopback(rank), null));
             } catch (IOException e) {
-                events.add(new Event(peer, null, "cannot open the self link: " + e.getMessage()));
+                post(new Event(peer, null, "cannot open the self link: " + e.getMessage()));
             }
             return;
         }
@@ -177,7 +191,7 @@ public final class Connector implements LinkSource {
             try {
                 p = pathsTo(peer);
             } catch (RuntimeException e) {
-                events.add(new Event(peer, 0, 1, 0, null, "could not connect to rank " + peer + ": " + e.getMessage(), false));
+                post(new Event(peer, 0, 1, 0, null, "could not connect to rank " + peer + ": " + e.getMessage(), false));
                 return;
             }
             int rails = railCount(p);
@@ -311,7 +325,7 @@ public final class Connector implements LinkSource {
                 st[rail] = State.NONE;
             }
         }
-        events.add(new Event(peer, rail, rails, 0, null, "could not connect to rank " + peer
+        post(new Event(peer, rail, rails, 0, null, "could not connect to rank " + peer
                 + (rails > 1 ? " (rail " + rail + ")" : "") + ": " + String.join("; ", tried), allRefused));
     }
 
@@ -334,7 +348,7 @@ public final class Connector implements LinkSource {
                     targets.addAll(cards.apply(peer).handshake());
                 }
             } catch (RuntimeException e) {
-                events.add(new Event(peer, PROBE, 0, 0, null, "cannot probe: " + e.getMessage(), false));
+                post(new Event(peer, PROBE, 0, 0, null, "cannot probe: " + e.getMessage(), false));
                 return;
             }
             for (InetSocketAddress a : targets) {
@@ -351,7 +365,7 @@ public final class Connector implements LinkSource {
                     found.add(a.getHostString() + ": " + e.getClass().getSimpleName() + " " + e.getMessage());
                 }
             }
-            events.add(new Event(peer, PROBE, 0, 0, null, String.join("; ", found), allRefused && !targets.isEmpty()));
+            post(new Event(peer, PROBE, 0, 0, null, String.join("; ", found), allRefused && !targets.isEmpty()));
         });
     }
 
@@ -443,7 +457,7 @@ public final class Connector implements LinkSource {
                 st[rail] = State.LINKED;
                 e = ++epoch[peer][rail];
             }
-            events.add(new Event(peer, rail, rails, e, link, null, false));
+            post(new Event(peer, rail, rails, e, link, null, false));
             return null;
         } catch (IOException | RuntimeException e) {
             for (int i = 0; i < offered.size(); i++) {
@@ -528,7 +542,7 @@ public final class Connector implements LinkSource {
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.OK, t.name(), link.maxFrame(), t.answer(link)));
                     ch.socket().setSoTimeout(0);
                     ch.configureBlocking(false);
-                    events.add(new Event(peer, rail, h.rails(), linkEpoch, link, null, false));
+                    post(new Event(peer, rail, h.rails(), linkEpoch, link, null, false));
                     return;
                 } catch (IOException | RuntimeException e) {
                     LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": cannot accept " + t.name() + " from rank " + peer + ": " + e);

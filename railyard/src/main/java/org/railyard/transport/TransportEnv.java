@@ -7,6 +7,11 @@ package org.railyard.transport;
  * @param size number of processes in the job
  * @param jobId the job's identifier (printable)
  * @param node identity of this node (processes with equal node share memory)
+ * @param doorbell where links of shared memory register the bells waiters of this process sleep on
  */
-public record TransportEnv(int rank, int size, String jobId, String node) {
+public record TransportEnv(int rank, int size, String jobId, String node, Doorbell doorbell) {
+    /** An environment whose doorbell never sleeps (transports tested alone). */
+    public TransportEnv(int rank, int size, String jobId, String node) {
+        this(rank, size, jobId, node, new Doorbell(false));
+    }
 }

@@ -1,6 +1,7 @@
 package org.railyard.util;
 
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * What a thread does when a duty cycle found nothing to do: spin a while (lowest latency), then
@@ -9,14 +10,35 @@ import java.util.concurrent.locks.LockSupport;
  * thread.
  */
 public final class BackoffIdle {
+    /**
+     * Sleeps instead of a timed park, for about the given time or until woken; false if it
+     * cannot (the caller then parks). {@code done} is the waiter's condition, or null when it has
+     * none to give; a sleeper that is given one may sleep longer, as it looks at it after making
+     * itself wakeable.
+     */
+    @FunctionalInterface
+    public interface Sleeper {
+        boolean sleep(long nanos, BooleanSupplier done);
+    }
+
     private final long spins;
     private final long yields;
     private final long minParkNanos;
     private final long maxParkNanos;
+    private final Sleeper sleeper;
     private long count;
     private long park;
 
     public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos) {
+        this(spins, yields, minParkNanos, maxParkNanos, null);
+    }
+
+    /**
+     * As the plain constructor; once the parks have grown to {@code maxParkNanos}, waiting goes
+     * through {@code sleeper} (a doorbell) when it can.
+     */
+    public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos, Sleeper sleeper) {
+        this.sleeper = sleeper;
         this.spins = spins;
         this.yields = yields;
         this.minParkNanos = minParkNanos;
@@ -26,6 +48,11 @@ public final class BackoffIdle {
 
     /** Call after each duty cycle with the work it did. */
     public void idle(int work) {
+        idle(work, null);
+    }
+
+    /** As {@link #idle(int)}, for a waiter whose condition is {@code done} (see {@link Sleeper}). */
+    public void idle(int work, BooleanSupplier done) {
         if (work > 0) {
             reset();
             return;
@@ -36,7 +63,11 @@ public final class BackoffIdle {
         } else if (count <= spins + yields) {
             Thread.yield();
         } else {
-            LockSupport.parkNanos(park);
+            // short waits park: a waiter on the bell would make each writer pay a wake-up call;
+            // once the parks have grown to their bound the wait is a long one, and sleeps
+            if (sleeper == null || park < maxParkNanos || !sleeper.sleep(park, done)) {
+                LockSupport.parkNanos(park);
+            }
             park = Math.min(park * 2, maxParkNanos);
         }
     }

@@ -48,6 +48,14 @@ public final class Config {
     public static final String CMA_MIN_PROP = "railyard.cma.min";
     public static final long CMA_MIN_DEFAULT = 256 * 1024;
 
+    /**
+     * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
+     * writing peer wakes, instead of parking for a guessed interval (transport/Doorbell). The sleep
+     * stays bounded by the idle settings, so frames from other transports are seen as before.
+     */
+    public static final String DOORBELL_PROP = "railyard.doorbell";
+    public static final boolean DOORBELL_DEFAULT = true;
+
     /** Largest frame on a TCP connection, bytes; also the size of its staging buffers / 4. */
     public static final String TCP_FRAME_PROP = "railyard.tcp.frame";
     public static final long TCP_FRAME_DEFAULT = 256 * 1024;
@@ -87,6 +95,14 @@ public final class Config {
     /** Yields of an idle waiter after its spins, before it parks. */
     public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";
     public static final long IDLE_YIELDS_DEFAULT = 100;
+
+    /**
+     * Longest sleep of an idle waiter on the doorbell, microseconds, when every channel it could
+     * hear from rings it (all on shared memory of this node): a ring ends the sleep at once, so
+     * it may be long, and waiting ranks then cost next to no processor time.
+     */
+    public static final String IDLE_MAX_SLEEP_PROP = "railyard.idle.maxsleep";
+    public static final long IDLE_MAX_SLEEP_DEFAULT = 20_000;
 
     /** Longest park of an idle waiter, microseconds. */
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";

@@ -55,6 +55,48 @@ class CollAlgorithmsTest {
         e.collectives().tuning().force(coll, algo);
     }
 
+    /** Broadcasts {@code count} longs from {@code root} into element 1 of a buffer; checks them and the two around. */
+    private static void bcastFromRoot(Collectives c, CommState w, int me, int count, int root, String what) {
+        long[] b = new long[count + 2];
+        if (me == root) {
+            for (int i = 0; i < count; i++) {
+                b[i + 1] = value(root, i);
+            }
+        }
+        c.bcast(w, b, Kind.LONG, 1, count, root);
+        for (int i = 0; i < count; i++) {
+            assertThat(b[i + 1]).as("bcast %s count %d root %d at %d", what, count, root, i).isEqualTo(value(root, i));
+        }
+        assertThat(b[0]).isZero();
+        assertThat(b[count + 1]).isZero();
+    }
+
+    /**
+     * The pipelined broadcast with segments of 56 bytes (7 longs: many segments, a short last
+     * one), of 8 KiB, and of the default: every root, around the buffer untouched.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
+    void pipelinedBroadcastDeliversEverySegment(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            force(e, "bcast", "pipeline");
+            for (long segment : new long[] {56, 8192, CollTuning.BCAST_SEGMENT_DEFAULT}) {
+                c.tuning().bcastSegment(segment);
+                for (int count : new int[] {0, 1, 7, 8, 1000, 40_003}) {
+                    if (segment == 56 && count > 1000) {
+                        continue;
+                    }
+                    for (int root = 0; root < n; root++) {
+                        bcastFromRoot(c, w, me, count, root, "pipeline, segment " + segment);
+                    }
+                }
+            }
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void rootedCollectivesAgreeWithSequentialResults(int n) throws Exception {
@@ -62,22 +104,11 @@ class CollAlgorithmsTest {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
-            for (String algo : new String[] {"binomial", "scatter-ring", "node-aware", "linear"}) {
+            for (String algo : new String[] {"binomial", "scatter-ring", "node-aware", "linear", "pipeline"}) {
                 force(e, "bcast", algo);
                 for (int count : new int[] {0, 1, 7, 1000, 40_000}) {
                     for (int root = 0; root < n; root++) {
-                        long[] b = new long[count + 2];
-                        if (me == root) {
-                            for (int i = 0; i < count; i++) {
-                                b[i + 1] = value(root, i);
-                            }
-                        }
-                        c.bcast(w, b, Kind.LONG, 1, count, root);
-                        for (int i = 0; i < count; i++) {
-                            assertThat(b[i + 1]).as("bcast %s count %d root %d at %d", algo, count, root, i).isEqualTo(value(root, i));
-                        }
-                        assertThat(b[0]).isZero();
-                        assertThat(b[count + 1]).isZero();
+                        bcastFromRoot(c, w, me, count, root, algo);
                     }
                 }
             }

@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.SocketChannel;
 import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Doorbell;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
@@ -28,7 +29,13 @@ public final class SelfTransport implements Transport {
         return java.util.EnumSet.of(org.railyard.transport.Capability.RELIABLE, org.railyard.transport.Capability.ORDERED,
                 org.railyard.transport.Capability.SAME_NODE);
     }
-    @Override public boolean start(TransportEnv env) { return true; }
+    private Doorbell doorbell;
+
+    @Override
+    public boolean start(TransportEnv env) {
+        doorbell = env.doorbell();
+        return true;
+    }
 
     @Override
     public boolean reaches(AddressCard self, AddressCard peer) {
@@ -41,7 +48,7 @@ public final class SelfTransport implements Transport {
         MemorySegment seg = arena.allocate(FrameRing.bytesFor(RING), 4096);
         FrameRing ring = new FrameRing(seg, RING, FRAME);
         FrameRing reader = new FrameRing(seg, RING, FRAME);
-        return new RingLink(this, rank, ring, reader, null, arena::close, "self ring " + (RING >> 10) + " KiB");
+        return new RingLink(this, rank, ring, reader, null, arena::close, "self ring " + (RING >> 10) + " KiB", doorbell);
     }
 
     @Override

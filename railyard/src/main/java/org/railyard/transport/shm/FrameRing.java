@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
  * <pre>
  * offset 0    producer position (i64, release-stored after each frame is written)
  * offset 128  consumer position (i64, release-stored after each frame is consumed)
+ * offset 192  the consumer's bell (i32, 1 while it may sleep on it; see Doorbell)
  * offset 256  data, {@code capacity} bytes (a power of two)
  * record      a frame (its first int is its positive length), or an int -n: skip n bytes
  * </pre>
@@ -26,6 +27,7 @@ public final class FrameRing {
     public static final int HEADER = 256;
     private static final long TAIL = 0;
     private static final long HEAD = 128;
+    private static final long BELL = 192;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -75,6 +77,11 @@ public final class FrameRing {
 
     public int maxFrame() {
         return maxFrame;
+    }
+
+    /** The consumer's bell word ({@link org.railyard.transport.Doorbell}): 4 bytes in the header. */
+    public MemorySegment bell() {
+        return seg.asSlice(BELL, 4);
     }
 
     /** Producer: reserves room for a frame; the offset in {@link #segment()}, or -1 when full. */

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.io.IOException;
+import org.railyard.transport.Doorbell;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.wire.FrameHeader;
@@ -13,6 +14,10 @@ import org.railyard.wire.FrameHeader;
  * node (shm), or a process talking to itself (self). For shm, the handshake socket stays open as a
  * liveness line: the kernel closes it when the peer process dies, however it dies, which the
  * shared memory alone would never tell.
+ *
+ * <p>With a {@link Doorbell}, the link registers the bell of the ring it reads, and rings the
+ * peer's bell (the one of the ring it writes) after each frame it publishes and after each batch
+ * of frames it consumes (the peer may wait for room).
  */
 public final class RingLink implements Link {
     private static final int LIVENESS_EVERY = 64;
@@ -25,14 +30,18 @@ public final class RingLink implements Link {
     private final SocketChannel lifeline;
     private final Runnable onClose;
     private final String description;
+    private final Doorbell doorbell;
+    private final MemorySegment myBell;
+    private final MemorySegment peerBell;
     private final ByteBuffer probe = ByteBuffer.allocateDirect(16);
     private int pollsSinceCheck;
+    private int seenQuiet;
     private long lastCheck = System.nanoTime();
     private boolean open = true;
     private String failure;
 
     public RingLink(Transport transport, int peer, FrameRing out, FrameRing in, SocketChannel lifeline,
-                    Runnable onClose, String description) throws IOException {
+                    Runnable onClose, String description, Doorbell doorbell) throws IOException {
         this.transport = transport;
         this.peer = peer;
         this.out = out;
@@ -40,6 +49,12 @@ public final class RingLink implements Link {
         this.lifeline = lifeline;
         this.onClose = onClose;
         this.description = description;
+        this.doorbell = doorbell != null && doorbell.enabled() ? doorbell : null;
+        this.myBell = in.bell();
+        this.peerBell = out.bell();
+        if (this.doorbell != null) {
+            this.doorbell.add(myBell);
+        }
     }
 
     @Override public Transport transport() { return transport; }
@@ -55,7 +70,13 @@ public final class RingLink implements Link {
     }
 
     @Override public MemorySegment claimSegment() { return out.segment(); }
-    @Override public void commit() { out.commit(); }
+    @Override
+    public void commit() {
+        out.commit();
+        if (doorbell != null) {
+            Doorbell.ring(peerBell);
+        }
+    }
     @Override public int flush() { return 0; }
 
     @Override
@@ -87,8 +108,13 @@ public final class RingLink implements Link {
                 break;
             }
         }
-        if (n == 0 && lifeline != null && ++pollsSinceCheck >= LIVENESS_EVERY) {
+        if (n > 0 && doorbell != null && open) {
+            Doorbell.ring(peerBell);
+        }
+        if (n == 0 && lifeline != null && (++pollsSinceCheck >= LIVENESS_EVERY
+                || (doorbell != null && doorbell.quiet() != seenQuiet))) {
             pollsSinceCheck = 0;
+            seenQuiet = doorbell == null ? 0 : doorbell.quiet();
             long now = System.nanoTime();
             if (now - lastCheck > LIVENESS_NANOS) {
                 lastCheck = now;
@@ -130,6 +156,9 @@ public final class RingLink implements Link {
             return;
         }
         open = false;
+        if (doorbell != null) {
+            doorbell.remove(myBell);
+        }
         try {
             if (lifeline != null) {
                 lifeline.close();

@@ -124,7 +124,7 @@ public final class ShmTransport implements Transport {
         FrameRing out = connector ? a : b;
         FrameRing in = connector ? b : a;
         return new RingLink(this, peer, out, in, handshake, arena::close,
-                "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB");
+                "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB", env.doorbell());
     }
 
     @Override
