@@ -130,9 +130,33 @@ public final class ChannelTable {
         }
     }
 
-    /** What waiters of this process sleep on (never sleeps in tables made without transports). */
-    public Doorbell doorbell() {
-        return doorbell;
+    /**
+     * True if a waiter of this process can sleep on the doorbell of its shared rings (futexes
+     * work, {@code railyard.doorbell} is on, at least one ring; never in tables made without
+     * transports).
+     */
+    public boolean bellUsable() {
+        return doorbell.usable();
+    }
+
+    /** True if the doorbell is switched on and futexes work here. */
+    public boolean bellEnabled() {
+        return doorbell.enabled();
+    }
+
+    /** Sleeps on the doorbell, at most {@code nanos}: see {@link Doorbell#sleep}. */
+    public boolean sleepOnBell(long nanos, java.util.function.IntSupplier lastLook) {
+        return doorbell.sleep(nanos, lastLook);
+    }
+
+    /** Wakes this process's threads that sleep on the doorbell, if any. */
+    public void wakeSleepers() {
+        doorbell.wakeSleepers();
+    }
+
+    /** Doorbell sleeps a ring ended before their time. */
+    public long bellWakes() {
+        return doorbell.counts()[1];
     }
 
     /** The node a world rank runs on (from its card). */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.bootstrap.Bootstrap;
@@ -14,7 +15,6 @@ import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
-import org.railyard.transport.Doorbell;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
@@ -83,6 +83,10 @@ public final class Engine implements FrameSink {
     private volatile boolean closed;
     /** Callers driving progress in a wait loop; while there is one, the agent stays out of the way. */
     private final java.util.concurrent.atomic.AtomicInteger drivers = new java.util.concurrent.atomic.AtomicInteger();
+    /** True while the agent parks long because the application has been waiting in the library a long while. */
+    private volatile boolean agentParked;
+    /** Parks of the agent in a row with the application in the library before it parks long (about 4 ms). */
+    private static final int AGENT_BUSY_PARKS = 8;
     /**
      * Bumped (under the lock) by every call that posts or drives progress. The agent steps in only
      * after a whole idle period without a bump: the application is then computing or blocked
@@ -144,7 +148,7 @@ public final class Engine implements FrameSink {
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark, this::sleepWaiting));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", "
-                + (channels.doorbell().enabled() ? "long waits sleep on a doorbell the node's peers ring"
+                + (channels.bellEnabled() ? "long waits sleep on a doorbell the node's peers ring"
                         : "waiters park (doorbell off: " + (Futex.available() ? Config.DOORBELL_PROP + "=false"
                                 : Futex.unavailableReason()) + ")")
                 + ", " + binding
@@ -768,7 +772,7 @@ public final class Engine implements FrameSink {
                     idle.idle(work, t);
                 }
             } finally {
-                drivers.decrementAndGet();
+                leave();
             }
         }
         throwIfFailed(t);
@@ -821,7 +825,7 @@ public final class Engine implements FrameSink {
                 idle.idle(work);
             }
         } finally {
-            drivers.decrementAndGet();
+            leave();
         }
     }
 
@@ -830,27 +834,15 @@ public final class Engine implements FrameSink {
      * it), after one last duty cycle; false if the doorbell cannot be used (the waiter parks).
      */
     private boolean sleepWaiting(long nanos, BooleanSupplier done) {
-        Doorbell bell = channels.doorbell();
-        if (!bell.usable()) {
+        if (!channels.bellUsable()) {
             return false;
         }
         if (done == null) {
-            return bell.sleep(nanos, this::progressIfFree);
-        }
-        long n = nanos;
-        if (maxSleepNanos > nanos && lock.tryLock()) {
-            try {
-                if (channels.allRing()) {
-                    // any frame rings: sleep long, and leave the processor alone
-                    n = maxSleepNanos;
-                }
-            } finally {
-                lock.unlock();
-            }
+            return channels.sleepOnBell(nanos, this::progressIfFree);
         }
         // another thread may have ended this wait after the waiter looked and before it could be
         // woken: the last look asks the condition too
-        return bell.sleep(n, () -> progressIfFree() > 0 || done.getAsBoolean() ? 1 : 0);
+        return channels.sleepOnBell(sleepBound(nanos), () -> progressIfFree() > 0 || done.getAsBoolean() ? 1 : 0);
     }
 
     /** One duty cycle if no other thread is in one; the work it did. */
@@ -865,16 +857,46 @@ public final class Engine implements FrameSink {
             }
             if (work > 0) {
                 // the work may have ended another thread's wait, and that thread may sleep
-                channels.doorbell().wakeSleepers();
+                channels.wakeSleepers();
             }
             return work;
         }
         return 0;
     }
 
+    /**
+     * How long a doorbell sleep may last: {@code nanos}, or {@code railyard.idle.maxsleep} when
+     * every channel rings (any frame ends the sleep, so it may be long and cost no processor).
+     */
+    private long sleepBound(long nanos) {
+        if (maxSleepNanos > nanos && lock.tryLock()) {
+            try {
+                if (channels.allRing()) {
+                    return maxSleepNanos;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return nanos;
+    }
+
+    /**
+     * The agent's sleep once its parks reached their bound, with nothing to do and the
+     * application outside the library: on the doorbell, so that a frame that comes while the
+     * application computes is taken at once (long when every channel rings).
+     */
+    private boolean agentSleep(long nanos, BooleanSupplier unused) {
+        if (!channels.bellUsable()) {
+            return false;
+        }
+        // the application came back into the library: let the loop keep off it
+        return channels.sleepOnBell(sleepBound(nanos), () -> drivers.get() > 0 ? 1 : agentProgress());
+    }
+
     /** Sleeps of this process's waiting threads that a ring of the doorbell ended before their time. */
     public long doorbellWakes() {
-        return channels.doorbell().counts()[1];
+        return channels.bellWakes();
     }
 
     private static void throwIfFailed(Transfer t) {
@@ -920,7 +942,7 @@ public final class Engine implements FrameSink {
                 idle.idle(progressIfFree(), anyDone);
             }
         } finally {
-            drivers.decrementAndGet();
+            leave();
         }
     }
 
@@ -954,7 +976,7 @@ public final class Engine implements FrameSink {
         lock.lock();
         try {
             if (channels.progress() + collectives.progress() > 0) {
-                channels.doorbell().wakeSleepers();
+                channels.wakeSleepers();
             }
             for (Unexpected u = unexpectedHead; u != null; u = u.next) {
                 if (u.matches(c.context, srcWorld, tag)) {
@@ -1172,30 +1194,68 @@ public final class Engine implements FrameSink {
 
     // ================================================================== agent, choices, shutdown
 
+    /**
+     * A waiting thread leaves the library; the last one out wakes the agent if it parks long, so
+     * that progress goes on while the application computes.
+     */
+    private void leave() {
+        if (drivers.decrementAndGet() == 0 && agentParked) {
+            LockSupport.unpark(agent);
+        }
+    }
+
     private void agentLoop() {
-        BackoffIdle idle = new BackoffIdle(0, 0, 100_000, 1_000_000);
+        // while the application is in the library: park, and park long once it stays there
+        BackoffIdle keepOff = new BackoffIdle(0, 0, 100_000, 1_000_000);
+        // while it is away (computing): progress, and when there is none, park, then sleep on the bell
+        BackoffIdle idle = new BackoffIdle(0, 0, 100_000, 1_000_000, this::agentSleep);
         int seen = activity;
+        int busy = 0;
         while (!closed) {
-            int work = 0;
             int now = activity;
             if (drivers.get() > 0 || now != seen) {
                 // the application is in the library, or was during the last period: keep off its
                 // core and its lock
                 seen = now;
-                idle.idle(0);
+                idle.reset();
+                if (drivers.get() > 0 && ++busy >= AGENT_BUSY_PARKS) {
+                    // a long wait: park until the last waiter leaves (it unparks us) or the bound
+                    long bound = Math.max(maxSleepNanos, 1_000_000);
+                    long start = System.nanoTime();
+                    agentParked = true;
+                    if (drivers.get() > 0) {
+                        LockSupport.parkNanos(bound);
+                    }
+                    agentParked = false;
+                    if (System.nanoTime() - start < bound / 2) {
+                        // woken early: the application is busy with short calls, where each
+                        // unpark would cost it a system call; ramp up again before parking long
+                        busy = 0;
+                    }
+                } else {
+                    keepOff.idle(0);
+                }
                 continue;
             }
-            if (lock.tryLock()) {
-                try {
-                    if (!closed) {
-                        work = channels.progress() + collectives.progress();
-                    }
-                } finally {
-                    lock.unlock();
-                }
-            }
-            idle.idle(work);
+            busy = 0;
+            keepOff.reset();
+            idle.idle(agentProgress());
         }
+    }
+
+    /** The agent's duty cycle, if the lock is free; the work it did. */
+    private int agentProgress() {
+        int work = 0;
+        if (lock.tryLock()) {
+            try {
+                if (!closed) {
+                    work = channels.progress() + collectives.progress();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        return work;
     }
 
     void choice(String s) {
@@ -1261,6 +1321,7 @@ public final class Engine implements FrameSink {
             idle.idle(work);
         }
         closed = true;
+        LockSupport.unpark(agent);
         try {
             agent.join(2000);
         } catch (InterruptedException e) {
