@@ -947,6 +947,20 @@ public final class Comm {
         return new Comm(engine, Communicators.distGraph(engine, state, sources, destinations, reorder));
     }
 
+    /**
+     * Collective: a communicator over the same processes with a distributed graph topology whose
+     * edges any process may give ({@code MPI_Dist_graph_create}): this process gives
+     * {@code degrees[i]} edges from process {@code sources[i]}, to the next {@code degrees[i]}
+     * entries of {@code destinations}; a process may give none. Each process then knows its own
+     * {@link #sources()} and {@link #destinations()}, in the order of the edges' givers (by rank,
+     * then as each gave them). A malformed list (a rank out of range, a negative degree, degrees
+     * that do not add up to the destinations given) fails on its process with RANK or ARG, and on
+     * the others with ARG. Reordering is allowed by MPI but never done.
+     */
+    public Comm distGraphCreate(int[] sources, int[] degrees, int[] destinations, boolean reorder) {
+        return new Comm(engine, Communicators.distGraph(engine, state, sources, degrees, destinations, reorder));
+    }
+
     /** Distributed graph (or any topology): the processes this one receives from in the neighbourhood collectives. */
     public int[] sources() {
         return topologyOrFail().sources(rank());

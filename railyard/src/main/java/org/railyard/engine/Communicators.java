@@ -127,6 +127,136 @@ public final class Communicators {
         return withTopology(e, c, topo, "distgraph");
     }
 
+    /**
+     * Collective over {@code c}: a communicator over the same processes with a distributed graph
+     * topology whose edges any process may give (MPI's {@code MPI_Dist_graph_create}): this one
+     * gives {@code degrees[i]} edges from {@code sources[i]}, to the next {@code degrees[i]}
+     * entries of {@code destinations}. Every edge is sent to the two processes it joins, so each
+     * learns its own sources and destinations; both lists follow the order of the edges' givers
+     * (by rank, then as each gave them), so repeated edges between two processes pair up in the
+     * neighbourhood collectives. A process with a malformed list fails with its own error, and
+     * the others with an ARG error naming it.
+     */
+    public static CommState distGraph(Engine e, CommState c, int[] sources, int[] degrees, int[] destinations,
+                                      boolean reorder) {
+        intra(e, c, "distributed graph create");
+        int n = c.size();
+        RailyardException local = null;
+        try {
+            checkEdgeList(n, sources, degrees, destinations);
+        } catch (RailyardException x) {
+            local = x;
+        }
+        // the verdict first, so that no process waits in the exchange for one that gave up
+        long[] bad = {local != null ? c.rank : Long.MAX_VALUE};
+        long[] first = new long[1];
+        e.collectives().allreduce(c, bad, 0, first, 0, 1, Kind.LONG, Reduction.MIN);
+        if (local != null) {
+            throw local;
+        }
+        if (first[0] != Long.MAX_VALUE) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph create failed: process " + first[0] + " of "
+                    + c.name() + " gave a malformed edge list");
+        }
+        // each edge (s, d) as two ints to s and to d (once when s == d)
+        int[] scounts = new int[n];
+        forEachEdge(sources, degrees, destinations, (s, d) -> {
+            scounts[s] += 2;
+            if (d != s) {
+                scounts[d] += 2;
+            }
+        });
+        int[] rcounts = new int[n];
+        e.collectives().alltoall(c, scounts, 0, 1, Kind.INT, rcounts, 0, 1, Kind.INT);
+        int[] sdispls = displacements(scounts);
+        int[] rdispls = displacements(rcounts);
+        int[] send = new int[sdispls[n - 1] + scounts[n - 1]];
+        int[] fill = sdispls.clone();
+        forEachEdge(sources, degrees, destinations, (s, d) -> {
+            send[fill[s]++] = s;
+            send[fill[s]++] = d;
+            if (d != s) {
+                send[fill[d]++] = s;
+                send[fill[d]++] = d;
+            }
+        });
+        int[] recv = new int[rdispls[n - 1] + rcounts[n - 1]];
+        e.collectives().alltoallv(c, send, 0, scounts, sdispls, Kind.INT, recv, 0, rcounts, rdispls, Kind.INT);
+        int ins = 0;
+        int outs = 0;
+        for (int i = 0; i < recv.length; i += 2) {
+            ins += recv[i + 1] == c.rank ? 1 : 0;
+            outs += recv[i] == c.rank ? 1 : 0;
+        }
+        int[] from = new int[ins];
+        int[] to = new int[outs];
+        ins = 0;
+        outs = 0;
+        // blocks arrive in the givers' rank order, each in its giver's order
+        for (int i = 0; i < recv.length; i += 2) {
+            if (recv[i + 1] == c.rank) {
+                from[ins++] = recv[i];
+            }
+            if (recv[i] == c.rank) {
+                to[outs++] = recv[i + 1];
+            }
+        }
+        return withTopology(e, c, new DistGraphTopology(n, c.rank, from, to), "distgraph");
+    }
+
+    private static void checkEdgeList(int n, int[] sources, int[] degrees, int[] destinations) {
+        if (sources == null || degrees == null || destinations == null) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph sources, degrees and destinations must not be null");
+        }
+        if (degrees.length != sources.length) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph: " + sources.length + " sources but "
+                    + degrees.length + " degrees");
+        }
+        long total = 0;
+        for (int i = 0; i < sources.length; i++) {
+            if (sources[i] < 0 || sources[i] >= n) {
+                throw new RailyardException(ErrorClass.RANK, "distributed graph source " + sources[i]
+                        + " is out of range [0, " + n + ")");
+            }
+            if (degrees[i] < 0) {
+                throw new RailyardException(ErrorClass.ARG, "distributed graph degree " + degrees[i] + " of source "
+                        + sources[i] + " is negative");
+            }
+            total += degrees[i];
+        }
+        if (total != destinations.length) {
+            throw new RailyardException(ErrorClass.ARG, "distributed graph degrees add up to " + total + " but "
+                    + destinations.length + " destinations are given");
+        }
+        for (int d : destinations) {
+            if (d < 0 || d >= n) {
+                throw new RailyardException(ErrorClass.RANK, "distributed graph destination " + d
+                        + " is out of range [0, " + n + ")");
+            }
+        }
+    }
+
+    private interface EdgeVisitor {
+        void edge(int source, int destination);
+    }
+
+    private static void forEachEdge(int[] sources, int[] degrees, int[] destinations, EdgeVisitor v) {
+        int at = 0;
+        for (int i = 0; i < sources.length; i++) {
+            for (int k = 0; k < degrees[i]; k++) {
+                v.edge(sources[i], destinations[at++]);
+            }
+        }
+    }
+
+    private static int[] displacements(int[] counts) {
+        int[] d = new int[counts.length];
+        for (int i = 1; i < counts.length; i++) {
+            d[i] = d[i - 1] + counts[i - 1];
+        }
+        return d;
+    }
+
     private static CommState withTopology(Engine e, CommState c, Topology topo, String kind) {
         int n = topo.size();
         if (n > c.size()) {
