@@ -1,10 +1,11 @@
 package org.railyard.engine;
 
 /**
- * Collectives on an intercommunicator, the ones mpiJava 1.2 programs and the native API need:
- * barrier, broadcast and allreduce. Each works through the local group's leaders (local rank 0
- * on either side): the groups first act within themselves on the intercommunicator's private
- * local view, the two leaders exchange across, and each leader passes on what it got.
+ * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather and alltoall.
+ * All but alltoall work through the local group's leaders (local rank 0 on either side): the
+ * groups first act within themselves on the intercommunicator's private local view, the two
+ * leaders exchange across, and each leader passes on what it got; alltoall goes straight from
+ * each process to each process of the other group.
  */
 final class CollInter {
     private CollInter() {
@@ -44,6 +45,44 @@ final class CollInter {
             s.on(c.localView());
             CollTree.binomialBcast(s, CollTeam.of(c.localView()), 0, buf, k, off, count);
         }
+    }
+
+    /**
+     * Allgather across the groups: every process gets the blocks of the other group's processes,
+     * in their rank order ({@code rcount} elements each). Each group gathers its blocks at its
+     * leader, the leaders swap what they gathered, and each broadcasts what it received.
+     */
+    static void allgather(CollSchedule s, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                          int rcount, Kind rk) {
+        CommState local = c.localView();
+        CollTeam team = CollTeam.of(local);
+        int mine = c.localSize() * scount;
+        Object gathered = c.rank == 0 ? s.scratch(sk, mine) : null;
+        s.on(local);
+        CollTree.binomialGather(s, team, 0, sbuf, soff, scount, sk, gathered, 0, scount, sk);
+        if (c.rank == 0) {
+            s.on(c);
+            s.send(gathered, sk, 0, mine, 0);
+            s.recv(rbuf, rk, roff, c.size() * rcount, 0);
+            s.round();
+            s.on(local);
+        }
+        CollTree.binomialBcast(s, team, 0, rbuf, rk, roff, c.size() * rcount);
+    }
+
+    /**
+     * Alltoall across the groups: block r of the send buffer goes to process r of the other
+     * group, and what process r of the other group sends here lands in block r; every pair at once.
+     */
+    static void alltoall(CollSchedule s, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                         int rcount, Kind rk) {
+        for (int r = 0; r < c.size(); r++) {
+            s.recv(rbuf, rk, roff + r * rcount, rcount, r);
+        }
+        for (int r = 0; r < c.size(); r++) {
+            s.send(sbuf, sk, soff + r * scount, scount, r);
+        }
+        s.round();
     }
 
     /**

@@ -46,7 +46,8 @@ import org.railyard.error.RailyardException;
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
  *   exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
- * <tr><td>intercommunicator</td><td>barrier, bcast and allreduce through the two group leaders
+ * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce and allgather through the two group
+ *   leaders, alltoall straight between the groups
  *   ({@link CollInter}); other collectives are refused on an intercommunicator</td></tr>
  * </table>
  * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
@@ -269,9 +270,9 @@ public final class Collectives {
 
     private void check(CommState c, int id) {
         engine.checkComm(c);
-        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE) {
+        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE && id != ALLGATHER && id != ALLTOALL) {
             throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
-                    + " (barrier, bcast and allreduce are)");
+                    + " (barrier, bcast, allreduce, allgather and alltoall are)");
         }
     }
 
@@ -784,6 +785,12 @@ public final class Collectives {
         int p = c.size();
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
         checkBlocks(NAMES[id] + " receive", rbuf, rk, roff, counts, displs, p);
+        if (c.isInter()) {
+            // allgather only (check), so the blocks are regular: one per process of the other group
+            CollSchedule s = schedule(c, id, null, sum(counts, p) * rk.size, INTER);
+            CollInter.allgather(s, c, sbuf, soff, scount, sk, rbuf, roff, p == 0 ? 0 : counts[0], rk);
+            return start(s);
+        }
         if ((long) scount * sk.size != (long) counts[c.rank] * rk.size) {
             throw new RailyardException(ErrorClass.COUNT, NAMES[id] + ": send block of " + scount + " " + sk
                     + " differs in size from this rank's receive block of " + counts[c.rank] + " " + rk);
@@ -828,6 +835,11 @@ public final class Collectives {
         checkBuffer("alltoall receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
         checkSame("alltoall", scount, sk, rcount, rk);
         long block = (long) scount * sk.size;
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, ALLTOALL, null, block, INTER);
+            CollInter.alltoall(s, c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            return start(s);
+        }
         String dflt = p == 1 ? LOCAL
                 : block <= tuning.alltoallShort && p >= tuning.alltoallBruckMinP ? BRUCK
                 : block >= tuning.alltoallLong ? PAIRWISE : LINEAR;

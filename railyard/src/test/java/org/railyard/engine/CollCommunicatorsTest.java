@@ -176,6 +176,30 @@ class CollCommunicatorsTest {
             long low = (long) h * (h - 1) / 2;
             long high = (long) n * (n - 1) / 2 - low;
             assertThat(sum[0]).isEqualTo(me < h ? high : low);
+            // allgather across: the other group's blocks (2 longs each, a gap before) in its rank order
+            int remote = inter.size();
+            int[] worldOfRemote = new int[remote];
+            for (int r = 0; r < remote; r++) {
+                worldOfRemote[r] = me < h ? h + r : r;
+            }
+            long[] gathered = new long[1 + 2 * remote + 1];
+            c.allgather(inter, new long[] {-5, me, 10L * me}, 1, 2, Kind.LONG, gathered, 1, 2, Kind.LONG);
+            for (int r = 0; r < remote; r++) {
+                assertThat(gathered[1 + 2 * r]).as("allgather block %d", r).isEqualTo(worldOfRemote[r]);
+                assertThat(gathered[2 + 2 * r]).isEqualTo(10L * worldOfRemote[r]);
+            }
+            assertThat(gathered[0]).isZero();
+            assertThat(gathered[2 * remote + 1]).isZero();
+            // alltoall across, non-blocking: block r to remote process r, from it into block r
+            long[] out = new long[remote];
+            for (int r = 0; r < remote; r++) {
+                out[r] = 1000L * me + r;
+            }
+            long[] in = new long[remote];
+            e.await(c.ialltoall(inter, out, 0, 1, Kind.LONG, in, 0, 1, Kind.LONG));
+            for (int r = 0; r < remote; r++) {
+                assertThat(in[r]).as("alltoall block %d", r).isEqualTo(1000L * worldOfRemote[r] + half.rank());
+            }
             assertThatThrownBy(() -> c.gather(inter, new long[1], 0, 1, Kind.LONG, new long[8], 0, 1, Kind.LONG, 0))
                     .isInstanceOf(RailyardException.class)
                     .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.COMM));
