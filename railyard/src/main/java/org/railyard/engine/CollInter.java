@@ -1,11 +1,12 @@
 package org.railyard.engine;
 
 /**
- * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather and alltoall.
- * All but alltoall work through the local group's leaders (local rank 0 on either side): the
+ * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather, alltoall,
+ * gather, scatter and reduce. Rooted ones take the root as broadcast does ({@link #bcast}).
+ * Barrier, allreduce, allgather and reduce work through the local group's leaders (local rank 0 on either side): the
  * groups first act within themselves on the intercommunicator's private local view, the two
- * leaders exchange across, and each leader passes on what it got; alltoall goes straight from
- * each process to each process of the other group.
+ * leaders exchange across, and each leader passes on what it got; the others go straight
+ * between the processes of the two groups.
  */
 final class CollInter {
     private CollInter() {
@@ -83,6 +84,57 @@ final class CollInter {
             s.send(sbuf, sk, soff + r * scount, scount, r);
         }
         s.round();
+    }
+
+    /**
+     * Gather from every process of one group to the root in the other: the root receives block
+     * r ({@code rcount} elements) from remote process r; roots as in {@link #bcast}.
+     */
+    static void gather(CollSchedule s, CommState c, int root, Object sbuf, int soff, int scount, Kind sk, Object rbuf,
+                       int roff, int rcount, Kind rk) {
+        if (root == Collectives.ROOT) {
+            for (int r = 0; r < c.size(); r++) {
+                s.recv(rbuf, rk, roff + r * rcount, rcount, r);
+            }
+            s.round();
+        } else if (root != Engine.PROC_NULL) {
+            s.send(sbuf, sk, soff, scount, root);
+            s.round();
+        }
+    }
+
+    /** Scatter from the root to every process of the other group: block r to remote process r. */
+    static void scatter(CollSchedule s, CommState c, int root, Object sbuf, int soff, int scount, Kind sk, Object rbuf,
+                        int roff, int rcount, Kind rk) {
+        if (root == Collectives.ROOT) {
+            for (int r = 0; r < c.size(); r++) {
+                s.send(sbuf, sk, soff + r * scount, scount, r);
+            }
+            s.round();
+        } else if (root != Engine.PROC_NULL) {
+            s.recv(rbuf, rk, roff, rcount, root);
+            s.round();
+        }
+    }
+
+    /**
+     * Reduce of the other group's vectors, in its rank order, to the root: that group reduces to
+     * its leader, which sends the result to the root.
+     */
+    static void reduce(CollSchedule s, CommState c, int root, Object acc, Object rbuf, int roff, Kind k, int count) {
+        if (root == Collectives.ROOT) {
+            s.recv(rbuf, k, roff, count, 0);
+            s.round();
+        } else if (root != Engine.PROC_NULL) {
+            CommState local = c.localView();
+            s.on(local);
+            CollTree.binomialReduce(s, CollTeam.of(local), 0, acc, 0, k, count);
+            if (c.rank == 0) {
+                s.on(c);
+                s.send(acc, k, 0, count, root);
+                s.round();
+            }
+        }
     }
 
     /**

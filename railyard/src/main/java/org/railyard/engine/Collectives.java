@@ -46,8 +46,8 @@ import org.railyard.error.RailyardException;
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
  *   exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
- * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce and allgather through the two group
- *   leaders, alltoall straight between the groups
+ * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather and reduce through the
+ *   two group leaders; alltoall, gather and scatter straight between the groups
  *   ({@link CollInter}); other collectives are refused on an intercommunicator</td></tr>
  * </table>
  * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
@@ -270,10 +270,24 @@ public final class Collectives {
 
     private void check(CommState c, int id) {
         engine.checkComm(c);
-        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE && id != ALLGATHER && id != ALLTOALL) {
+        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE && id != ALLGATHER && id != ALLTOALL
+                && id != GATHER && id != SCATTER && id != REDUCE) {
             throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
-                    + " (barrier, bcast, allreduce, allgather and alltoall are)");
+                    + " (barrier, bcast, allreduce, allgather, alltoall, gather, scatter and reduce are)");
         }
+    }
+
+    /**
+     * On an intercommunicator, true if this process is in the group opposite the root (it names
+     * the root's rank in the other group, which must exist); false at the root ({@link #ROOT})
+     * and the rest of its group ({@link Engine#PROC_NULL}).
+     */
+    private static boolean interSender(CommState c, int root) {
+        if (root == ROOT || root == Engine.PROC_NULL) {
+            return false;
+        }
+        checkRoot(c, root);
+        return true;
     }
 
     private static void checkRoot(CommState c, int root) {
@@ -413,6 +427,20 @@ public final class Collectives {
     public Transfer ireduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op,
                             int root) {
         check(c, REDUCE);
+        if (c.isInter()) {
+            checkOp(op, k, count);
+            Object acc = null;
+            CollSchedule s = schedule(c, REDUCE, op, (long) count * k.size, INTER);
+            if (interSender(c, root)) {
+                checkBuffer("reduce send buffer", sbuf, k, soff, count);
+                acc = s.scratch(k, count);
+                s.copy(k, sbuf, soff, acc, 0, count);
+            } else if (root == ROOT) {
+                checkBuffer("reduce receive buffer", rbuf, k, roff, count);
+            }
+            CollInter.reduce(s, c, root, acc, rbuf, roff, k, count);
+            return start(s);
+        }
         checkRoot(c, root);
         checkBuffer("reduce send buffer", sbuf, k, soff, count);
         checkOp(op, k, count);
@@ -659,9 +687,19 @@ public final class Collectives {
     public Transfer igather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                             Kind rk, int root) {
         check(c, GATHER);
+        int p = c.size();
+        if (c.isInter()) {
+            if (interSender(c, root)) {
+                checkBuffer("gather send buffer", sbuf, sk, soff, scount);
+            } else if (root == ROOT) {
+                checkBuffer("gather receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
+            }
+            CollSchedule s = schedule(c, GATHER, null, (long) scount * sk.size, INTER);
+            CollInter.gather(s, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            return start(s);
+        }
         checkRoot(c, root);
         checkBuffer("gather send buffer", sbuf, sk, soff, scount);
-        int p = c.size();
         if (c.rank == root) {
             checkBuffer("gather receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
             checkSame("gather", scount, sk, rcount, rk);
@@ -717,9 +755,19 @@ public final class Collectives {
     public Transfer iscatter(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                              Kind rk, int root) {
         check(c, SCATTER);
+        int p = c.size();
+        if (c.isInter()) {
+            if (interSender(c, root)) {
+                checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
+            } else if (root == ROOT) {
+                checkBuffer("scatter send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
+            }
+            CollSchedule s = schedule(c, SCATTER, null, (long) rcount * rk.size, INTER);
+            CollInter.scatter(s, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            return start(s);
+        }
         checkRoot(c, root);
         checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
-        int p = c.size();
         if (c.rank == root) {
             checkBuffer("scatter send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
             checkSame("scatter", scount, sk, rcount, rk);

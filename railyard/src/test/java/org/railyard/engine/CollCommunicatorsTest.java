@@ -200,7 +200,33 @@ class CollCommunicatorsTest {
             for (int r = 0; r < remote; r++) {
                 assertThat(in[r]).as("alltoall block %d", r).isEqualTo(1000L * worldOfRemote[r] + half.rank());
             }
-            assertThatThrownBy(() -> c.gather(inter, new long[1], 0, 1, Kind.LONG, new long[8], 0, 1, Kind.LONG, 0))
+            // rooted, from the low group to high process `root`, and back from low process 0
+            int lowRoot = half.rank() == root ? Collectives.ROOT : Engine.PROC_NULL;
+            long[] atRoot = new long[remote];
+            c.gather(inter, new long[] {me}, 0, 1, Kind.LONG, atRoot, 0, 1, Kind.LONG, me < h ? root : lowRoot);
+            long[] reduced = new long[2];
+            c.reduce(inter, new long[] {me, 1}, 0, reduced, 0, 2, Kind.LONG, Reduction.SUM, me < h ? root : lowRoot);
+            if (me >= h && half.rank() == root) {
+                for (int r = 0; r < remote; r++) {
+                    assertThat(atRoot[r]).as("gather block %d", r).isEqualTo(r);
+                }
+                assertThat(reduced).containsExactly(low, h);
+            } else {
+                assertThat(atRoot).containsOnly(0L);
+                assertThat(reduced).containsOnly(0L);
+            }
+            long[] piece = new long[1];
+            long[] pieces = new long[remote];
+            for (int r = 0; r < remote; r++) {
+                pieces[r] = 500 + r;
+            }
+            c.scatter(inter, pieces, 0, 1, Kind.LONG, piece, 0, 1, Kind.LONG,
+                    me >= h ? 0 : half.rank() == 0 ? Collectives.ROOT : Engine.PROC_NULL);
+            assertThat(piece[0]).isEqualTo(me >= h ? 500 + half.rank() : 0);
+            assertThatThrownBy(() -> c.gather(inter, new long[1], 0, 1, Kind.LONG, new long[8], 0, 1, Kind.LONG, remote))
+                    .isInstanceOf(RailyardException.class)
+                    .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.RANK));
+            assertThatThrownBy(() -> c.scan(inter, new long[1], 0, new long[1], 0, 1, Kind.LONG, Reduction.SUM))
                     .isInstanceOf(RailyardException.class)
                     .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.COMM));
             // merge: the low group asks to go high, so the high group comes first
