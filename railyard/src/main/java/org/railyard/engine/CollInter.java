@@ -87,32 +87,27 @@ final class CollInter {
     }
 
     /**
-     * Gather from every process of one group to the root in the other: the root receives block
-     * r ({@code rcount} elements) from remote process r; roots as in {@link #bcast}.
+     * Gather ({@code toRoot}) or scatter between the root and every process of the other group,
+     * straight: the root's {@code rootBuf} holds block r ({@code rootCount} elements) for remote
+     * process r, each of those processes one block in {@code buf}; roots as in {@link #bcast}.
      */
-    static void gather(CollSchedule s, CommState c, int root, Object sbuf, int soff, int scount, Kind sk, Object rbuf,
-                       int roff, int rcount, Kind rk) {
+    static void blocks(CollSchedule s, CommState c, int root, boolean toRoot, Object rootBuf, int rootOff, int rootCount,
+                       Kind rootKind, Object buf, int off, int count, Kind kind) {
         if (root == Collectives.ROOT) {
             for (int r = 0; r < c.size(); r++) {
-                s.recv(rbuf, rk, roff + r * rcount, rcount, r);
+                if (toRoot) {
+                    s.recv(rootBuf, rootKind, rootOff + r * rootCount, rootCount, r);
+                } else {
+                    s.send(rootBuf, rootKind, rootOff + r * rootCount, rootCount, r);
+                }
             }
             s.round();
         } else if (root != Engine.PROC_NULL) {
-            s.send(sbuf, sk, soff, scount, root);
-            s.round();
-        }
-    }
-
-    /** Scatter from the root to every process of the other group: block r to remote process r. */
-    static void scatter(CollSchedule s, CommState c, int root, Object sbuf, int soff, int scount, Kind sk, Object rbuf,
-                        int roff, int rcount, Kind rk) {
-        if (root == Collectives.ROOT) {
-            for (int r = 0; r < c.size(); r++) {
-                s.send(sbuf, sk, soff + r * scount, scount, r);
+            if (toRoot) {
+                s.send(buf, kind, off, count, root);
+            } else {
+                s.recv(buf, kind, off, count, root);
             }
-            s.round();
-        } else if (root != Engine.PROC_NULL) {
-            s.recv(rbuf, rk, roff, rcount, root);
             s.round();
         }
     }

@@ -278,6 +278,24 @@ public final class Collectives {
     }
 
     /**
+     * Gather or scatter on an intercommunicator: the root's buffer holds a block per process of
+     * the other group ({@code rootBuf}, checked at the root), each of those processes one block
+     * ({@code buf}, checked there); see {@link CollInter#blocks}.
+     */
+    private Transfer interBlocks(int id, CommState c, int root, Object rootBuf, int rootOff, int rootCount, Kind rootKind,
+                                 Object buf, int off, int count, Kind kind) {
+        if (interSender(c, root)) {
+            checkBuffer(NAMES[id] + (id == GATHER ? " send buffer" : " receive buffer"), buf, kind, off, count);
+        } else if (root == ROOT) {
+            checkBuffer(NAMES[id] + (id == GATHER ? " receive buffer" : " send buffer"), rootBuf, rootKind, rootOff,
+                    (int) Math.min(Integer.MAX_VALUE, (long) c.size() * rootCount));
+        }
+        CollSchedule s = schedule(c, id, null, (long) count * kind.size, INTER);
+        CollInter.blocks(s, c, root, id == GATHER, rootBuf, rootOff, rootCount, rootKind, buf, off, count, kind);
+        return start(s);
+    }
+
+    /**
      * On an intercommunicator, true if this process is in the group opposite the root (it names
      * the root's rank in the other group, which must exist); false at the root ({@link #ROOT})
      * and the rest of its group ({@link Engine#PROC_NULL}).
@@ -689,14 +707,7 @@ public final class Collectives {
         check(c, GATHER);
         int p = c.size();
         if (c.isInter()) {
-            if (interSender(c, root)) {
-                checkBuffer("gather send buffer", sbuf, sk, soff, scount);
-            } else if (root == ROOT) {
-                checkBuffer("gather receive buffer", rbuf, rk, roff, (int) Math.min(Integer.MAX_VALUE, (long) p * rcount));
-            }
-            CollSchedule s = schedule(c, GATHER, null, (long) scount * sk.size, INTER);
-            CollInter.gather(s, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
-            return start(s);
+            return interBlocks(GATHER, c, root, rbuf, roff, rcount, rk, sbuf, soff, scount, sk);
         }
         checkRoot(c, root);
         checkBuffer("gather send buffer", sbuf, sk, soff, scount);
@@ -757,14 +768,7 @@ public final class Collectives {
         check(c, SCATTER);
         int p = c.size();
         if (c.isInter()) {
-            if (interSender(c, root)) {
-                checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
-            } else if (root == ROOT) {
-                checkBuffer("scatter send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
-            }
-            CollSchedule s = schedule(c, SCATTER, null, (long) rcount * rk.size, INTER);
-            CollInter.scatter(s, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
-            return start(s);
+            return interBlocks(SCATTER, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
         }
         checkRoot(c, root);
         checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
