@@ -39,9 +39,10 @@ import org.railyard.error.RailyardException;
  *
  * <p>An intercommunicator ({@link #isInter()}, from {@link #createIntercomm}) joins two groups:
  * point-to-point ranks name the remote group, {@link #size()} and {@link #rank()} are about the
- * local group, and barrier, bcast and allreduce work across the groups (bcast's root argument is
- * {@link #ROOT} at the root, {@link #PROC_NULL} at the rest of its group, and the root's rank in
- * the other group); other collectives are refused there.
+ * local group, and barrier, bcast, allreduce, allgather, alltoall, gather, scatter and reduce
+ * work across the groups: each process gets what the other group gave (the root of bcast,
+ * gather, scatter and reduce passes {@link #ROOT}, the rest of its group {@link #PROC_NULL}, and
+ * the other group the root's rank there); other collectives are refused there.
  *
  * <p>Threads: every method may be called from several threads at once (the engine serialises
  * them; see {@link Railyard}), except that two threads must not start collectives on the same
@@ -207,6 +208,16 @@ public final class Comm {
     }
 
     /** The kind of a buffer that may be null where it is not significant (then {@code dflt}). */
+    /**
+     * The kind of {@code buf}, or of {@code other} when {@code buf} is null: the root of an
+     * intercommunicator gather or reduce has nothing to send, that of a scatter nothing to
+     * receive, and the rest of the root's group neither. With both null, the collective's own
+     * checks name the missing buffer where it matters.
+     */
+    private static Kind kindOf(Object buf, Object other) {
+        return buf == null && other == null ? Kind.BYTE : Kind.ofBuffer(buf != null ? buf : other);
+    }
+
     private static Kind kindOr(Object buf, Kind dflt) {
         return buf == null ? dflt : Kind.ofBuffer(buf);
     }
@@ -240,7 +251,7 @@ public final class Comm {
 
     /** Combines everyone's {@code sendbuf} element-wise with {@code op}, in rank order, into root's {@code recvbuf}. */
     public void reduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op, int root) {
-        coll().reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf), op.reduction(), root);
+        coll().reduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kindOf(sendbuf, recvbuf), op.reduction(), root);
     }
 
     public void reduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Datatype type, Op op, int root) {
@@ -248,7 +259,7 @@ public final class Comm {
     }
 
     public Request ireduce(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int count, Op op, int root) {
-        return wrapColl(coll().ireduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, Kind.ofBuffer(sendbuf),
+        return wrapColl(coll().ireduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kindOf(sendbuf, recvbuf),
                 op.reduction(), root));
     }
 
@@ -375,7 +386,7 @@ public final class Comm {
 
     /** Root receives everyone's {@code sendcount} elements, rank r's at {@code recvoffset + r * recvcount}. */
     public void gather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount, int root) {
-        Kind sk = Kind.ofBuffer(sendbuf);
+        Kind sk = kindOf(sendbuf, recvbuf);
         coll().gather(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcount, kindOr(recvbuf, sk), root);
     }
 
@@ -387,7 +398,7 @@ public final class Comm {
 
     public Request igather(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount,
                            int root) {
-        Kind sk = Kind.ofBuffer(sendbuf);
+        Kind sk = kindOf(sendbuf, recvbuf);
         return wrapColl(coll().igather(state, sendbuf, sendoffset, sendcount, sk, recvbuf, recvoffset, recvcount,
                 kindOr(recvbuf, sk), root));
     }
@@ -427,7 +438,7 @@ public final class Comm {
 
     /** Each rank r receives root's {@code sendcount} elements at {@code sendoffset + r * sendcount}. */
     public void scatter(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount, int root) {
-        Kind rk = Kind.ofBuffer(recvbuf);
+        Kind rk = kindOf(recvbuf, sendbuf);
         coll().scatter(state, sendbuf, sendoffset, sendcount, kindOr(sendbuf, rk), recvbuf, recvoffset, recvcount, rk, root);
     }
 
@@ -439,7 +450,7 @@ public final class Comm {
 
     public Request iscatter(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset, int recvcount,
                             int root) {
-        Kind rk = Kind.ofBuffer(recvbuf);
+        Kind rk = kindOf(recvbuf, sendbuf);
         return wrapColl(coll().iscatter(state, sendbuf, sendoffset, sendcount, kindOr(sendbuf, rk), recvbuf, recvoffset,
                 recvcount, rk, root));
     }

@@ -184,6 +184,24 @@ class CollApiTest {
                 inter.bcast(v, 0, 1, 0);
             }
             inter.barrier();
+            // gather and reduce to the even leader, whose own buffers for sending are null
+            int odd = n / 2;
+            long[] got = new long[odd];
+            long[] total = new long[1];
+            if (me % 2 == 0) {
+                int root = me == 0 ? Comm.ROOT : Comm.PROC_NULL;
+                inter.gather(null, 0, 1, me == 0 ? got : null, 0, 1, root);
+                inter.reduce(null, 0, me == 0 ? total : null, 0, 1, Op.SUM, root);
+                if (me == 0) {
+                    for (int r = 0; r < odd; r++) {
+                        assertThat(got[r]).isEqualTo(2 * r + 1);
+                    }
+                    assertThat(total[0]).isEqualTo((long) odd * odd);
+                }
+            } else {
+                inter.gather(new long[] {me}, 0, 1, null, 0, 1, 0);
+                inter.reduce(new long[] {me}, 0, null, 0, 1, Op.SUM, 0);
+            }
             Comm merged = inter.merge(me % 2 == 0);
             assertThat(merged.size()).isEqualTo(n);
             assertThat(merged.rank()).isEqualTo(me % 2 == 1 ? me / 2 : n / 2 + me / 2);
