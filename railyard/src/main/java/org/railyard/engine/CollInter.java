@@ -1,8 +1,8 @@
 package org.railyard.engine;
 
 /**
- * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather, alltoall,
- * gather, scatter and reduce. Rooted ones take the root as broadcast does ({@link #bcast}).
+ * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather, alltoall(v),
+ * gather(v), scatter(v) and reduce. Rooted ones take the root as broadcast does ({@link #bcast}).
  * Barrier, allreduce, allgather and reduce work through the local group's leaders (local rank 0 on either side): the
  * groups first act within themselves on the intercommunicator's private local view, the two
  * leaders exchange across, and each leader passes on what it got; the others go straight
@@ -72,33 +72,35 @@ final class CollInter {
     }
 
     /**
-     * Alltoall across the groups: block r of the send buffer goes to process r of the other
-     * group, and what process r of the other group sends here lands in block r; every pair at once.
+     * Alltoall(v) across the groups: block r of the send buffer ({@code scounts[r]} elements at
+     * {@code soff + at(sdispls, r)}) goes to process r of the other group, and what process r of the
+     * other group sends here lands in block r of the receive buffer; every pair at once.
      */
-    static void alltoall(CollSchedule s, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
-                         int rcount, Kind rk) {
+    static void alltoall(CollSchedule s, CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk,
+                         Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
         for (int r = 0; r < c.size(); r++) {
-            s.recv(rbuf, rk, roff + r * rcount, rcount, r);
+            s.recv(rbuf, rk, roff + at(rdispls, r), rcounts[r], r);
         }
         for (int r = 0; r < c.size(); r++) {
-            s.send(sbuf, sk, soff + r * scount, scount, r);
+            s.send(sbuf, sk, soff + at(sdispls, r), scounts[r], r);
         }
         s.round();
     }
 
     /**
      * Gather ({@code toRoot}) or scatter between the root and every process of the other group,
-     * straight: the root's {@code rootBuf} holds block r ({@code rootCount} elements) for remote
-     * process r, each of those processes one block in {@code buf}; roots as in {@link #bcast}.
+     * straight: the root's {@code rootBuf} holds block r ({@code rootCounts[r]} elements at
+     * {@code rootOff + at(rootDispls, r)}) for remote process r, each of those processes one block in
+     * {@code buf}; roots as in {@link #bcast}.
      */
-    static void blocks(CollSchedule s, CommState c, int root, boolean toRoot, Object rootBuf, int rootOff, int rootCount,
-                       Kind rootKind, Object buf, int off, int count, Kind kind) {
+    static void blocks(CollSchedule s, CommState c, int root, boolean toRoot, Object rootBuf, int rootOff, int[] rootCounts,
+                       int[] rootDispls, Kind rootKind, Object buf, int off, int count, Kind kind) {
         if (root == Collectives.ROOT) {
             for (int r = 0; r < c.size(); r++) {
                 if (toRoot) {
-                    s.recv(rootBuf, rootKind, rootOff + r * rootCount, rootCount, r);
+                    s.recv(rootBuf, rootKind, rootOff + at(rootDispls, r), rootCounts[r], r);
                 } else {
-                    s.send(rootBuf, rootKind, rootOff + r * rootCount, rootCount, r);
+                    s.send(rootBuf, rootKind, rootOff + at(rootDispls, r), rootCounts[r], r);
                 }
             }
             s.round();
@@ -150,5 +152,10 @@ final class CollInter {
             s.on(local);
         }
         CollTree.binomialBcast(s, team, 0, result, k, resOff, count);
+    }
+
+    /** Displacement r, or 0 when none are given (as the checks allow). */
+    private static int at(int[] displs, int r) {
+        return displs == null ? 0 : displs[r];
     }
 }

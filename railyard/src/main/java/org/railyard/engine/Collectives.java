@@ -47,7 +47,7 @@ import org.railyard.error.RailyardException;
  *   exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
  * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather and reduce through the
- *   two group leaders; alltoall, gather and scatter straight between the groups
+ *   two group leaders; alltoall(v), gather(v) and scatter(v) straight between the groups
  *   ({@link CollInter}); other collectives are refused on an intercommunicator</td></tr>
  * </table>
  * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
@@ -271,9 +271,9 @@ public final class Collectives {
     private void check(CommState c, int id) {
         engine.checkComm(c);
         if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE && id != ALLGATHER && id != ALLTOALL
-                && id != GATHER && id != SCATTER && id != REDUCE) {
+                && id != ALLTOALLV && id != GATHER && id != GATHERV && id != SCATTER && id != SCATTERV && id != REDUCE) {
             throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
-                    + " (barrier, bcast, allreduce, allgather, alltoall, gather, scatter and reduce are)");
+                    + " (barrier, bcast, allreduce, allgather, alltoall(v), gather(v), scatter(v) and reduce are)");
         }
     }
 
@@ -282,16 +282,17 @@ public final class Collectives {
      * the other group ({@code rootBuf}, checked at the root), each of those processes one block
      * ({@code buf}, checked there); see {@link CollInter#blocks}.
      */
-    private Transfer interBlocks(int id, CommState c, int root, Object rootBuf, int rootOff, int rootCount, Kind rootKind,
-                                 Object buf, int off, int count, Kind kind) {
+    private Transfer interBlocks(int id, CommState c, int root, Object rootBuf, int rootOff, int[] rootCounts,
+                                 int[] rootDispls, Kind rootKind, Object buf, int off, int count, Kind kind) {
+        boolean gather = id == GATHER || id == GATHERV;
         if (interSender(c, root)) {
-            checkBuffer(NAMES[id] + (id == GATHER ? " send buffer" : " receive buffer"), buf, kind, off, count);
+            checkBuffer(NAMES[id] + (gather ? " send buffer" : " receive buffer"), buf, kind, off, count);
         } else if (root == ROOT) {
-            checkBuffer(NAMES[id] + (id == GATHER ? " receive buffer" : " send buffer"), rootBuf, rootKind, rootOff,
-                    (int) Math.min(Integer.MAX_VALUE, (long) c.size() * rootCount));
+            checkBlocks(NAMES[id] + (gather ? " receive" : " send"), rootBuf, rootKind, rootOff, rootCounts, rootDispls,
+                    c.size());
         }
         CollSchedule s = schedule(c, id, null, (long) count * kind.size, INTER);
-        CollInter.blocks(s, c, root, id == GATHER, rootBuf, rootOff, rootCount, rootKind, buf, off, count, kind);
+        CollInter.blocks(s, c, root, gather, rootBuf, rootOff, rootCounts, rootDispls, rootKind, buf, off, count, kind);
         return start(s);
     }
 
@@ -707,7 +708,8 @@ public final class Collectives {
         check(c, GATHER);
         int p = c.size();
         if (c.isInter()) {
-            return interBlocks(GATHER, c, root, rbuf, roff, rcount, rk, sbuf, soff, scount, sk);
+            int[][] cd = CollTree.regular(p, rcount);
+            return interBlocks(GATHER, c, root, rbuf, roff, cd[0], cd[1], rk, sbuf, soff, scount, sk);
         }
         checkRoot(c, root);
         checkBuffer("gather send buffer", sbuf, sk, soff, scount);
@@ -746,6 +748,9 @@ public final class Collectives {
     public Transfer igatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                              int[] displs, Kind rk, int root) {
         check(c, GATHERV);
+        if (c.isInter()) {
+            return interBlocks(GATHERV, c, root, rbuf, roff, counts, displs, rk, sbuf, soff, scount, sk);
+        }
         checkRoot(c, root);
         checkBuffer("gatherv send buffer", sbuf, sk, soff, scount);
         int p = c.size();
@@ -768,7 +773,8 @@ public final class Collectives {
         check(c, SCATTER);
         int p = c.size();
         if (c.isInter()) {
-            return interBlocks(SCATTER, c, root, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            int[][] cd = CollTree.regular(p, scount);
+            return interBlocks(SCATTER, c, root, sbuf, soff, cd[0], cd[1], sk, rbuf, roff, rcount, rk);
         }
         checkRoot(c, root);
         checkBuffer("scatter receive buffer", rbuf, rk, roff, rcount);
@@ -800,6 +806,9 @@ public final class Collectives {
     public Transfer iscatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
                               int rcount, Kind rk, int root) {
         check(c, SCATTERV);
+        if (c.isInter()) {
+            return interBlocks(SCATTERV, c, root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
+        }
         checkRoot(c, root);
         checkBuffer("scatterv receive buffer", rbuf, rk, roff, rcount);
         int p = c.size();
@@ -889,7 +898,9 @@ public final class Collectives {
         long block = (long) scount * sk.size;
         if (c.isInter()) {
             CollSchedule s = schedule(c, ALLTOALL, null, block, INTER);
-            CollInter.alltoall(s, c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            int[][] sc = CollTree.regular(p, scount);
+            int[][] rc = CollTree.regular(p, rcount);
+            CollInter.alltoall(s, c, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk);
             return start(s);
         }
         String dflt = p == 1 ? LOCAL
@@ -924,6 +935,11 @@ public final class Collectives {
         checkBlocks("alltoallv send", sbuf, sk, soff, scounts, sdispls, p);
         checkBlocks("alltoallv receive", rbuf, rk, roff, rcounts, rdispls, p);
         long most = Math.max(sum(scounts, p) * sk.size, sum(rcounts, p) * rk.size);
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, ALLTOALLV, null, most / Math.max(1, p), INTER);
+            CollInter.alltoall(s, c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
+            return start(s);
+        }
         String algo = pick(ALLTOALLV, most / p >= tuning.alltoallLong ? PAIRWISE : LINEAR, PAIRWISE, LINEAR);
         CollSchedule s = schedule(c, ALLTOALLV, null, most / p, algo);
         if (algo == PAIRWISE) {

@@ -223,6 +223,70 @@ class CollCommunicatorsTest {
             c.scatter(inter, pieces, 0, 1, Kind.LONG, piece, 0, 1, Kind.LONG,
                     me >= h ? 0 : half.rank() == 0 ? Collectives.ROOT : Engine.PROC_NULL);
             assertThat(piece[0]).isEqualTo(me >= h ? 500 + half.rank() : 0);
+            // alltoallv across: (my rank + r) mod 3 elements to remote process r
+            int lr = half.rank();
+            int[] sc = new int[remote];
+            int[] sd = new int[remote];
+            int[] rc = new int[remote];
+            int[] rd = new int[remote];
+            for (int r = 0, st = 0, rt = 1; r < remote; r++) {
+                sc[r] = (lr + r) % 3;
+                sd[r] = st;
+                st += sc[r];
+                rc[r] = (r + lr) % 3;
+                rd[r] = rt;
+                rt += rc[r] + 1;
+            }
+            long[] vsend = new long[sd[remote - 1] + sc[remote - 1]];
+            for (int r = 0; r < remote; r++) {
+                java.util.Arrays.fill(vsend, sd[r], sd[r] + sc[r], 100L * me + r);
+            }
+            long[] vrecv = new long[rd[remote - 1] + rc[remote - 1] + 1];
+            c.alltoallv(inter, vsend, 0, sc, sd, Kind.LONG, vrecv, 0, rc, rd, Kind.LONG);
+            for (int r = 0; r < remote; r++) {
+                for (int x = 0; x < rc[r]; x++) {
+                    assertThat(vrecv[rd[r] + x]).as("alltoallv from %d", r).isEqualTo(100L * worldOfRemote[r] + lr);
+                }
+                assertThat(vrecv[rd[r] - 1]).as("gap before block %d", r).isZero();
+            }
+            // gatherv to high process `root`: low process r gives r + 1 elements, a gap before each block
+            int[] gc = new int[remote];
+            int[] gd = new int[remote];
+            for (int r = 0, at = 1; r < remote; r++) {
+                gc[r] = r + 1;
+                gd[r] = at;
+                at += r + 2;
+            }
+            long[] gv = new long[gd[remote - 1] + gc[remote - 1]];
+            long[] mineV = new long[lr + 1];
+            java.util.Arrays.fill(mineV, 7L * me);
+            c.gatherv(inter, mineV, 0, mineV.length, Kind.LONG, gv, 0, gc, gd, Kind.LONG, me < h ? root : lowRoot);
+            if (me >= h && lr == root) {
+                for (int r = 0; r < remote; r++) {
+                    for (int x = 0; x < gc[r]; x++) {
+                        assertThat(gv[gd[r] + x]).as("gatherv block %d", r).isEqualTo(7L * r);
+                    }
+                    assertThat(gv[gd[r] - 1]).isZero();
+                }
+            }
+            // scatterv from low process 0: high process r gets r mod 3 elements
+            int[] vc = new int[remote];
+            int[] vd = new int[remote];
+            for (int r = 0, at = 0; r < remote; r++) {
+                vc[r] = r % 3;
+                vd[r] = at;
+                at += vc[r];
+            }
+            long[] vs = new long[vd[remote - 1] + vc[remote - 1]];
+            for (int r = 0; r < remote; r++) {
+                java.util.Arrays.fill(vs, vd[r], vd[r] + vc[r], 900L + r);
+            }
+            long[] vpiece = new long[3];
+            c.scatterv(inter, vs, 0, vc, vd, Kind.LONG, vpiece, 0, me >= h ? lr % 3 : 0, Kind.LONG,
+                    me >= h ? 0 : lr == 0 ? Collectives.ROOT : Engine.PROC_NULL);
+            for (int x = 0; x < 3; x++) {
+                assertThat(vpiece[x]).isEqualTo(me >= h && x < lr % 3 ? 900L + lr : 0);
+            }
             assertThatThrownBy(() -> c.gather(inter, new long[1], 0, 1, Kind.LONG, new long[8], 0, 1, Kind.LONG, remote))
                     .isInstanceOf(RailyardException.class)
                     .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.RANK));
