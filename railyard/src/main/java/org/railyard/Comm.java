@@ -39,8 +39,8 @@ import org.railyard.error.RailyardException;
  *
  * <p>An intercommunicator ({@link #isInter()}, from {@link #createIntercomm}) joins two groups:
  * point-to-point ranks name the remote group, {@link #size()} and {@link #rank()} are about the
- * local group, and barrier, bcast, allreduce, allgather, alltoall, gather, scatter and reduce
- * work across the groups: each process gets what the other group gave (the root of bcast,
+ * local group, and barrier, bcast, allreduce, allgather, alltoall(v), gather(v), scatter(v) and
+ * reduce work across the groups: each process gets what the other group gave (the root of bcast,
  * gather, scatter and reduce passes {@link #ROOT}, the rest of its group {@link #PROC_NULL}, and
  * the other group the root's rank there); other collectives are refused there.
  *
