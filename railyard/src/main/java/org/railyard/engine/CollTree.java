@@ -81,34 +81,25 @@ final class CollTree {
                 children[n++] = t.rank((rel + m + root) % p);
             }
         }
-        if (rel == 0 || n == 0) {
-            int parent = rel == 0 ? -1 : t.rank((rel - mask + root) % p);
-            for (int j = 0; j < segments; j++) {
-                int at = j * segment;
-                int len = Math.min(segment, count - at);
-                if (parent < 0) {
-                    for (int c = 0; c < n; c++) {
-                        s.send(buf, k, off + at, len, children[c]);
-                    }
-                } else {
-                    s.recv(buf, k, off + at, len, parent);
-                }
+        int parent = rel == 0 ? -1 : t.rank((rel - mask + root) % p);
+        // only an inner process overlaps a receive with a forward; the root and the leaves post
+        // everything in one round
+        boolean overlap = parent >= 0 && n > 0;
+        // an inner process forwards the segment it received a round before
+        int lag = parent >= 0 ? 1 : 0;
+        for (int j = 0; j < segments + lag; j++) {
+            if (parent >= 0 && j < segments) {
+                s.recv(buf, k, off + j * segment, Math.min(segment, count - j * segment), parent);
             }
-            s.round();
-            return;
+            int f = j - lag;
+            for (int c = 0; c < n && f >= 0; c++) {
+                s.send(buf, k, off + f * segment, Math.min(segment, count - f * segment), children[c]);
+            }
+            if (overlap) {
+                s.round();
+            }
         }
-        int parent = t.rank((rel - mask + root) % p);
-        for (int j = 0; j <= segments; j++) {
-            if (j < segments) {
-                int at = j * segment;
-                s.recv(buf, k, off + at, Math.min(segment, count - at), parent);
-            }
-            if (j > 0) {
-                int at = (j - 1) * segment;
-                for (int c = 0; c < n; c++) {
-                    s.send(buf, k, off + at, Math.min(segment, count - at), children[c]);
-                }
-            }
+        if (!overlap) {
             s.round();
         }
     }

@@ -1,5 +1,6 @@
 package org.railyard.engine;
 
+import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -89,6 +90,9 @@ public final class Collectives {
     private static final int NEIGHBOUR_ALLGATHERV = 19;
     private static final int NEIGHBOUR_ALLTOALLV = 20;
     private static final int NEIGHBOUR_ALLTOALLW = 21;
+    /** The collectives an intercommunicator offers ({@link CollInter}). */
+    private static final int[] ON_INTER = {BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, GATHER, GATHERV,
+        SCATTER, SCATTERV, REDUCE};
     private static final int SIZE_CLASSES = 34;
 
     static final String DISSEMINATION = "dissemination";
@@ -270,10 +274,9 @@ public final class Collectives {
 
     private void check(CommState c, int id) {
         engine.checkComm(c);
-        if (c.isInter() && id != BARRIER && id != BCAST && id != ALLREDUCE && id != ALLGATHER && id != ALLTOALL
-                && id != ALLTOALLV && id != GATHER && id != GATHERV && id != SCATTER && id != SCATTERV && id != REDUCE) {
+        if (c.isInter() && Arrays.stream(ON_INTER).noneMatch(x -> x == id)) {
             throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
-                    + " (barrier, bcast, allreduce, allgather, alltoall(v), gather(v), scatter(v) and reduce are)");
+                    + " (" + String.join(", ", Arrays.stream(ON_INTER).mapToObj(x -> NAMES[x]).toList()) + " are)");
         }
     }
 

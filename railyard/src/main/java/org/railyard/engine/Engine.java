@@ -845,23 +845,36 @@ public final class Engine implements FrameSink {
         return channels.sleepOnBell(sleepBound(nanos), () -> progressIfFree() > 0 || done.getAsBoolean() ? 1 : 0);
     }
 
-    /** One duty cycle if no other thread is in one; the work it did. */
+    /** One duty cycle of an application thread, if no other thread is in one; the work it did. */
     private int progressIfFree() {
-        if (lock.tryLock()) {
-            int work;
-            try {
-                activity++;
-                work = channels.progress() + collectives.progress();
-            } finally {
-                lock.unlock();
-            }
-            if (work > 0) {
-                // the work may have ended another thread's wait, and that thread may sleep
-                channels.wakeSleepers();
-            }
-            return work;
+        return dutyIfFree(false);
+    }
+
+    /**
+     * One duty cycle if no other thread is in one; the work it did. The application's cycles
+     * bump {@link #activity} (the agent keeps off while they come); the agent's do not, and stop
+     * once the engine is closed.
+     */
+    private int dutyIfFree(boolean byAgent) {
+        if (!lock.tryLock()) {
+            return 0;
         }
-        return 0;
+        int work = 0;
+        try {
+            if (!byAgent) {
+                activity++;
+            }
+            if (!byAgent || !closed) {
+                work = channels.progress() + collectives.progress();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (work > 0) {
+            // the work may have ended another thread's wait, and that thread may sleep
+            channels.wakeSleepers();
+        }
+        return work;
     }
 
     /**
@@ -891,7 +904,7 @@ public final class Engine implements FrameSink {
             return false;
         }
         // the application came back into the library: let the loop keep off it
-        return channels.sleepOnBell(sleepBound(nanos), () -> drivers.get() > 0 ? 1 : agentProgress());
+        return channels.sleepOnBell(sleepBound(nanos), () -> drivers.get() > 0 ? 1 : dutyIfFree(true));
     }
 
     /** Sleeps of this process's waiting threads that a ring of the doorbell ended before their time. */
@@ -922,28 +935,30 @@ public final class Engine implements FrameSink {
     public int awaitAny(Transfer[] ts) {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
-        BooleanSupplier anyDone = () -> {
-            for (Transfer t : ts) {
-                if (t != null && t.state != Transfer.PENDING) {
-                    return true;
-                }
-            }
-            return false;
-        };
+        BooleanSupplier anyDone = () -> firstDone(ts) >= 0;
         drivers.incrementAndGet();
         try {
             while (true) {
-                for (int i = 0; i < ts.length; i++) {
-                    if (ts[i] != null && ts[i].state != Transfer.PENDING) {
-                        throwIfFailed(ts[i]);
-                        return i;
-                    }
+                int i = firstDone(ts);
+                if (i >= 0) {
+                    throwIfFailed(ts[i]);
+                    return i;
                 }
                 idle.idle(progressIfFree(), anyDone);
             }
         } finally {
             leave();
         }
+    }
+
+    /** The index of the first of {@code ts} (nulls ignored) that is no longer pending, or -1. */
+    private static int firstDone(Transfer[] ts) {
+        for (int i = 0; i < ts.length; i++) {
+            if (ts[i] != null && ts[i].state != Transfer.PENDING) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Cancels a receive that has not matched yet; true if it was cancelled. */
@@ -1239,23 +1254,8 @@ public final class Engine implements FrameSink {
             }
             busy = 0;
             keepOff.reset();
-            idle.idle(agentProgress());
+            idle.idle(dutyIfFree(true));
         }
-    }
-
-    /** The agent's duty cycle, if the lock is free; the work it did. */
-    private int agentProgress() {
-        int work = 0;
-        if (lock.tryLock()) {
-            try {
-                if (!closed) {
-                    work = channels.progress() + collectives.progress();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-        return work;
     }
 
     void choice(String s) {

@@ -163,7 +163,7 @@ public final class Connector implements LinkSource {
         events.add(e);
         Doorbell bell = doorbell;
         if (bell != null) {
-            bell.wakeAll();
+            bell.wakeSleepers();
         }
     }
 

@@ -22,7 +22,7 @@ import org.railyard.util.Futex;
  * transports without a bell (tcp, udp) do not ring: the engine then bounds the sleep by the timed
  * park's interval, and sleeps longer only when every channel is on shared memory. Work another
  * thread of the process does rings too ({@link #wakeSleepers}), and so does the connector when it
- * finishes a connection ({@link #wakeAll}).
+ * finishes a connection.
  *
  * <p>One per process (per channel table); the word list changes as links open and close.
  */
@@ -44,7 +44,10 @@ public final class Doorbell {
 
     /** True if waiters sleep on the words (futexes available, not switched off, at least one word). */
     public boolean usable() {
-        MemorySegment[] w = words;
+        return usable(words);
+    }
+
+    private boolean usable(MemorySegment[] w) {
         return enabled && w.length > 0 && w.length <= Futex.MAX_WORDS;
     }
 
@@ -87,16 +90,12 @@ public final class Doorbell {
 
     /**
      * Wakes the threads of this process sleeping on the bell, if any (one thread's progress may
-     * have ended another's wait). Cheap when nobody sleeps.
+     * have ended another's wait, the connector may have finished a link). Cheap when nobody sleeps.
      */
     public void wakeSleepers() {
-        if (sleepers.get() > 0) {
-            wakeAll();
+        if (sleepers.get() == 0) {
+            return;
         }
-    }
-
-    /** Wakes every sleeper of this process (the connector made a link, say). */
-    public void wakeAll() {
         for (MemorySegment w : words) {
             try {
                 ring(w);
@@ -117,7 +116,7 @@ public final class Doorbell {
     public boolean sleep(long nanos, IntSupplier lastLook) {
         MemorySegment[] w = words;
         // a virtual thread parks without holding its carrier; a futex would hold it
-        if (!enabled || w.length == 0 || w.length > Futex.MAX_WORDS || Thread.currentThread().isVirtual()) {
+        if (!usable(w) || Thread.currentThread().isVirtual()) {
             return false;
         }
         Futex.Waiter waiter = WAITERS.get();
