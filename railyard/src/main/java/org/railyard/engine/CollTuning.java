@@ -95,6 +95,47 @@ final class CollTuning {
     static final String REDUCE_SCATTER_SHORT_PROP = "railyard.coll.reducescatter.short";
     static final long REDUCE_SCATTER_SHORT_DEFAULT = 2 * 1024;
 
+    /**
+     * The shared segment ({@link CollShm}) for the blocking bcast, allgather(v) and alltoall of a
+     * communicator whose members all run on one node.
+     */
+    static final String SHM_PROP = "railyard.coll.shm";
+    static final boolean SHM_DEFAULT = true;
+
+    /** Bytes of a communicator's shared segment (two halves; a larger collective goes in pieces). */
+    static final String SHM_SIZE_PROP = "railyard.coll.shm.size";
+    static final long SHM_SIZE_DEFAULT = 8L << 20;
+
+    /**
+     * bcast: from this many bytes, through the shared segment. Below it the tree wins: its hops
+     * overlap, while the segment's barrier costs about what 64 KiB of copying does (np 4, heap
+     * arrays, three alternating runs of {@code CollectiveBenchRank bcast} with
+     * {@code RAILYARD_COLL_SHM} false then true, mean us: 64 KiB 76.2, 31.2, 38.1 against 25.6,
+     * 45.8, 41.0; 256 KiB 78.2, 162.7, 92.8 against 77.9, 116.4, 105.7; five runs at 512 KiB,
+     * medians 293 against 171, and 1 MiB, 497 against 393; np 8, 1 MiB: 3993, 4276 against
+     * 669, 438).
+     */
+    static final String BCAST_SHARED_PROP = "railyard.coll.bcast.shared";
+    static final long BCAST_SHARED_DEFAULT = 256 * 1024;
+
+    /**
+     * allgather(v): from this many bytes in all, through the shared segment (np 4, 16 KiB from
+     * each: 48.2, 43.9, 51.1 us against 34.0, 32.5, 27.5; 64 KiB from each: 141.7, 162.9, 110.2
+     * against 103.4, 113.0, 54.0; 256 KiB: 466.6, 618.1, 501.7 against 363.8, 444.9, 139.3; np 8,
+     * 64 KiB: 1227, 924 against 410, 569; below 16 KiB from each no difference showed).
+     */
+    static final String ALLGATHER_SHARED_PROP = "railyard.coll.allgather.shared";
+    static final long ALLGATHER_SHARED_DEFAULT = 64 * 1024;
+
+    /**
+     * alltoall: from blocks of this many bytes, through the shared segment. It copies as much as
+     * the rings do (each block once in, once out), so it gains only where the rings' flow control
+     * costs: np 4 from 64 KiB to 256 KiB it lost or drew (128 KiB: 220.1, 194.0, 173.3 us against
+     * 219.3, 263.4, 243.3), at 1 MiB it won or drew (2613, 2104, 3899 against 2088, 2114, 2427).
+     */
+    static final String ALLTOALL_SHARED_PROP = "railyard.coll.alltoall.shared";
+    static final long ALLTOALL_SHARED_DEFAULT = 1024 * 1024;
+
     /** Node-aware two-level algorithms when several processes share a node and there are several nodes. */
     static final String NODE_AWARE_PROP = "railyard.coll.nodeaware";
     static final boolean NODE_AWARE_DEFAULT = true;
@@ -114,6 +155,11 @@ final class CollTuning {
     final long alltoallLong = Config.bytes(ALLTOALL_LONG_PROP, ALLTOALL_LONG_DEFAULT);
     final long reduceScatterShort = Config.bytes(REDUCE_SCATTER_SHORT_PROP, REDUCE_SCATTER_SHORT_DEFAULT);
     final boolean nodeAware = Config.bool(NODE_AWARE_PROP, NODE_AWARE_DEFAULT);
+    final boolean shm = Config.bool(SHM_PROP, SHM_DEFAULT);
+    long shmSize = Config.bytes(SHM_SIZE_PROP, SHM_SIZE_DEFAULT);
+    final long bcastShared = Config.bytes(BCAST_SHARED_PROP, BCAST_SHARED_DEFAULT);
+    final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
+    final long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
 
     /** The collectives whose algorithm can be forced, by the names the choice log uses. */
     static final String[] COLLECTIVES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan", "exscan",
@@ -133,6 +179,11 @@ final class CollTuning {
     /** Sets the segment of the pipelined broadcast (tests use small ones to make many segments). */
     void bcastSegment(long bytes) {
         bcastSegment = Math.max(1, bytes);
+    }
+
+    /** Sets the size of the shared segments mapped from now on (tests use small ones to make many pieces). */
+    void shmSize(long bytes) {
+        shmSize = bytes;
     }
 
     /** The algorithm forced for {@code collective} ("allreduce", "bcast", ...), or null. */

@@ -1,6 +1,8 @@
 package org.railyard.engine;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -23,7 +25,9 @@ import org.railyard.error.RailyardException;
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>node-aware two-level as for barrier; else binomial scatter + ring
+ * <tr><td>bcast</td><td>blocking, n &ge; 256 KiB, all on one node: the communicator's shared
+ *   segment ({@link CollShm}: the root copies in, the others copy out after a barrier); else
+ *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
  *   binomial tree; pipelined in 128 KiB segments ({@code pipeline}) from the size
  *   {@code railyard.coll.bcast.pipeline} sets (off by default) or when forced; flat (the root
@@ -40,9 +44,11 @@ import org.railyard.error.RailyardException;
  * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
  * <tr><td>gather, scatter</td><td>p &times; block &lt; 16 KiB: binomial tree; else linear</td></tr>
  * <tr><td>gatherv, scatterv</td><td>linear (only the root knows every count)</td></tr>
- * <tr><td>allgather(v)</td><td>p a power of two and total &lt; 512 KiB: recursive doubling;
+ * <tr><td>allgather(v)</td><td>blocking, total &ge; 64 KiB, all on one node: the shared
+ *   segment; else p a power of two and total &lt; 512 KiB: recursive doubling;
  *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
- * <tr><td>alltoall</td><td>block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB: pairwise
+ * <tr><td>alltoall</td><td>blocking, block &ge; 1 MiB, all on one node: the shared segment; else
+ *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB: pairwise
  *   exchange; else everything posted at once (linear)</td></tr>
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
  *   exchange the same messages, so ranks may choose differently)</td></tr>
@@ -118,6 +124,8 @@ public final class Collectives {
     private CollSchedule activeHead;
     /** Finished schedules of blocking calls, kept for reuse (guarded by itself). */
     private final CollSchedule[] pool = new CollSchedule[8];
+    /** The communicators with a shared segment mapped ({@link CollShm}), to unmap them at the end. */
+    private final List<CommState> segments = new ArrayList<>();
     private int pooled;
 
     Collectives(Engine engine) {
@@ -266,6 +274,64 @@ public final class Collectives {
         return c.nodes;
     }
 
+    /**
+     * The shared segment for a blocking collective {@code id} of {@code bytes} (the size the
+     * choice log gives it) on {@code c}, mapped at the first call that qualifies; null when the
+     * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
+     * call moves less than {@code from} bytes and the segment is not forced, another algorithm is
+     * forced, the communicator is an intercommunicator or spans several nodes, or shared memory is
+     * not among the transports. Every member decides alike from the same settings.
+     */
+    private CollShm shared(CommState c, int id, long bytes, long from) {
+        if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || c.shmRefused || c.shmSetup) {
+            return null;
+        }
+        String f = tuning.forced(NAMES[id]);
+        if (f != null ? !f.equals(CollShm.NAME) : bytes < from) {
+            return null;
+        }
+        if (nodes(c).count != 1 || !engine.sharesMemory()) {
+            return null;
+        }
+        if (c.shm == null) {
+            c.shmSetup = true;
+            try {
+                c.shm = CollShm.attach(engine, this, c, CollShm.halfOf(tuning.shmSize, c.size()));
+            } finally {
+                c.shmSetup = false;
+            }
+            if (c.shm == null) {
+                c.shmRefused = true;
+                return null;
+            }
+            synchronized (segments) {
+                segments.add(c);
+            }
+        }
+        return c.shm;
+    }
+
+    /** Unmaps the shared segment of {@code c}, if it has one (the communicator is freed). */
+    void release(CommState c) {
+        synchronized (segments) {
+            if (c.shm != null) {
+                c.shm.close();
+                c.shm = null;
+                c.shmRefused = true;
+                segments.remove(c);
+            }
+        }
+    }
+
+    /** Unmaps every shared segment (the engine closes). */
+    void close() {
+        synchronized (segments) {
+            for (CommState c : List.copyOf(segments)) {
+                release(c);
+            }
+        }
+    }
+
     private boolean twoLevel(CommState c) {
         return tuning.nodeAware && c.size() > 2 && nodes(c).twoLevel();
     }
@@ -401,6 +467,14 @@ public final class Collectives {
      * root's remote rank in the other group.
      */
     public Transfer ibcast(CommState c, Object buf, Kind k, int off, int count, int root) {
+        return bcast(c, buf, k, off, count, root, false);
+    }
+
+    public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
+        finish(bcast(c, buf, k, off, count, root, true));
+    }
+
+    private Transfer bcast(CommState c, Object buf, Kind k, int off, int count, int root, boolean blocking) {
         check(c, BCAST);
         long bytes = (long) count * (k == null ? 1 : k.size);
         if (c.isInter()) {
@@ -416,6 +490,12 @@ public final class Collectives {
         }
         checkRoot(c, root);
         checkBuffer("bcast buffer", buf, k, off, count);
+        CollShm shm = blocking ? shared(c, BCAST, bytes, tuning.bcastShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, BCAST, null, bytes, CollShm.NAME);
+            shm.bcast(s, CollTeam.of(c), root, buf, k, off, count);
+            return start(s);
+        }
         int p = c.size();
         String dflt = p == 1 || count == 0 ? LOCAL
                 : twoLevel(c) ? NODE_AWARE
@@ -437,10 +517,6 @@ public final class Collectives {
             default -> CollTree.binomialBcast(s, CollTeam.of(c), root, buf, k, off, count);
         }
         return start(s);
-    }
-
-    public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
-        finish(ibcast(c, buf, k, off, count, root));
     }
 
     // ================================================================== reductions
@@ -834,17 +910,17 @@ public final class Collectives {
     public Transfer iallgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                                Kind rk) {
         int[][] cd = CollTree.regular(c.size(), rcount);
-        return allgatherv(ALLGATHER, c, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk);
+        return allgatherv(ALLGATHER, c, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk, false);
     }
 
     /** Everyone's {@code scount} elements to everyone's {@code rbuf}, rank r's at {@code roff + displs[r]}. */
     public Transfer iallgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                                 int[] displs, Kind rk) {
-        return allgatherv(ALLGATHERV, c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+        return allgatherv(ALLGATHERV, c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, false);
     }
 
     private Transfer allgatherv(int id, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
-                                int[] counts, int[] displs, Kind rk) {
+                                int[] counts, int[] displs, Kind rk, boolean blocking) {
         check(c, id);
         int p = c.size();
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
@@ -860,6 +936,12 @@ public final class Collectives {
                     + " differs in size from this rank's receive block of " + counts[c.rank] + " " + rk);
         }
         long total = sum(counts, p) * rk.size;
+        CollShm shm = blocking ? shared(c, id, total, tuning.allgatherShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, id, null, total, CollShm.NAME);
+            shm.allgatherv(s, CollTeam.of(c), sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+            return start(s);
+        }
         boolean pof2 = Integer.bitCount(p) == 1;
         String dflt = p == 1 ? LOCAL
                 : pof2 && total < tuning.allgatherLong ? RECURSIVE_DOUBLING
@@ -880,12 +962,13 @@ public final class Collectives {
     }
 
     public void allgather(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
-        finish(iallgather(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
+        int[][] cd = CollTree.regular(c.size(), rcount);
+        finish(allgatherv(ALLGATHER, c, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk, true));
     }
 
     public void allgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                            int[] displs, Kind rk) {
-        finish(iallgatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
+        finish(allgatherv(ALLGATHERV, c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, true));
     }
 
     // ================================================================== alltoall
@@ -893,6 +976,15 @@ public final class Collectives {
     /** Block r of everyone's {@code sbuf} ({@code scount} elements at {@code soff + r * scount}) to rank r, in sender order. */
     public Transfer ialltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
                               Kind rk) {
+        return alltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, false);
+    }
+
+    public void alltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
+        finish(alltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, true));
+    }
+
+    private Transfer alltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                              Kind rk, boolean blocking) {
         check(c, ALLTOALL);
         int p = c.size();
         checkBuffer("alltoall send buffer", sbuf, sk, soff, (int) Math.min(Integer.MAX_VALUE, (long) p * scount));
@@ -904,6 +996,12 @@ public final class Collectives {
             int[][] sc = CollTree.regular(p, scount);
             int[][] rc = CollTree.regular(p, rcount);
             CollInter.alltoall(s, c, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk);
+            return start(s);
+        }
+        CollShm shm = blocking ? shared(c, ALLTOALL, block, tuning.alltoallShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, ALLTOALL, null, block, CollShm.NAME);
+            shm.alltoall(s, CollTeam.of(c), sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
             return start(s);
         }
         String dflt = p == 1 ? LOCAL
@@ -924,10 +1022,6 @@ public final class Collectives {
             }
         }
         return start(s);
-    }
-
-    public void alltoall(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount, Kind rk) {
-        finish(ialltoall(c, sbuf, soff, scount, sk, rbuf, roff, rcount, rk));
     }
 
     /** Rank r gets {@code scounts[r]} elements at {@code soff + sdispls[r]}; what rank r sends here lands at {@code roff + rdispls[r]}. */

@@ -34,6 +34,12 @@ public final class CommState {
     CollTeam team;
     /** Where the members run, for the node-aware algorithms; computed at the first collective that asks. */
     CollNodes nodes;
+    /** The shared segment of the blocking collectives when all members run on one node ({@link CollShm}), or null. */
+    CollShm shm;
+    /** The shared segment could not be set up (or was released): the point-to-point algorithms run. */
+    boolean shmRefused;
+    /** The shared segment is being set up: the collectives that set it up must not ask for it. */
+    boolean shmSetup;
     /** Per (collective, size class): the algorithm last written to the choice log. */
     String[] logged;
     /** Cartesian or graph topology, or null. */

@@ -192,6 +192,16 @@ public final class Engine implements FrameSink {
         return node;
     }
 
+    /** The job's identity, as the bootstrap gives it. */
+    String jobId() {
+        return bootstrap.jobId();
+    }
+
+    /** True if shared memory is among this process's transports ({@code railyard.transports}). */
+    boolean sharesMemory() {
+        return channels.transportNames().contains("shm");
+    }
+
     /** Standard sends up to this many bytes go eagerly. */
     public long eagerLimit() {
         return eagerLimit;
@@ -1129,6 +1139,7 @@ public final class Engine implements FrameSink {
             throw new RailyardException(ErrorClass.COMM, "communicator " + c.name() + " cannot be freed");
         }
         c.freed = true;
+        collectives.release(c);
     }
 
     // ================================================================== pools
@@ -1333,6 +1344,7 @@ public final class Engine implements FrameSink {
         } finally {
             lock.unlock();
         }
+        collectives.close();
         bootstrap.close();
     }
 }

@@ -71,6 +71,33 @@ class CollAlgorithmsTest {
         assertThat(b[count + 1]).isZero();
     }
 
+    /** Allgathers {@code count} longs from each of the {@code n} ranks and checks every block. */
+    private static void allgatherChecked(Collectives c, CommState w, int me, int n, int count, String what) {
+        long[] all = new long[n * count];
+        c.allgather(w, contribution(me, count, Reduction.SUM), 0, count, Kind.LONG, all, 0, count, Kind.LONG);
+        for (int r = 0; r < n; r++) {
+            assertThat(Arrays.copyOfRange(all, r * count, (r + 1) * count)).as("allgather %s count %d block %d", what, count, r)
+                    .isEqualTo(contribution(r, count, Reduction.SUM));
+        }
+    }
+
+    /** Alltoall of {@code count} longs between each pair of the {@code n} ranks; checks every element. */
+    private static void alltoallChecked(Collectives c, CommState w, int me, int n, int count, String what) {
+        long[] send = new long[n * count];
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < count; i++) {
+                send[r * count + i] = me * 1_000_000L + r * 1000L + i;
+            }
+        }
+        long[] recv = new long[n * count];
+        c.alltoall(w, send, 0, count, Kind.LONG, recv, 0, count, Kind.LONG);
+        for (int r = 0; r < n; r++) {
+            for (int i = 0; i < count; i++) {
+                assertThat(recv[r * count + i]).as("alltoall %s count %d", what, count).isEqualTo(r * 1_000_000L + me * 1000L + i);
+            }
+        }
+    }
+
     /**
      * The pipelined broadcast with segments of 56 bytes (7 longs: many segments, a short last
      * one), of 8 KiB, and of the default: every root, around the buffer untouched.
@@ -93,6 +120,100 @@ class CollAlgorithmsTest {
                         bcastFromRoot(c, w, me, count, root, "pipeline, segment " + segment);
                     }
                 }
+            }
+        });
+    }
+
+    /**
+     * bcast, allgather(v) and alltoall through the shared segment of a communicator, forced, with
+     * segments so small that every payload goes in many pieces (a communicator each, since the
+     * segment is mapped once per communicator), of 16 KiB, and of the default: every root, zero
+     * and uneven blocks, gaps between blocks, a native buffer, and a non-blocking call on the same
+     * communicator in between (it keeps its own algorithm). The segment's file is gone once set up.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
+    void sharedSegmentCollectivesDeliverEveryPiece(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            Collectives c = e.collectives();
+            int me = e.rank();
+            for (String coll : new String[] {"bcast", "allgather", "allgatherv", "alltoall"}) {
+                force(e, coll, CollShm.NAME);
+            }
+            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
+                c.tuning().shmSize(size);
+                CommState w = e.dup(e.world());
+                for (int count : new int[] {0, 1, 7, 1000, 40_003}) {
+                    for (int root = 0; root < n; root++) {
+                        bcastFromRoot(c, w, me, count, root, "shared segment of " + size + " B");
+                    }
+                    long[] nb = new long[count];
+                    e.await(c.ibcast(w, nb, Kind.LONG, 0, count, 0));
+                    allgatherChecked(c, w, me, n, count, "through " + size + " B");
+                    alltoallChecked(c, w, me, n, count, "through " + size + " B");
+                }
+                // allgatherv: blocks backwards with gaps of 2, rank 1's empty
+                int[] counts = new int[n];
+                int[] displs = new int[n];
+                int at = 0;
+                for (int r = n - 1; r >= 0; r--) {
+                    counts[r] = r % 2 == 0 ? 3 * r + 1 : (r == 1 ? 0 : 5000);
+                    displs[r] = at;
+                    at += counts[r] + 2;
+                }
+                long[] all = new long[at];
+                c.allgatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts,
+                        displs, Kind.LONG);
+                for (int r = 0; r < n; r++) {
+                    assertThat(Arrays.copyOfRange(all, displs[r], displs[r] + counts[r]))
+                            .as("allgatherv through %d B, block %d", size, r).isEqualTo(contribution(r, counts[r], Reduction.SUM));
+                    assertThat(all[displs[r] + counts[r]]).as("gap after block %d", r).isZero();
+                }
+                // bytes from a native segment at the root into heap arrays elsewhere, and back
+                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                    java.lang.foreign.MemorySegment seg = arena.allocate(70_001);
+                    byte[] heap = new byte[70_001];
+                    for (int i = 0; i < heap.length; i++) {
+                        heap[i] = (byte) (i * 31 + 7);
+                    }
+                    if (me == n - 1) {
+                        seg.copyFrom(java.lang.foreign.MemorySegment.ofArray(heap));
+                    }
+                    c.bcast(w, seg, Kind.BYTE, 0, 70_001, n - 1);
+                    assertThat(seg.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).as("native bcast").isEqualTo(heap);
+                }
+                if (n > 1) {
+                    assertThat(e.describeChoices()).contains("bcast").contains(": " + CollShm.NAME);
+                    try (var files = java.nio.file.Files.list(java.nio.file.Path.of("/dev/shm"))) {
+                        assertThat(files.map(f -> f.getFileName().toString())
+                                .filter(f -> f.startsWith("railyard-" + e.jobId() + "-coll-"))).as("segment files left").isEmpty();
+                    }
+                }
+                e.free(w);
+            }
+        });
+    }
+
+    /**
+     * The shared segment is refused by all when one member cannot map it (its size setting
+     * differs), and when shared memory is not among the transports: the collectives then run
+     * their point-to-point algorithms and still deliver.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void sharedSegmentRefusedByOneIsUsedByNone(String transports) throws Exception {
+        InMemoryJob.run(3, transports, e -> {
+            Collectives c = e.collectives();
+            int me = e.rank();
+            force(e, "bcast", CollShm.NAME);
+            c.tuning().shmSize(me == 2 ? 1 << 20 : 2 << 20);
+            CommState w = e.world();
+            for (int root = 0; root < 3; root++) {
+                bcastFromRoot(c, w, me, 100_000, root, "refused segment over " + transports);
+            }
+            assertThat(e.describeChoices()).doesNotContain(": " + CollShm.NAME).contains("bcast [512 KiB, 1 MiB)");
+            if (transports.equals("shm")) {
+                assertThat(e.describeChoices()).contains("no shared segment for large collectives");
             }
         });
     }
@@ -267,12 +388,7 @@ class CollAlgorithmsTest {
                 force(e, "allgather", algo);
                 force(e, "allgatherv", algo);
                 for (int count : new int[] {0, 1, 3, 9000}) {
-                    long[] all = new long[n * count];
-                    c.allgather(w, contribution(me, count, Reduction.SUM), 0, count, Kind.LONG, all, 0, count, Kind.LONG);
-                    for (int r = 0; r < n; r++) {
-                        assertThat(Arrays.copyOfRange(all, r * count, (r + 1) * count)).as("allgather %s %d", algo, count)
-                                .isEqualTo(contribution(r, count, Reduction.SUM));
-                    }
+                    allgatherChecked(c, w, me, n, count, algo);
                 }
                 for (boolean packed : new boolean[] {true, false}) {
                     int[] counts = new int[n];
@@ -297,19 +413,7 @@ class CollAlgorithmsTest {
                 force(e, "alltoall", algo);
                 force(e, "alltoallv", algo);
                 for (int count : new int[] {0, 1, 5, 9000}) {
-                    long[] send = new long[n * count];
-                    for (int r = 0; r < n; r++) {
-                        for (int i = 0; i < count; i++) {
-                            send[r * count + i] = me * 1_000_000L + r * 1000L + i;
-                        }
-                    }
-                    long[] recv = new long[n * count];
-                    c.alltoall(w, send, 0, count, Kind.LONG, recv, 0, count, Kind.LONG);
-                    for (int r = 0; r < n; r++) {
-                        for (int i = 0; i < count; i++) {
-                            assertThat(recv[r * count + i]).as("alltoall %s %d", algo, count).isEqualTo(r * 1_000_000L + me * 1000L + i);
-                        }
-                    }
+                    alltoallChecked(c, w, me, n, count, algo);
                 }
                 // alltoallv: rank s sends (s + r) % 3 * 2 elements to rank r, blocks laid out backwards
                 int[] sc = new int[n];

@@ -1,0 +1,81 @@
+package org.railyard.systest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.systest.ranks.SharedSegmentRanks;
+
+/**
+ * Large collectives of heap arrays between 4 processes of this node ({@link SharedSegmentRanks}):
+ * by default bcast, allgather(v) and alltoall of the world and of a split go through each
+ * communicator's shared segment, and every rank's choice log says so; with
+ * {@code RAILYARD_COLL_SHM=false} the same results come through the point-to-point algorithms and
+ * no segment is named. A rank that halts once the segment is in use makes the others' next
+ * collective fail with an error instead of a wait without end, and the segment file is gone.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class SharedSegmentSystemTest {
+    private static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
+    private static final int NP = 4;
+
+    @ParameterizedTest(name = "segment {0}")
+    @ValueSource(booleans = {true, false})
+    void largeCollectivesDeliverWithAndWithoutTheSegment(boolean segment) {
+        Map<String, String> env = new HashMap<>();
+        env.put("RAILYARD_TRANSPORTS", "shm");
+        env.put("RAILYARD_PRINT_CHOICES", "true");
+        env.put("RAILYARD_COLL_SHM", Boolean.toString(segment));
+        Jobs.Finished job = Jobs.run("shared-segment-" + segment, Jobs.spec(NP, SharedSegmentRanks.class, env, JOB_TIMEOUT,
+                "check"));
+        assertThat(job.result().exitCode()).as("exit code\n%s", job.report()).isZero();
+        Transcript t = job.transcript();
+        for (int r = 0; r < NP; r++) {
+            assertThat(t.texts(r, Transcript.Stream.OUT)).as("rank %d\n%s", r, job.report()).contains("OK shared rank " + r);
+            List<String> choices = t.texts(r, Transcript.Stream.ERR);
+            for (String coll : List.of("bcast", "allgather", "allgatherv", "alltoall")) {
+                for (String comm : List.of("WORLD (4 ranks)", ".split")) {
+                    boolean said = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): " + coll + " [")
+                            && l.endsWith(": shared-segment"));
+                    assertThat(said).as("rank %d says %s on %s went through the shared segment: %s\n%s", r, coll, comm,
+                            segment, job.report()).isEqualTo(segment);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRankThatHaltsFailsTheOthersCollective() throws Exception {
+        Map<String, String> env = new HashMap<>();
+        env.put("RAILYARD_TRANSPORTS", "shm");
+        env.put("RAILYARD_PRINT_CHOICES", "true");
+        java.util.Set<String> before = segmentFiles();
+        Jobs.Finished job = Jobs.run("shared-segment-die", Jobs.spec(NP, SharedSegmentRanks.class, env, JOB_TIMEOUT, "die"));
+        Transcript t = job.transcript();
+        assertThat(t.texts(NP - 1, Transcript.Stream.OUT)).as("the last rank halts\n%s", job.report())
+                .contains("HALTING rank " + (NP - 1));
+        for (int r = 0; r < NP - 1; r++) {
+            assertThat(t.texts(r, Transcript.Stream.OUT)).as("rank %d\n%s", r, job.report())
+                    .anyMatch(l -> l.startsWith("FAILED PEER_FAILED "));
+            assertThat(t.texts(r, Transcript.Stream.ERR)).as("rank %d used the segment\n%s", r, job.report())
+                    .anyMatch(l -> l.contains("bcast [1 MiB, 2 MiB): shared-segment"));
+        }
+        java.util.Set<String> left = segmentFiles();
+        left.removeAll(before);
+        assertThat(left).as("segment files left in /dev/shm").isEmpty();
+    }
+
+    private static java.util.Set<String> segmentFiles() throws java.io.IOException {
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("/dev/shm"))) {
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("railyard-") && f.contains("-coll-"))
+                    .collect(java.util.stream.Collectors.toCollection(java.util.HashSet::new));
+        }
+    }
+}

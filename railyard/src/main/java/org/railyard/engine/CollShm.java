@@ -1,0 +1,264 @@
+package org.railyard.engine;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * The shared segment of a communicator whose processes all run on one node: a tmpfs file mapped
+ * by every member, through which the blocking bcast, allgather(v) and alltoall move large
+ * payloads with one copy in by the writer and one copy out by each reader, whatever the buffers
+ * are. Without it a Java array, which no other process can read, crosses every hop of a tree or
+ * ring twice: into the shared ring, then out of it.
+ *
+ * <p>The segment has two halves. Each use (a collective, or one piece of a collective larger than
+ * a half; every member counts uses alike, since blocking collectives of a communicator run in the
+ * same order everywhere) writes into half {@code use % 2}, passes a dissemination barrier, then
+ * reads. Writing is safe without asking anyone: a process that has passed the barrier of use
+ * {@code k - 1} knows that every member entered it, so every member had finished reading use
+ * {@code k - 2}, the last one of the same half. Readers of use {@code k} may still be copying
+ * out while writers of use {@code k + 1} fill the other half. The barrier's messages are ordinary
+ * collective messages, so a member that dies fails the collective as any other would.
+ *
+ * <p>Only blocking collectives use it: MPI does not let a non-blocking collective match a
+ * blocking one, and the blocking collectives of a communicator never overlap in a process, so two
+ * uses cannot interleave.
+ *
+ * <p>Setup, at the first collective of a communicator that qualifies: rank 0 creates the file
+ * (owner-only, named after the job and a random number) and broadcasts its name, every member
+ * maps it, an allreduce of "mapped" agrees, and rank 0 unlinks the file, which stays mapped. If
+ * any member failed, none uses the segment and the communicator keeps its point-to-point
+ * algorithms.
+ */
+final class CollShm {
+    /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
+    static final String NAME = "shared-segment";
+    private static final int NAME_BYTES = 200;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Arena arena;
+    private final MemorySegment seg;
+    private final long half;
+    private long uses;
+
+    private CollShm(Arena arena, MemorySegment seg, long half) {
+        this.arena = arena;
+        this.seg = seg;
+        this.half = half;
+    }
+
+    /**
+     * Maps the shared segment of {@code c} (two halves of {@code halfBytes}), agreeing with every
+     * member; null (and a line in the choice log saying why) if some member could not.
+     * Collective: every member calls it at the same point.
+     */
+    static CollShm attach(Engine e, Collectives coll, CommState c, long halfBytes) {
+        Path dir = directory();
+        byte[] name = new byte[NAME_BYTES];
+        Path created = null;
+        String why = null;
+        if (c.rank == 0) {
+            try {
+                created = create(dir, e.jobId(), 2 * halfBytes);
+                byte[] b = created.getFileName().toString().getBytes(StandardCharsets.US_ASCII);
+                name[0] = (byte) b.length;
+                System.arraycopy(b, 0, name, 1, b.length);
+            } catch (IOException | RuntimeException ex) {
+                why = "creating it in " + dir + " failed: " + ex;
+            }
+        }
+        CollShm made = null;
+        try {
+            coll.bcast(c, name, Kind.BYTE, 0, name.length, 0);
+            int len = name[0] & 0xFF;
+            if (len == 0) {
+                why = why != null ? why : "rank 0 of " + c.name() + " could not create it";
+            } else if (c.rank != 0 || why == null) {
+                try {
+                    made = map(dir.resolve(new String(name, 1, len, StandardCharsets.US_ASCII)), halfBytes);
+                } catch (IOException | RuntimeException ex) {
+                    why = "mapping it failed: " + ex;
+                }
+            }
+            int[] all = new int[1];
+            coll.allreduce(c, new int[] {made != null ? 1 : 0}, 0, all, 0, 1, Kind.INT, Reduction.MIN);
+            if (all[0] == 1) {
+                return made;
+            }
+            why = why != null ? why : "another member could not map it";
+        } finally {
+            if (created != null) {
+                try {
+                    Files.deleteIfExists(created);
+                } catch (IOException ignored) {
+                    // a file left in tmpfs is named after the job, and only its owner may read it
+                }
+            }
+        }
+        if (made != null) {
+            made.close();
+        }
+        e.choice("rank " + e.rank() + ": " + c.name() + ": no shared segment for large collectives, " + why);
+        return null;
+    }
+
+    private static Path directory() {
+        Path shm = Path.of("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    private static Path create(Path dir, String jobId, long bytes) throws IOException {
+        String job = jobId.replaceAll("[^A-Za-z0-9_.-]", "_");
+        job = job.length() > 100 ? job.substring(0, 100) : job;
+        Path file = dir.resolve("railyard-" + job + "-coll-" + HexFormat.of().toHexDigits(RANDOM.nextLong()));
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            // written out, not sparse: a tmpfs too small for it fails here, with a message, rather
+            // than with SIGBUS at the first copy into a page it cannot give
+            java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect((int) Math.min(bytes, 1 << 20));
+            for (long at = 0; at < bytes; at += zeros.capacity()) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+                while (zeros.hasRemaining()) {
+                    ch.write(zeros, at + zeros.position());
+                }
+            }
+        } catch (IOException | RuntimeException ex) {
+            Files.deleteIfExists(file);
+            throw ex;
+        }
+        return file;
+    }
+
+    private static CollShm map(Path file, long halfBytes) throws IOException {
+        if (!file.getFileName().toString().startsWith("railyard-")) {
+            throw new IOException("the shared segment's name is not Railyard's: " + file);
+        }
+        Arena arena = Arena.ofShared();
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            if (ch.size() != 2 * halfBytes) {
+                throw new IOException(file + " has " + ch.size() + " bytes, expected " + 2 * halfBytes
+                        + " (is railyard.coll.shm.size the same in every process?)");
+            }
+            return new CollShm(arena, ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * halfBytes, arena), halfBytes);
+        } catch (IOException | RuntimeException ex) {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    /** Unmaps the segment (the communicator is freed, or the engine closes). */
+    void close() {
+        arena.close();
+    }
+
+    /** The offset of the half the next use writes into. */
+    private int next() {
+        return (int) ((uses++ & 1) * half);
+    }
+
+    // ------------------------------------------------------------------ schedules
+
+    /** Broadcast: the root writes each piece, the others read it after the barrier. */
+    void bcast(CollSchedule s, CollTeam t, int root, Object buf, Kind k, int off, int count) {
+        int per = (int) (half / k.size);
+        for (int first = 0; first < count; first += per) {
+            int n = Math.min(per, count - first);
+            int at = next();
+            if (t.me == root) {
+                s.copy(k, buf, off + first, n, Kind.BYTE, seg, at);
+            }
+            CollTree.dissemination(s, t);
+            if (t.me != root) {
+                s.copy(Kind.BYTE, seg, at, n * k.size, k, buf, off + first);
+            }
+        }
+    }
+
+    /**
+     * Allgather(v): each member writes the piece of its block into its slot of the half, and
+     * reads the others' pieces after the barrier. Blocks larger than a slot ({@code half / p},
+     * whole 8-byte words, so that pieces end on element boundaries of either kind) go in as many
+     * uses as the largest block needs.
+     */
+    void allgatherv(CollSchedule s, CollTeam t, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                    int[] counts, int[] displs, Kind rk) {
+        int p = t.size;
+        long slot = (half / p) & ~7L;
+        long largest = 0;
+        for (int q = 0; q < p; q++) {
+            largest = Math.max(largest, (long) counts[q] * rk.size);
+        }
+        s.copy(sk, sbuf, soff, scount, rk, rbuf, roff + displs[t.me]);
+        for (long from = 0; from < largest; from += slot) {
+            int at = next();
+            piece(s, sk, sbuf, soff, (long) scount * sk.size, from, slot, at + t.me * slot, true);
+            CollTree.dissemination(s, t);
+            for (int q = 0; q < p; q++) {
+                if (q != t.me) {
+                    piece(s, rk, rbuf, roff + displs[q], (long) counts[q] * rk.size, from, slot, at + q * slot, false);
+                }
+            }
+        }
+    }
+
+    /**
+     * Alltoall: the half is a p-by-p grid of cells; member r writes its block for q into cell
+     * (r, q) and, after the barrier, reads cell (q, r) from each q. Blocks larger than a cell go
+     * in pieces, a use each.
+     */
+    void alltoall(CollSchedule s, CollTeam t, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                  int rcount, Kind rk) {
+        int p = t.size;
+        long cell = (half / ((long) p * p)) & ~7L;
+        long block = (long) scount * sk.size;
+        s.copy(sk, sbuf, soff + t.me * scount, scount, rk, rbuf, roff + t.me * rcount);
+        for (long from = 0; from < block; from += cell) {
+            int at = next();
+            for (int q = 0; q < p; q++) {
+                if (q != t.me) {
+                    piece(s, sk, sbuf, soff + q * scount, block, from, cell, at + ((long) t.me * p + q) * cell, true);
+                }
+            }
+            CollTree.dissemination(s, t);
+            for (int q = 0; q < p; q++) {
+                if (q != t.me) {
+                    piece(s, rk, rbuf, roff + q * rcount, block, from, cell, at + ((long) q * p + t.me) * cell, false);
+                }
+            }
+        }
+    }
+
+    /**
+     * Copies bytes {@code [from, from + room)} of a block of {@code blockBytes} (its elements of
+     * {@code k} at {@code off} of {@code buf}) into the segment at {@code at} ({@code in}) or out
+     * of it; nothing if the block ends before {@code from}.
+     */
+    private void piece(CollSchedule s, Kind k, Object buf, int off, long blockBytes, long from, long room, long at,
+                       boolean in) {
+        long bytes = Math.min(room, blockBytes - from);
+        if (bytes <= 0) {
+            return;
+        }
+        int first = off + (int) (from / k.size);
+        if (in) {
+            s.copy(k, buf, first, (int) (bytes / k.size), Kind.BYTE, seg, (int) at);
+        } else {
+            s.copy(Kind.BYTE, seg, (int) at, (int) bytes, k, buf, first);
+        }
+    }
+
+    /** The bytes each half holds: {@code railyard.coll.shm.size / 2}, whole 8-byte words, at least 8 per cell. */
+    static long halfOf(long size, int p) {
+        long half = Math.min(1L << 30, (size / 2) & ~7L);
+        return Math.max(half, 8L * p * p);
+    }
+}
