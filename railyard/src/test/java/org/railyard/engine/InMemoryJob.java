@@ -97,15 +97,32 @@ final class InMemoryJob {
                     return null;
                 }));
             }
+            // every rank's failure; the one thrown is the first that is not a peer's death, since
+            // a rank that fails leaves the job and fails the others' waits on it
+            // (once one failed, the others get 10 s to fail in turn)
+            List<Throwable> failures = new ArrayList<>();
             for (Future<?> f : fs) {
                 try {
-                    f.get(120, TimeUnit.SECONDS);
+                    f.get(failures.isEmpty() ? 120 : 10, TimeUnit.SECONDS);
                 } catch (ExecutionException ex) {
-                    if (ex.getCause() instanceof Exception c) {
-                        throw c;
+                    failures.add(ex.getCause());
+                } catch (TimeoutException ex) {
+                    if (failures.isEmpty()) {
+                        throw ex;
                     }
-                    throw ex;
                 }
+            }
+            if (!failures.isEmpty()) {
+                Throwable first = failures.stream().filter(t -> !(t instanceof RailyardException r
+                        && r.errorClass() == ErrorClass.PEER_FAILED)).findFirst().orElse(failures.get(0));
+                failures.stream().filter(t -> t != first).forEach(first::addSuppressed);
+                if (first instanceof Exception c) {
+                    throw c;
+                }
+                if (first instanceof Error err) {
+                    throw err;
+                }
+                throw new ExecutionException(first);
             }
         } finally {
             pool.shutdownNow();
