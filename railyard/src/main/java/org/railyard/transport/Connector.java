@@ -614,15 +614,21 @@ public final class Connector implements LinkSource {
      * when it comes.
      */
     public static List<String> interfaceNets() {
-        List<String> out = new ArrayList<>();
+        return ipv4Interfaces().stream().map(a -> RailPaths.cidr((Inet4Address) a.getAddress(), a.getNetworkPrefixLength()))
+                .toList();
+    }
+
+    /** The IPv4 addresses of the interfaces that are up, loopback excepted, with their prefixes. */
+    private static List<InterfaceAddress> ipv4Interfaces() {
+        List<InterfaceAddress> out = new ArrayList<>();
         try {
             for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (!administrativelyUp(ni) || ni.isLoopback()) {
                     continue;
                 }
                 for (InterfaceAddress a : ni.getInterfaceAddresses()) {
-                    if (a.getAddress() instanceof Inet4Address v4) {
-                        out.add(RailPaths.cidr(v4, a.getNetworkPrefixLength()));
+                    if (a.getAddress() instanceof Inet4Address) {
+                        out.add(a);
                     }
                 }
             }
@@ -647,22 +653,7 @@ public final class Connector implements LinkSource {
     }
 
     private static List<InetAddress> interfaceAddresses() {
-        List<InetAddress> out = new ArrayList<>();
-        try {
-            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!administrativelyUp(ni) || ni.isLoopback()) {
-                    continue;
-                }
-                for (InetAddress a : Collections.list(ni.getInetAddresses())) {
-                    if (a instanceof Inet4Address) {
-                        out.add(a);
-                    }
-                }
-            }
-        } catch (SocketException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot list interfaces: " + e);
-        }
-        return out;
+        return ipv4Interfaces().stream().map(InterfaceAddress::getAddress).toList();
     }
 
     private static void closeQuietly(SocketChannel ch) {
