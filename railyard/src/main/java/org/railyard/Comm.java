@@ -39,10 +39,13 @@ import org.railyard.error.RailyardException;
  *
  * <p>An intercommunicator ({@link #isInter()}, from {@link #createIntercomm}) joins two groups:
  * point-to-point ranks name the remote group, {@link #size()} and {@link #rank()} are about the
- * local group, and barrier, bcast, allreduce, allgather, alltoall(v), gather(v), scatter(v) and
- * reduce work across the groups: each process gets what the other group gave (the root of bcast,
- * gather, scatter and reduce passes {@link #ROOT}, the rest of its group {@link #PROC_NULL}, and
- * the other group the root's rank there); other collectives are refused there.
+ * local group, and barrier, bcast, allreduce, allgather(v), alltoall(v, w), gather(v),
+ * scatter(v), reduce and reduce_scatter(_block) work across the groups: each process gets what the
+ * other group gave (the root of bcast, gather, scatter and reduce passes {@link #ROOT}, the rest of
+ * its group {@link #PROC_NULL}, and the other group the root's rank there; reduce_scatter spreads
+ * the reduction of the other group's vectors over this group, its counts being per process of
+ * this group). Scan, exscan and the neighbourhood collectives, which MPI defines within one
+ * group only, are refused there.
  *
  * <p>Threads: every method may be called from several threads at once (the engine serialises
  * them; see {@link Railyard}), except that two threads must not start collectives on the same
@@ -207,7 +210,6 @@ public final class Comm {
         return t.kind();
     }
 
-    /** The kind of a buffer that may be null where it is not significant (then {@code dflt}). */
     /**
      * The kind of {@code buf}, or of {@code other} when {@code buf} is null: the root of an
      * intercommunicator gather or reduce has nothing to send, that of a scatter nothing to

@@ -1,9 +1,10 @@
 package org.railyard.engine;
 
 /**
- * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather, alltoall(v),
- * gather(v), scatter(v) and reduce. Rooted ones take the root as broadcast does ({@link #bcast}).
- * Barrier, allreduce, allgather and reduce work through the local group's leaders (local rank 0 on either side): the
+ * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather(v),
+ * alltoall(v, w), gather(v), scatter(v), reduce and reduce_scatter(_block). Rooted ones take the
+ * root as broadcast does ({@link #bcast}). Barrier, allreduce, allgather, reduce and
+ * reduce_scatter work through the local group's leaders (local rank 0 on either side): the
  * groups first act within themselves on the intercommunicator's private local view, the two
  * leaders exchange across, and each leader passes on what it got; the others go straight
  * between the processes of the two groups.
@@ -78,13 +79,73 @@ final class CollInter {
      */
     static void alltoall(CollSchedule s, CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk,
                          Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
+        alltoallw(s, c, sbuf, soff, scounts, sdispls, null, sk, rbuf, roff, rcounts, rdispls, null, rk);
+    }
+
+    /**
+     * Alltoallw across the groups: as {@link #alltoall}, with the kind of block r given by
+     * {@code sks[r]} and {@code rks[r]} (or {@code sk} and {@code rk} for every block when those
+     * are null).
+     */
+    static void alltoallw(CollSchedule s, CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind[] sks,
+                          Kind sk, Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind[] rks, Kind rk) {
         for (int r = 0; r < c.size(); r++) {
-            s.recv(rbuf, rk, roff + at(rdispls, r), rcounts[r], r);
+            s.recv(rbuf, rks == null ? rk : rks[r], roff + at(rdispls, r), rcounts[r], r);
         }
         for (int r = 0; r < c.size(); r++) {
-            s.send(sbuf, sk, soff + at(sdispls, r), scounts[r], r);
+            s.send(sbuf, sks == null ? sk : sks[r], soff + at(sdispls, r), scounts[r], r);
         }
         s.round();
+    }
+
+    /**
+     * Allgatherv across the groups: every process sends its block to each process of the other
+     * group, and gets block r ({@code counts[r]} elements at {@code roff + displs[r]}) from process
+     * r of the other group; every pair at once (the counts differ, so there is no regular block to
+     * gather at a leader).
+     */
+    static void allgatherv(CollSchedule s, CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                           int[] counts, int[] displs, Kind rk) {
+        for (int r = 0; r < c.size(); r++) {
+            s.recv(rbuf, rk, roff + displs[r], counts[r], r);
+        }
+        for (int r = 0; r < c.size(); r++) {
+            s.send(sbuf, sk, soff, scount, r);
+        }
+        s.round();
+    }
+
+    /**
+     * Reduce-scatter across the groups: the reduction, in rank order, of the <em>other</em>
+     * group's vectors is scattered over this group, {@code counts[i]} elements to local process i
+     * (at {@code starts[i]} of the vector). Each group reduces its own vectors ({@code acc}) to its
+     * leader, the leaders swap, and each scatters what it received ({@code remote}, leader only).
+     */
+    static void reduceScatter(CollSchedule s, CommState c, Object acc, Object remote, Kind k, int n, int[] counts,
+                              int[] starts, Object rbuf, int roff) {
+        CollTeam team = reduceAndSwap(s, c, acc, remote, 0, k, n);
+        CollTree.linearScatterv(s, team, 0, remote, 0, counts, starts, k, rbuf, roff, counts[c.rank], k);
+    }
+
+    /**
+     * The first half of allreduce and reduce_scatter: each group reduces its vectors ({@code acc},
+     * {@code n} elements of {@code k}) to its leader in rank order, and the leaders swap, each
+     * receiving the other group's reduction into {@code into}. Leaves the schedule on the local
+     * view and returns the local group as a team, its leader member 0.
+     */
+    private static CollTeam reduceAndSwap(CollSchedule s, CommState c, Object acc, Object into, int intoOff, Kind k, int n) {
+        CommState local = c.localView();
+        CollTeam team = CollTeam.of(local);
+        s.on(local);
+        CollTree.binomialReduce(s, team, 0, acc, 0, k, n);
+        if (c.rank == 0) {
+            s.on(c);
+            s.send(acc, k, 0, n, 0);
+            s.recv(into, k, intoOff, n, 0);
+            s.round();
+            s.on(local);
+        }
+        return team;
     }
 
     /**
@@ -140,17 +201,7 @@ final class CollInter {
      * broadcasts what it received.
      */
     static void allreduce(CollSchedule s, CommState c, Object acc, Object result, int resOff, Kind k, int count) {
-        CommState local = c.localView();
-        CollTeam team = CollTeam.of(local);
-        s.on(local);
-        CollTree.binomialReduce(s, team, 0, acc, 0, k, count);
-        if (c.rank == 0) {
-            s.on(c);
-            s.send(acc, k, 0, count, 0);
-            s.recv(result, k, resOff, count, 0);
-            s.round();
-            s.on(local);
-        }
+        CollTeam team = reduceAndSwap(s, c, acc, result, resOff, k, count);
         CollTree.binomialBcast(s, team, 0, result, k, resOff, count);
     }
 

@@ -33,10 +33,11 @@ import java.util.HexFormat;
  * uses cannot interleave.
  *
  * <p>Setup, at the first collective of a communicator that qualifies: rank 0 creates the file
- * (owner-only, named after the job and a random number) and broadcasts its name, every member
- * maps it, an allreduce of "mapped" agrees, and rank 0 unlinks the file, which stays mapped. If
- * any member failed, none uses the segment and the communicator keeps its point-to-point
- * algorithms.
+ * (owner-only, named after the job and a random number, written out so that a full tmpfs fails
+ * here and not at a later copy) and broadcasts its name, every member maps it, an allreduce of
+ * "mapped" agrees, and rank 0 unlinks the file, which stays mapped. If any member failed, or has
+ * shm excluded from its transports, none uses the segment and the communicator keeps its
+ * point-to-point algorithms; the choice log says why.
  */
 final class CollShm {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
@@ -65,7 +66,9 @@ final class CollShm {
         byte[] name = new byte[NAME_BYTES];
         Path created = null;
         String why = null;
-        if (c.rank == 0) {
+        if (!e.sharesMemory()) {
+            why = "shm is not among this process's transports";
+        } else if (c.rank == 0) {
             try {
                 created = create(dir, e.jobId(), 2 * halfBytes);
                 byte[] b = created.getFileName().toString().getBytes(StandardCharsets.US_ASCII);
@@ -81,7 +84,7 @@ final class CollShm {
             int len = name[0] & 0xFF;
             if (len == 0) {
                 why = why != null ? why : "rank 0 of " + c.name() + " could not create it";
-            } else if (c.rank != 0 || why == null) {
+            } else if (why == null) {
                 try {
                     made = map(dir.resolve(new String(name, 1, len, StandardCharsets.US_ASCII)), halfBytes);
                 } catch (IOException | RuntimeException ex) {

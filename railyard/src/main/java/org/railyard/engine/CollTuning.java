@@ -181,6 +181,19 @@ final class CollTuning {
         bcastSegment = Math.max(1, bytes);
     }
 
+    /**
+     * The size from which bcast goes through the shared segment on {@code p} processes:
+     * {@link #BCAST_SHARED_PROP} up to 4 processes, a quarter of it for each doubling beyond. The
+     * tree's hops of the whole message grow with log2 p, the segment's copies do not (np 8, three
+     * alternating runs, mean us, segment from 1 B against from 256 KiB: 16 KiB 68.7, 148.5, 64.8
+     * against 27.9, 30.8, 24.9; 64 KiB 91.5, 83.5, 109.0 against 116.0, 133.3, 146.2; 128 KiB
+     * 120.5, 148.3, 99.0 against 225.0, 262.8, 219.5).
+     */
+    long bcastSharedFrom(int p) {
+        int doublings = 32 - Integer.numberOfLeadingZeros(Math.max(1, p - 1)) - 2;
+        return doublings <= 0 ? bcastShared : bcastShared >> Math.min(62, 2 * doublings);
+    }
+
     /** Sets the size of the shared segments mapped from now on (tests use small ones to make many pieces). */
     void shmSize(long bytes) {
         shmSize = bytes;

@@ -25,7 +25,8 @@ import org.railyard.error.RailyardException;
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>blocking, n &ge; 256 KiB, all on one node: the communicator's shared
+ * <tr><td>bcast</td><td>blocking, n &ge; 256 KiB (a quarter of that per doubling of p beyond 4),
+ *   all on one node: the communicator's shared
  *   segment ({@link CollShm}: the root copies in, the others copy out after a barrier); else
  *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
@@ -53,9 +54,10 @@ import org.railyard.error.RailyardException;
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
  *   exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
- * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather and reduce through the
- *   two group leaders; alltoall(v), gather(v) and scatter(v) straight between the groups
- *   ({@link CollInter}); other collectives are refused on an intercommunicator</td></tr>
+ * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather, reduce and
+ *   reduce_scatter(_block) through the two group leaders; allgatherv, alltoall(v, w), gather(v) and
+ *   scatter(v) straight between the groups ({@link CollInter}); scan, exscan and the neighbourhood
+ *   collectives are refused on an intercommunicator</td></tr>
  * </table>
  * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
  * root; reduction vectors are split only between items ({@link Reduction#width()}).
@@ -97,8 +99,8 @@ public final class Collectives {
     private static final int NEIGHBOUR_ALLTOALLV = 20;
     private static final int NEIGHBOUR_ALLTOALLW = 21;
     /** The collectives an intercommunicator offers ({@link CollInter}). */
-    private static final int[] ON_INTER = {BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, GATHER, GATHERV,
-        SCATTER, SCATTERV, REDUCE};
+    private static final int[] ON_INTER = {BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL, ALLTOALLV,
+        ALLTOALLW, GATHER, GATHERV, SCATTER, SCATTERV, REDUCE, REDUCE_SCATTER, REDUCE_SCATTER_BLOCK};
     private static final int SIZE_CLASSES = 34;
 
     static final String DISSEMINATION = "dissemination";
@@ -279,8 +281,9 @@ public final class Collectives {
      * choice log gives it) on {@code c}, mapped at the first call that qualifies; null when the
      * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
      * call moves less than {@code from} bytes and the segment is not forced, another algorithm is
-     * forced, the communicator is an intercommunicator or spans several nodes, or shared memory is
-     * not among the transports. Every member decides alike from the same settings.
+     * forced, the communicator is an intercommunicator or spans several nodes, or some member
+     * could not map it (shared memory is not among its transports, say: {@link CollShm#attach}
+     * agrees on that once). Every member decides alike from the same settings.
      */
     private CollShm shared(CommState c, int id, long bytes, long from) {
         if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || c.shmRefused || c.shmSetup) {
@@ -290,7 +293,7 @@ public final class Collectives {
         if (f != null ? !f.equals(CollShm.NAME) : bytes < from) {
             return null;
         }
-        if (nodes(c).count != 1 || !engine.sharesMemory()) {
+        if (nodes(c).count != 1) {
             return null;
         }
         if (c.shm == null) {
@@ -490,7 +493,7 @@ public final class Collectives {
         }
         checkRoot(c, root);
         checkBuffer("bcast buffer", buf, k, off, count);
-        CollShm shm = blocking ? shared(c, BCAST, bytes, tuning.bcastShared) : null;
+        CollShm shm = blocking ? shared(c, BCAST, bytes, tuning.bcastSharedFrom(c.size())) : null;
         if (shm != null) {
             CollSchedule s = schedule(c, BCAST, null, bytes, CollShm.NAME);
             shm.bcast(s, CollTeam.of(c), root, buf, k, off, count);
@@ -653,7 +656,9 @@ public final class Collectives {
 
     /**
      * Element-wise reduction of everyone's {@code sbuf} (of {@code sum(counts)} elements), whose
-     * block r ({@code counts[r]} elements, in rank order) goes to rank r's {@code rbuf}.
+     * block r ({@code counts[r]} elements, in rank order) goes to rank r's {@code rbuf}. On an
+     * intercommunicator, the reduction of the other group's vectors, with {@code counts} per
+     * process of this group (both groups' totals must agree, as in MPI).
      */
     public Transfer ireduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k,
                                    Reduction op) {
@@ -663,7 +668,7 @@ public final class Collectives {
     /** {@link #ireduceScatter} with {@code count} elements for every rank. */
     public Transfer ireduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
                                         Reduction op) {
-        int[] counts = new int[c.size()];
+        int[] counts = new int[c.localSize()];
         java.util.Arrays.fill(counts, count);
         return reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, counts, k, op);
     }
@@ -671,7 +676,8 @@ public final class Collectives {
     private Transfer reduceScatter(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts,
                                    Kind k, Reduction op) {
         check(c, id);
-        int p = c.size();
+        // on an intercommunicator the counts are those of the local group, which the result is scattered over
+        int p = c.localSize();
         if (counts == null || counts.length < p) {
             throw new RailyardException(ErrorClass.ARG, NAMES[id] + ": counts need " + p + " entries");
         }
@@ -693,6 +699,14 @@ public final class Collectives {
         }
         int n = (int) total;
         long bytes = total * k.size;
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, id, op, bytes, INTER);
+            Object acc = n == 0 ? null : s.scratch(k, n);
+            s.copy(k, sbuf, soff, acc, 0, n);
+            CollInter.reduceScatter(s, c, acc, c.rank == 0 && n > 0 ? s.scratch(k, n) : null, k, n, counts,
+                    starts(counts, p), rbuf, roff);
+            return start(s);
+        }
         String algo = p == 1 || n == 0 ? LOCAL
                 : bytes < tuning.reduceScatterShort ? pick(id, ALLREDUCE_COPY, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
                 : op.commutative() ? pick(id, RING, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
@@ -701,10 +715,7 @@ public final class Collectives {
             algo = REDUCE_SCATTERV;
         }
         CollSchedule s = schedule(c, id, op, bytes, algo);
-        int[] starts = new int[p + 1];
-        for (int r = 0; r < p; r++) {
-            starts[r + 1] = starts[r] + counts[r];
-        }
+        int[] starts = starts(counts, p);
         Object acc = n == 0 ? null : s.scratch(k, n);
         s.copy(k, sbuf, soff, acc, 0, n);
         CollTeam t = CollTeam.of(c);
@@ -721,6 +732,15 @@ public final class Collectives {
             s.copy(k, acc, starts[c.rank], rbuf, roff, mine);
         }
         return start(s);
+    }
+
+    /** Where each of the first {@code p} blocks of {@code counts} starts when they lie end to end; entry p is the total. */
+    private static int[] starts(int[] counts, int p) {
+        int[] starts = new int[p + 1];
+        for (int r = 0; r < p; r++) {
+            starts[r + 1] = starts[r] + counts[r];
+        }
+        return starts;
     }
 
     public void reduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k, Reduction op) {
@@ -926,9 +946,13 @@ public final class Collectives {
         checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
         checkBlocks(NAMES[id] + " receive", rbuf, rk, roff, counts, displs, p);
         if (c.isInter()) {
-            // allgather only (check), so the blocks are regular: one per process of the other group
             CollSchedule s = schedule(c, id, null, sum(counts, p) * rk.size, INTER);
-            CollInter.allgather(s, c, sbuf, soff, scount, sk, rbuf, roff, p == 0 ? 0 : counts[0], rk);
+            if (id == ALLGATHER) {
+                // regular blocks, one per process of the other group: through the leaders
+                CollInter.allgather(s, c, sbuf, soff, scount, sk, rbuf, roff, p == 0 ? 0 : counts[0], rk);
+            } else {
+                CollInter.allgatherv(s, c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+            }
             return start(s);
         }
         if ((long) scount * sk.size != (long) counts[c.rank] * rk.size) {
@@ -1065,13 +1089,18 @@ public final class Collectives {
         }
         long bytes = 0;
         for (int r = 0; r < p; r++) {
-            if (scounts[r] > 0 || r == c.rank) {
+            if (scounts[r] > 0 || (r == c.rank && !c.isInter())) {
                 checkBuffer("alltoallw send block of rank " + r, sbuf, sks[r], sdispls[r], scounts[r]);
             }
-            if (rcounts[r] > 0 || r == c.rank) {
+            if (rcounts[r] > 0 || (r == c.rank && !c.isInter())) {
                 checkBuffer("alltoallw receive block of rank " + r, rbuf, rks[r], rdispls[r], rcounts[r]);
             }
             bytes += (long) scounts[r] * sks[r].size;
+        }
+        if (c.isInter()) {
+            CollSchedule s = schedule(c, ALLTOALLW, null, bytes / Math.max(1, p), INTER);
+            CollInter.alltoallw(s, c, sbuf, 0, scounts, sdispls, sks, null, rbuf, 0, rcounts, rdispls, rks, null);
+            return start(s);
         }
         CollSchedule s = schedule(c, ALLTOALLW, null, bytes / p, LINEAR);
         CollExchange.linearW(s, CollTeam.of(c), sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks);

@@ -124,6 +124,124 @@ class CollCommunicatorsTest {
         });
     }
 
+    /** Keeps its left operand: associative, not commutative; a reduction in rank order yields the lowest rank's vector. */
+    static final Reduction LEFT = Reduction.of("LEFT", false, 1, (k, in, inOff, inout, ioOff, count) ->
+            System.arraycopy(in, inOff, inout, ioOff, count));
+
+    /**
+     * The collectives MPI defines on an intercommunicator besides mpiJava's: allgatherv (blocks
+     * of 0 to 2 elements with a gap before each), reduce_scatter with a commutative and a
+     * non-commutative operation (the other group's reduction in its rank order, spread over this
+     * group by this group's counts), reduce_scatter_block when the groups are of one size, and
+     * alltoallw (ints to even remote ranks, doubles to odd ones), at 3, 5 and 8 processes split
+     * into a low and a high group.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {3, 5, 8})
+    void moreCollectivesAcrossIntercommunicators(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            int h = n / 2;
+            CommState half = e.split(w, me < h ? 0 : 1, me);
+            CommState inter = Communicators.intercommCreate(e, half, 0, w, me < h ? h : 0, 78);
+            int remote = inter.size();
+            int local = inter.localSize();
+            int lr = half.rank();
+            int remoteBase = me < h ? h : 0;
+            // allgatherv: world rank q gives q % 3 elements 10q, 10q + 1, ...
+            long[] mine = new long[me % 3];
+            for (int x = 0; x < mine.length; x++) {
+                mine[x] = 10L * me + x;
+            }
+            int[] counts = new int[remote];
+            int[] displs = new int[remote];
+            int at = 1;
+            for (int r = 0; r < remote; r++) {
+                counts[r] = (remoteBase + r) % 3;
+                displs[r] = at;
+                at += counts[r] + 1;
+            }
+            long[] all = new long[at];
+            c.allgatherv(inter, mine, 0, mine.length, Kind.LONG, all, 0, counts, displs, Kind.LONG);
+            for (int r = 0; r < remote; r++) {
+                for (int x = 0; x < counts[r]; x++) {
+                    assertThat(all[displs[r] + x]).as("allgatherv block %d", r).isEqualTo(10L * (remoteBase + r) + x);
+                }
+                assertThat(all[displs[r] - 1]).as("gap before block %d", r).isZero();
+            }
+            // reduce_scatter: vectors of 7 over either group, local process i gets 7 / local (+1)
+            int total = 7;
+            int[] rc = new int[local];
+            for (int i = 0; i < local; i++) {
+                rc[i] = total / local + (i < total % local ? 1 : 0);
+            }
+            int first = 0;
+            for (int i = 0; i < lr; i++) {
+                first += rc[i];
+            }
+            long[] v = new long[total];
+            for (int x = 0; x < total; x++) {
+                v[x] = 100L * me + x;
+            }
+            long remoteSum = 0;
+            for (int r = 0; r < remote; r++) {
+                remoteSum += remoteBase + r;
+            }
+            long[] got = new long[rc[lr]];
+            c.reduceScatter(inter, v, 0, got, 0, rc, Kind.LONG, Reduction.SUM);
+            for (int x = 0; x < got.length; x++) {
+                assertThat(got[x]).as("reduce_scatter SUM element %d", first + x).isEqualTo(100 * remoteSum + remote * (long) (first + x));
+            }
+            c.reduceScatter(inter, v, 0, got, 0, rc, Kind.LONG, LEFT);
+            for (int x = 0; x < got.length; x++) {
+                assertThat(got[x]).as("reduce_scatter in rank order, element %d", first + x).isEqualTo(100L * remoteBase + first + x);
+            }
+            if (local == remote) {
+                long[] vb = new long[3 * local];
+                for (int x = 0; x < vb.length; x++) {
+                    vb[x] = 100L * me + x;
+                }
+                long[] block = new long[3];
+                c.reduceScatterBlock(inter, vb, 0, block, 0, 3, Kind.LONG, Reduction.SUM);
+                for (int x = 0; x < 3; x++) {
+                    assertThat(block[x]).as("reduce_scatter_block element %d", x).isEqualTo(100 * remoteSum + remote * (long) (3 * lr + x));
+                }
+            }
+            // alltoallw: two ints to even remote ranks, two doubles to odd ones, a byte buffer each way
+            Kind[] stypes = new Kind[remote];
+            Kind[] rtypes = new Kind[remote];
+            int[] cnt = new int[remote];
+            int[] sdsp = new int[remote];
+            int[] rdsp = new int[remote];
+            java.nio.ByteBuffer sb = java.nio.ByteBuffer.allocate(16 * remote).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            for (int r = 0; r < remote; r++) {
+                stypes[r] = r % 2 == 0 ? Kind.INT : Kind.DOUBLE;
+                rtypes[r] = lr % 2 == 0 ? Kind.INT : Kind.DOUBLE;
+                cnt[r] = 2;
+                sdsp[r] = r * 16 / stypes[r].size;
+                rdsp[r] = r * 16 / rtypes[r].size;
+                if (stypes[r] == Kind.INT) {
+                    sb.putInt(16 * r, me).putInt(16 * r + 4, r);
+                } else {
+                    sb.putDouble(16 * r, me + 0.5).putDouble(16 * r + 8, r + 0.25);
+                }
+            }
+            java.nio.ByteBuffer rb = java.nio.ByteBuffer.allocate(16 * remote).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            c.alltoallw(inter, sb, cnt, sdsp, stypes, rb, cnt, rdsp, rtypes);
+            for (int r = 0; r < remote; r++) {
+                if (lr % 2 == 0) {
+                    assertThat(rb.getInt(16 * r)).as("alltoallw from %d", r).isEqualTo(remoteBase + r);
+                    assertThat(rb.getInt(16 * r + 4)).isEqualTo(lr);
+                } else {
+                    assertThat(rb.getDouble(16 * r)).as("alltoallw from %d", r).isEqualTo(remoteBase + r + 0.5);
+                    assertThat(rb.getDouble(16 * r + 8)).isEqualTo(lr + 0.25);
+                }
+            }
+        });
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {3, 5, 8})
     void createFromGroupAndIntercommunicators(int n) throws Exception {
