@@ -25,8 +25,8 @@ import org.railyard.error.RailyardException;
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>blocking, n &ge; 256 KiB (a quarter of that per doubling of p beyond 4),
- *   all on one node: the communicator's shared
+ * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 256 KiB (a quarter of that per doubling of p
+ *   beyond 4), all on one node: the communicator's shared
  *   segment ({@link CollShm}: the root copies in, the others copy out after a barrier); else
  *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
@@ -45,10 +45,10 @@ import org.railyard.error.RailyardException;
  * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
  * <tr><td>gather, scatter</td><td>p &times; block &lt; 16 KiB: binomial tree; else linear</td></tr>
  * <tr><td>gatherv, scatterv</td><td>linear (only the root knows every count)</td></tr>
- * <tr><td>allgather(v)</td><td>blocking, total &ge; 64 KiB, all on one node: the shared
+ * <tr><td>allgather(v)</td><td>blocking, p &ge; 3, total &ge; 64 KiB, all on one node: the shared
  *   segment; else p a power of two and total &lt; 512 KiB: recursive doubling;
  *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
- * <tr><td>alltoall</td><td>blocking, block &ge; 1 MiB, all on one node: the shared segment; else
+ * <tr><td>alltoall</td><td>blocking, p &ge; 3, block &ge; 1 MiB, all on one node: the shared segment; else
  *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB: pairwise
  *   exchange; else everything posted at once (linear)</td></tr>
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
@@ -280,7 +280,8 @@ public final class Collectives {
      * The shared segment for a blocking collective {@code id} of {@code bytes} (the size the
      * choice log gives it) on {@code c}, mapped at the first call that qualifies; null when the
      * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
-     * call moves less than {@code from} bytes and the segment is not forced, another algorithm is
+     * call moves less than {@code from} bytes or has fewer than 3 processes and the segment is not
+     * forced, another algorithm is
      * forced, the communicator is an intercommunicator or spans several nodes, or some member
      * could not map it (shared memory is not among its transports, say: {@link CollShm#attach}
      * agrees on that once). Every member decides alike from the same settings.
@@ -290,7 +291,9 @@ public final class Collectives {
             return null;
         }
         String f = tuning.forced(NAMES[id]);
-        if (f != null ? !f.equals(CollShm.NAME) : bytes < from) {
+        // between two processes every byte is copied twice either way, and the ring overlaps the
+        // writer's copy with the reader's where the segment puts a barrier between them
+        if (f != null ? !f.equals(CollShm.NAME) : bytes < from || c.size() < 3) {
             return null;
         }
         if (nodes(c).count != 1) {

@@ -11,7 +11,8 @@ import org.railyard.error.RailyardException;
  * communicator's shared segment by default (the test reads the choice log to know). Argument
  * {@code check}: a bcast of 1 MiB and 8 bytes from every root, an allgather of 160 KB from each,
  * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, on the world and on a
- * split of it; each verified element by element, then {@code OK shared rank R}. Argument
+ * split of it (all ranks but the last, and the last alone); each verified element by element,
+ * then {@code OK shared rank R}. Argument
  * {@code die}: after one large bcast (the segment is mapped), the last rank halts; the others
  * then start another and must see it fail, printing {@code FAILED <error class> <message>}, not
  * wait for ever.
@@ -34,8 +35,9 @@ public final class SharedSegmentRanks {
                 return;
             }
             check(world, "world");
-            Comm half = world.split(me % 2, me);
-            check(half, "split");
+            // all but the last rank, which makes a communicator of its own
+            Comm part = world.split(me == p - 1 ? 1 : 0, me);
+            check(part, "split");
             System.out.println("OK shared rank " + me);
         }
     }
