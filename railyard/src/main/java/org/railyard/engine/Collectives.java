@@ -281,10 +281,10 @@ public final class Collectives {
      * choice log gives it) on {@code c}, mapped at the first call that qualifies; null when the
      * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
      * call moves less than {@code from} bytes or has fewer than 3 processes and the segment is not
-     * forced, another algorithm is
-     * forced, the communicator is an intercommunicator or spans several nodes, or some member
-     * could not map it (shared memory is not among its transports, say: {@link CollShm#attach}
-     * agrees on that once). Every member decides alike from the same settings.
+     * forced, another algorithm is forced, the communicator is an intercommunicator or spans
+     * several nodes, or some member could not map it (shared memory is not among its transports,
+     * say: {@link CollShm#attach} agrees on that once). Every member decides alike from the same
+     * settings.
      */
     private CollShm shared(CommState c, int id, long bytes, long from) {
         if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || c.shmRefused || c.shmSetup) {
