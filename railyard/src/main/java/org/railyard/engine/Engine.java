@@ -138,9 +138,14 @@ public final class Engine implements FrameSink {
         this.world = new CommState(0, all, size, rank, "WORLD");
         this.self = new CommState(2, new int[] {rank}, size, rank, "SELF");
         this.collectives = new Collectives(this);
-        boolean oversubscribed = size > processors;
+        boolean oversubscribed = size >= processors;
         // with more ranks than processors a waiter yields at once: the rank it waits for needs the
-        // core (np 4 on 2 cores: barrier 40-60 us after 200 polls, 8-11 us yielding at once)
+        // core (np 4 on 2 cores: barrier 40-60 us after 200 polls, 8-11 us yielding at once). So it
+        // does with as many: each rank is a JVM whose agent, JIT compiler and collector need a core
+        // now and then, and a waiter spinning through its polls then holds off the rank it waits
+        // for (np 2 on 2 cores, RyCollPeer all --sizes 64k:1m: with 20000 polls, one or two sizes
+        // of alltoall took 0.7-3.6 ms a call, mean, in five of eight runs, against 10-420 us at the
+        // other sizes; with none, no such size in six runs; latency of 8 B 0.81-1.21 us either way)
         long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 0 : Config.IDLE_SPINS_DEFAULT);
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);

@@ -88,7 +88,7 @@ public final class Config {
     public static final String PRINT_CHOICES_PROP = "railyard.print.choices";
     public static final boolean PRINT_CHOICES_DEFAULT = false;
 
-    /** Busy-poll iterations of an idle waiter before it yields, then parks. */
+    /** Busy-poll iterations of an idle waiter before it yields, then parks (0 by default when the ranks fill the cores). */
     public static final String IDLE_SPINS_PROP = "railyard.idle.spins";
     public static final long IDLE_SPINS_DEFAULT = 20_000;
 
