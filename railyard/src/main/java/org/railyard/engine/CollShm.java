@@ -3,14 +3,10 @@ package org.railyard.engine;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
-import java.util.HexFormat;
+import org.railyard.util.SharedFiles;
 
 /**
  * The shared segment of a communicator whose processes all run on one node: a tmpfs file mapped
@@ -43,7 +39,6 @@ final class CollShm {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
     static final String NAME = "shared-segment";
     private static final int NAME_BYTES = 200;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Arena arena;
     private final MemorySegment seg;
@@ -62,7 +57,7 @@ final class CollShm {
      * Collective: every member calls it at the same point.
      */
     static CollShm attach(Engine e, Collectives coll, CommState c, long halfBytes) {
-        Path dir = directory();
+        Path dir = SharedFiles.directory();
         byte[] name = new byte[NAME_BYTES];
         Path created = null;
         String why = null;
@@ -113,31 +108,9 @@ final class CollShm {
         return null;
     }
 
-    private static Path directory() {
-        Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-    }
-
     private static Path create(Path dir, String jobId, long bytes) throws IOException {
-        String job = jobId.replaceAll("[^A-Za-z0-9_.-]", "_");
-        job = job.length() > 100 ? job.substring(0, 100) : job;
-        Path file = dir.resolve("railyard-" + job + "-coll-" + HexFormat.of().toHexDigits(RANDOM.nextLong()));
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            // written out, not sparse: a tmpfs too small for it fails here, with a message, rather
-            // than with SIGBUS at the first copy into a page it cannot give
-            java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocateDirect((int) Math.min(bytes, 1 << 20));
-            for (long at = 0; at < bytes; at += zeros.capacity()) {
-                zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
-                while (zeros.hasRemaining()) {
-                    ch.write(zeros, at + zeros.position());
-                }
-            }
-        } catch (IOException | RuntimeException ex) {
-            Files.deleteIfExists(file);
-            throw ex;
-        }
+        Path file = dir.resolve(SharedFiles.name(jobId, "coll"));
+        SharedFiles.create(file, bytes, true);
         return file;
     }
 
@@ -146,12 +119,9 @@ final class CollShm {
             throw new IOException("the shared segment's name is not Railyard's: " + file);
         }
         Arena arena = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            if (ch.size() != 2 * halfBytes) {
-                throw new IOException(file + " has " + ch.size() + " bytes, expected " + 2 * halfBytes
-                        + " (is railyard.coll.shm.size the same in every process?)");
-            }
-            return new CollShm(arena, ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * halfBytes, arena), halfBytes);
+        try {
+            return new CollShm(arena, SharedFiles.map(file, 2 * halfBytes, arena,
+                    " (is railyard.coll.shm.size the same in every process?)"), halfBytes);
         } catch (IOException | RuntimeException ex) {
             arena.close();
             throw ex;

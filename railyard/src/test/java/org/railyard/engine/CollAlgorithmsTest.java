@@ -147,8 +147,9 @@ class CollAlgorithmsTest {
                     for (int root = 0; root < n; root++) {
                         bcastFromRoot(c, w, me, count, root, "shared segment of " + size + " B");
                     }
-                    long[] nb = new long[count];
+                    long[] nb = me == 0 ? contribution(0, count, Reduction.SUM) : new long[count];
                     e.await(c.ibcast(w, nb, Kind.LONG, 0, count, 0));
+                    assertThat(nb).as("non-blocking bcast between, count %d", count).isEqualTo(contribution(0, count, Reduction.SUM));
                     allgatherChecked(c, w, me, n, count, "through " + size + " B");
                     alltoallChecked(c, w, me, n, count, "through " + size + " B");
                 }

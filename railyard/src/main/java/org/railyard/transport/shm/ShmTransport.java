@@ -3,18 +3,15 @@ package org.railyard.transport.shm;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.util.Config;
+import org.railyard.util.SharedFiles;
 
 /**
  * Shared memory between processes of one node: a file in {@code /dev/shm} (tmpfs) mapped by both,
@@ -27,7 +24,6 @@ public final class ShmTransport implements Transport {
     private int maxFrame;
     private Path dir;
     private TransportEnv env;
-    private final SecureRandom random = new SecureRandom();
 
     @Override public String name() { return "shm"; }
     @Override public int priority() { return 80; }
@@ -48,8 +44,7 @@ public final class ShmTransport implements Transport {
             throw new IllegalArgumentException("setting " + Config.SHM_RING_PROP + " = " + ringBytes
                     + " must be a power of two of at least 4096");
         }
-        Path shm = Path.of("/dev/shm");
-        dir = Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        dir = SharedFiles.directory();
         return true;
     }
 
@@ -60,15 +55,8 @@ public final class ShmTransport implements Transport {
 
     @Override
     public String offer(int peer, AddressCard peerCard) throws IOException {
-        String name = "railyard-" + env.jobId().replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + env.rank() + "-" + peer
-                + "-" + HexFormat.of().toHexDigits(random.nextInt());
-        Path file = dir.resolve(name);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-            ch.truncate(0);
-            ch.write(java.nio.ByteBuffer.allocate(1), 2 * FrameRing.bytesFor(ringBytes) - 1);
-        }
+        Path file = dir.resolve(SharedFiles.name(env.jobId(), env.rank() + "-" + peer));
+        SharedFiles.create(file, 2 * FrameRing.bytesFor(ringBytes), false);
         return file + "|" + ringBytes + "|" + maxFrame;
     }
 
@@ -110,11 +98,8 @@ public final class ShmTransport implements Transport {
         long each = FrameRing.bytesFor(ring);
         Arena arena = Arena.ofShared();
         MemorySegment all;
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            if (ch.size() != 2 * each) {
-                throw new IOException("shm file " + file + " has " + ch.size() + " bytes, expected " + 2 * each);
-            }
-            all = ch.map(FileChannel.MapMode.READ_WRITE, 0, 2 * each, arena);
+        try {
+            all = SharedFiles.map(file, 2 * each, arena, " for the shm rings");
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
