@@ -49,10 +49,10 @@ import org.railyard.error.RailyardException;
  *   segment; else p a power of two and total &lt; 512 KiB: recursive doubling;
  *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
  * <tr><td>alltoall</td><td>blocking, p &ge; 3, block &ge; 1 MiB, all on one node: the shared segment; else
- *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB: pairwise
- *   exchange; else everything posted at once (linear)</td></tr>
- * <tr><td>alltoallv</td><td>average block &ge; 256 KiB: pairwise exchange; else linear (the two
- *   exchange the same messages, so ranks may choose differently)</td></tr>
+ *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB over several nodes (1 MiB on one):
+ *   pairwise exchange; else everything posted at once (linear)</td></tr>
+ * <tr><td>alltoallv</td><td>average block &ge; 256 KiB over several nodes (1 MiB on one): pairwise
+ *   exchange; else linear (the two exchange the same messages, so ranks may choose differently)</td></tr>
  * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
  * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather, reduce and
  *   reduce_scatter(_block) through the two group leaders; allgatherv, alltoall(v, w), gather(v) and
@@ -267,6 +267,11 @@ public final class Collectives {
             }
         }
         return dflt;
+    }
+
+    /** The block size from which alltoall(v) goes pairwise: larger when every member is on one node. */
+    private long alltoallLong(CommState c) {
+        return nodes(c).count == 1 ? tuning.alltoallLongNode : tuning.alltoallLong;
     }
 
     private CollNodes nodes(CommState c) {
@@ -1033,7 +1038,7 @@ public final class Collectives {
         }
         String dflt = p == 1 ? LOCAL
                 : block <= tuning.alltoallShort && p >= tuning.alltoallBruckMinP ? BRUCK
-                : block >= tuning.alltoallLong ? PAIRWISE : LINEAR;
+                : block >= alltoallLong(c) ? PAIRWISE : LINEAR;
         String algo = dflt == LOCAL ? LOCAL : pick(ALLTOALL, dflt, BRUCK, PAIRWISE, LINEAR);
         CollSchedule s = schedule(c, ALLTOALL, null, block, algo);
         CollTeam t = CollTeam.of(c);
@@ -1064,7 +1069,7 @@ public final class Collectives {
             CollInter.alltoall(s, c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
             return start(s);
         }
-        String algo = pick(ALLTOALLV, most / p >= tuning.alltoallLong ? PAIRWISE : LINEAR, PAIRWISE, LINEAR);
+        String algo = pick(ALLTOALLV, most / p >= alltoallLong(c) ? PAIRWISE : LINEAR, PAIRWISE, LINEAR);
         CollSchedule s = schedule(c, ALLTOALLV, null, most / p, algo);
         if (algo == PAIRWISE) {
             CollExchange.pairwise(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);

@@ -515,6 +515,28 @@ class CollAlgorithmsTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4})
+    void alltoallOfLargeBlocksPostsEverythingOnOneNodeAndGoesPairwiseOverSeveral(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            // 40 000 longs: 320 000 B a block, above the pairwise threshold of several nodes, below that of one
+            alltoallChecked(c, w, me, n, 40_000, "one node");
+            String[] nodes = new String[n];
+            for (int r = 0; r < n; r++) {
+                nodes[r] = "node-" + r % 2;
+            }
+            c.assumeNodes(w, nodes);
+            alltoallChecked(c, w, me, n, 40_000, "two nodes");
+            String log = e.describeChoices();
+            assertThat(log).contains("alltoall [256 KiB, 512 KiB): linear")
+                    .contains("alltoall [256 KiB, 512 KiB): pairwise");
+            assertThat(log.indexOf(": linear")).isLessThan(log.indexOf(": pairwise"));
+        });
+    }
+
     private static final ConcurrentHashMap<String, AtomicInteger> ARRIVED = new ConcurrentHashMap<>();
 
     @ParameterizedTest
