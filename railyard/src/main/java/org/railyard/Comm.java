@@ -827,6 +827,136 @@ public final class Comm {
                 () -> ialltoall(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
     }
 
+    /** A persistent {@link #issend}: each instance completes once the receive has matched it. */
+    public Persistent ssendInit(Object buf, int offset, int count, int dest, int tag) {
+        return Persistent.of("ssendInit to " + dest + " tag " + tag + " on " + name(),
+                () -> issend(buf, offset, count, dest, tag));
+    }
+
+    // The vector forms below keep their own copies of the count and displacement arrays, taken
+    // here: an instance started later moves what the call named, even if the caller reuses them.
+
+    /** A persistent {@link #igatherv} (collective). */
+    public Persistent gathervInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                  int[] recvcounts, int[] displs, int root) {
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(displs);
+        return Persistent.of("gathervInit on " + name(),
+                () -> igatherv(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, rc, rd, root));
+    }
+
+    /** A persistent {@link #iscatterv} (collective). */
+    public Persistent scattervInit(Object sendbuf, int sendoffset, int[] sendcounts, int[] displs, Object recvbuf,
+                                   int recvoffset, int recvcount, int root) {
+        int[] sc = copy(sendcounts);
+        int[] sd = copy(displs);
+        return Persistent.of("scattervInit on " + name(),
+                () -> iscatterv(sendbuf, sendoffset, sc, sd, recvbuf, recvoffset, recvcount, root));
+    }
+
+    /** A persistent {@link #iallgatherv} (collective). */
+    public Persistent allgathervInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf, int recvoffset,
+                                     int[] recvcounts, int[] displs) {
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(displs);
+        return Persistent.of("allgathervInit on " + name(),
+                () -> iallgatherv(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, rc, rd));
+    }
+
+    /** A persistent {@link #ialltoallv} (collective). */
+    public Persistent alltoallvInit(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls, Object recvbuf,
+                                    int recvoffset, int[] recvcounts, int[] rdispls) {
+        int[] sc = copy(sendcounts);
+        int[] sd = copy(sdispls);
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(rdispls);
+        return Persistent.of("alltoallvInit on " + name(),
+                () -> ialltoallv(sendbuf, sendoffset, sc, sd, recvbuf, recvoffset, rc, rd));
+    }
+
+    /** A persistent {@link #ialltoallw} (collective). */
+    public Persistent alltoallwInit(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes, Object recvbuf,
+                                    int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        int[] sc = copy(sendcounts);
+        int[] sd = copy(sdispls);
+        Datatype[] st = copy(sendtypes);
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(rdispls);
+        Datatype[] rt = copy(recvtypes);
+        return Persistent.of("alltoallwInit on " + name(), () -> ialltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt));
+    }
+
+    /** A persistent {@link #ireduceScatter} (collective). */
+    public Persistent reduceScatterInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset, int[] recvcounts,
+                                        Op op) {
+        int[] rc = copy(recvcounts);
+        return Persistent.of("reduceScatterInit on " + name(),
+                () -> ireduceScatter(sendbuf, sendoffset, recvbuf, recvoffset, rc, op));
+    }
+
+    /** A persistent {@link #ireduceScatterBlock} (collective). */
+    public Persistent reduceScatterBlockInit(Object sendbuf, int sendoffset, Object recvbuf, int recvoffset,
+                                             int recvcount, Op op) {
+        return Persistent.of("reduceScatterBlockInit on " + name(),
+                () -> ireduceScatterBlock(sendbuf, sendoffset, recvbuf, recvoffset, recvcount, op));
+    }
+
+    /** A persistent {@link #ineighbourAllgather} (collective over the topology's neighbours). */
+    public Persistent neighbourAllgatherInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf,
+                                             int recvoffset, int recvcount) {
+        return Persistent.of("neighbourAllgatherInit on " + name(),
+                () -> ineighbourAllgather(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
+    }
+
+    /** A persistent {@link #ineighbourAllgatherv} (collective over the topology's neighbours). */
+    public Persistent neighbourAllgathervInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf,
+                                              int recvoffset, int[] recvcounts, int[] displs) {
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(displs);
+        return Persistent.of("neighbourAllgathervInit on " + name(),
+                () -> ineighbourAllgatherv(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, rc, rd));
+    }
+
+    /** A persistent {@link #ineighbourAlltoall} (collective over the topology's neighbours). */
+    public Persistent neighbourAlltoallInit(Object sendbuf, int sendoffset, int sendcount, Object recvbuf,
+                                            int recvoffset, int recvcount) {
+        return Persistent.of("neighbourAlltoallInit on " + name(),
+                () -> ineighbourAlltoall(sendbuf, sendoffset, sendcount, recvbuf, recvoffset, recvcount));
+    }
+
+    /** A persistent {@link #ineighbourAlltoallv} (collective over the topology's neighbours). */
+    public Persistent neighbourAlltoallvInit(Object sendbuf, int sendoffset, int[] sendcounts, int[] sdispls,
+                                             Object recvbuf, int recvoffset, int[] recvcounts, int[] rdispls) {
+        int[] sc = copy(sendcounts);
+        int[] sd = copy(sdispls);
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(rdispls);
+        return Persistent.of("neighbourAlltoallvInit on " + name(),
+                () -> ineighbourAlltoallv(sendbuf, sendoffset, sc, sd, recvbuf, recvoffset, rc, rd));
+    }
+
+    /** A persistent {@link #ineighbourAlltoallw} (collective over the topology's neighbours). */
+    public Persistent neighbourAlltoallwInit(Object sendbuf, int[] sendcounts, int[] sdispls, Datatype[] sendtypes,
+                                             Object recvbuf, int[] recvcounts, int[] rdispls, Datatype[] recvtypes) {
+        int[] sc = copy(sendcounts);
+        int[] sd = copy(sdispls);
+        Datatype[] st = copy(sendtypes);
+        int[] rc = copy(recvcounts);
+        int[] rd = copy(rdispls);
+        Datatype[] rt = copy(recvtypes);
+        return Persistent.of("neighbourAlltoallwInit on " + name(),
+                () -> ineighbourAlltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt));
+    }
+
+    /** A copy of a count or displacement array (null stays null, for the check at start to name). */
+    private static int[] copy(int[] a) {
+        return a == null ? null : a.clone();
+    }
+
+    private static Datatype[] copy(Datatype[] a) {
+        return a == null ? null : a.clone();
+    }
+
     // ---------------------------------------------------------------- communicators
 
     /**

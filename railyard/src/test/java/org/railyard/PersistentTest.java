@@ -132,6 +132,190 @@ class PersistentTest {
     }
 
     @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 5})
+    void vectorWAndNeighbourCollectivesHaveTheirOwnPersistentForms(int n) throws Exception {
+        EngineJob.run(n, "shm", e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            int right = (me + 1) % n;
+            int left = (me - 1 + n) % n;
+            // rank r contributes r + 1 elements; blocks laid out backwards with a gap of 2 after each
+            int total = n * (n + 1) / 2;
+            int[] counts = new int[n];
+            int[] displs = new int[n];
+            int at = 0;
+            for (int r = n - 1; r >= 0; r--) {
+                counts[r] = r + 1;
+                displs[r] = at;
+                at += r + 1 + 2;
+            }
+            int span = at;
+            int[] expectedCounts = counts.clone();
+            int[] expectedDispls = displs.clone();
+            int[] ss = new int[1];
+            int[] sr = new int[1];
+            Persistent ssend = w.ssendInit(ss, 0, 1, right, 4);
+            Persistent srecv = w.recvInit(sr, 0, 1, left, 4);
+            int[] vmine = new int[me + 1];
+            int[] atRoot = new int[span];
+            Persistent gatherv = w.gathervInit(vmine, 0, me + 1, atRoot, 0, counts, displs, 0);
+            int[] fromRoot = new int[span];
+            int[] vpart = new int[me + 1];
+            Persistent scatterv = w.scattervInit(fromRoot, 0, counts, displs, vpart, 0, me + 1, n - 1);
+            int[] everyone = new int[span];
+            Persistent allgatherv = w.allgathervInit(vmine, 0, me + 1, everyone, 0, counts, displs);
+            // alltoallv: rank s sends (s + r) % 3 elements to rank r, packed in rank order
+            int[] sc = new int[n];
+            int[] sd = new int[n];
+            int[] rc = new int[n];
+            int[] rd = new int[n];
+            int sat = 0;
+            int rat = 0;
+            for (int r = 0; r < n; r++) {
+                sc[r] = (me + r) % 3;
+                sd[r] = sat;
+                sat += sc[r];
+                rc[r] = (r + me) % 3;
+                rd[r] = rat;
+                rat += rc[r];
+            }
+            int[] vsend = new int[sat];
+            int[] vrecv = new int[rat];
+            Persistent alltoallv = w.alltoallvInit(vsend, 0, sc, sd, vrecv, 0, rc, rd);
+            Datatype[] ints = new Datatype[n];
+            java.util.Arrays.fill(ints, Datatype.INT);
+            int[] wrecv = new int[rat];
+            Persistent alltoallw = w.alltoallwInit(vsend, sc, sd, ints, wrecv, rc, rd, ints);
+            long[] rsIn = new long[total];
+            long[] rsOut = new long[me + 1];
+            Persistent reduceScatter = w.reduceScatterInit(rsIn, 0, rsOut, 0, counts, Op.SUM);
+            long[] rbIn = new long[2 * n];
+            long[] rbOut = new long[2];
+            Persistent reduceScatterBlock = w.reduceScatterBlockInit(rbIn, 0, rbOut, 0, 2, Op.SUM);
+            // the neighbours of a periodic ring: left, then right (the same process when n <= 2)
+            Comm ring = w.createCart(new int[] {n}, new boolean[] {true}, false);
+            int[] nOne = new int[1];
+            int[] nBoth = new int[2];
+            Persistent nAllgather = ring.neighbourAllgatherInit(nOne, 0, 1, nBoth, 0, 1);
+            int[] nTwo = new int[2];
+            int[] nv = new int[5];
+            int[] nvCounts = {2, 2};
+            int[] nvDispls = {3, 0};
+            Persistent nAllgatherv = ring.neighbourAllgathervInit(nTwo, 0, 2, nv, 0, nvCounts, nvDispls);
+            int[] nOut = new int[2];
+            int[] nIn = new int[2];
+            Persistent nAlltoall = ring.neighbourAlltoallInit(nOut, 0, 1, nIn, 0, 1);
+            int[] nvOut = new int[3];
+            int[] nvIn = new int[3];
+            int[] toLeftRight = {1, 2};
+            int[] fromLeftRight = {2, 1};
+            Persistent nAlltoallv = ring.neighbourAlltoallvInit(nvOut, 0, toLeftRight, new int[] {0, 1}, nvIn, 0,
+                    fromLeftRight, new int[] {1, 0});
+            int[] nwIn = new int[3];
+            Datatype[] two = {Datatype.INT, Datatype.INT};
+            Persistent nAlltoallw = ring.neighbourAlltoallwInit(nvOut, toLeftRight, new int[] {0, 1}, two, nwIn,
+                    fromLeftRight, new int[] {1, 0}, two);
+            // what was named at init counts, not what the arrays hold later
+            java.util.Arrays.fill(counts, 0);
+            java.util.Arrays.fill(displs, 0);
+            java.util.Arrays.fill(sc, 0);
+            java.util.Arrays.fill(rd, 0);
+            java.util.Arrays.fill(ints, Datatype.LONG);
+            nvCounts[0] = 0;
+            fromLeftRight[0] = 0;
+
+            for (int it = 0; it < 4; it++) {
+                ss[0] = 50 * me + it;
+                Persistent.startAll(srecv, ssend);
+                Persistent.awaitAll(ssend, srecv);
+                assertThat(sr[0]).isEqualTo(50 * left + it);
+
+                java.util.Arrays.fill(vmine, 100 * me + it);
+                for (int r = 0; r < n; r++) {
+                    for (int x = 0; x <= r; x++) {
+                        fromRoot[expectedDispls[r] + x] = 7 * r + x + it;
+                    }
+                }
+                java.util.Arrays.fill(atRoot, -1);
+                java.util.Arrays.fill(everyone, -1);
+                Persistent.startAll(gatherv, scatterv, allgatherv);
+                Persistent.awaitAll(allgatherv, scatterv, gatherv);
+                for (int r = 0; r < n; r++) {
+                    for (int x = 0; x <= r; x++) {
+                        assertThat(everyone[expectedDispls[r] + x]).as("allgatherv it %d", it).isEqualTo(100 * r + it);
+                        if (me == 0) {
+                            assertThat(atRoot[expectedDispls[r] + x]).as("gatherv it %d", it).isEqualTo(100 * r + it);
+                        }
+                    }
+                    // the gaps stay untouched
+                    assertThat(everyone[expectedDispls[r] + r + 1]).isEqualTo(-1);
+                }
+                for (int x = 0; x <= me; x++) {
+                    assertThat(vpart[x]).as("scatterv it %d", it).isEqualTo(7 * me + x + it);
+                }
+
+                int k = 0;
+                for (int r = 0; r < n; r++) {
+                    for (int x = 0; x < (me + r) % 3; x++) {
+                        vsend[k++] = 1000 * me + 10 * r + x + it;
+                    }
+                }
+                Persistent.startAll(alltoallv, alltoallw);
+                Persistent.awaitAll(alltoallv, alltoallw);
+                k = 0;
+                for (int r = 0; r < n; r++) {
+                    for (int x = 0; x < (r + me) % 3; x++) {
+                        assertThat(vrecv[k]).as("alltoallv it %d", it).isEqualTo(1000 * r + 10 * me + x + it);
+                        assertThat(wrecv[k]).as("alltoallw it %d", it).isEqualTo(1000 * r + 10 * me + x + it);
+                        k++;
+                    }
+                }
+
+                for (int i = 0; i < total; i++) {
+                    rsIn[i] = (long) (me + 1) * i + it;
+                }
+                for (int i = 0; i < 2 * n; i++) {
+                    rbIn[i] = me * 3L + i + it;
+                }
+                Persistent.startAll(reduceScatter, reduceScatterBlock);
+                Persistent.awaitAll(reduceScatter, reduceScatterBlock);
+                // rank r gets elements [r(r+1)/2, r(r+1)/2 + r] of the sum over ranks
+                long ranksPlusOne = (long) n * (n + 1) / 2;
+                for (int x = 0; x <= me; x++) {
+                    long i = (long) me * (me + 1) / 2 + x;
+                    assertThat(rsOut[x]).as("reduce_scatter it %d", it).isEqualTo(ranksPlusOne * i + (long) n * it);
+                }
+                for (int x = 0; x < 2; x++) {
+                    long i = 2L * me + x;
+                    assertThat(rbOut[x]).as("reduce_scatter_block it %d", it)
+                            .isEqualTo(3L * n * (n - 1) / 2 + n * i + (long) n * it);
+                }
+
+                nOne[0] = 10 * me + it;
+                nTwo[0] = 20 * me + it;
+                nTwo[1] = 20 * me + it + 1;
+                nOut[0] = 30 * me + it; // to the left
+                nOut[1] = 40 * me + it; // to the right
+                nvOut[0] = 50 * me + it; // one to the left
+                nvOut[1] = 60 * me + it; // two to the right
+                nvOut[2] = 61 * me + it;
+                java.util.Arrays.fill(nv, -1);
+                Persistent.startAll(nAllgather, nAllgatherv, nAlltoall, nAlltoallv, nAlltoallw);
+                Persistent.awaitAll(nAllgather, nAllgatherv, nAlltoall, nAlltoallv, nAlltoallw);
+                assertThat(nBoth).as("neighbour allgather it %d", it).containsExactly(10 * left + it, 10 * right + it);
+                assertThat(nv).as("neighbour allgatherv it %d", it)
+                        .containsExactly(20 * right + it, 20 * right + it + 1, -1, 20 * left + it, 20 * left + it + 1);
+                // the left neighbour sent its right-hand block here, the right one its left-hand block
+                assertThat(nIn).as("neighbour alltoall it %d", it).containsExactly(40 * left + it, 30 * right + it);
+                // two from the left at 1..2, one from the right at 0
+                assertThat(nvIn).as("neighbour alltoallv it %d", it)
+                        .containsExactly(50 * right + it, 60 * left + it, 61 * left + it);
+                assertThat(nwIn).as("neighbour alltoallw it %d", it).containsExactly(nvIn);
+            }
+        });
+    }
+
+    @ParameterizedTest
     @ValueSource(ints = {2})
     void startingAnActiveOperationAgainIsAnError(int n) throws Exception {
         EngineJob.run(n, "shm", e -> {
