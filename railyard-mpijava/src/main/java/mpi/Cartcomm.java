@@ -79,13 +79,14 @@ public class Cartcomm extends Intracomm {
     }
 
     /**
-     * The rank this process would have in a grid of {@code dims} made from this communicator:
-     * its own rank if the grid has room for it, else {@link MPI#UNDEFINED} (Railyard keeps ranks).
+     * The rank this process would have in a grid of {@code dims} made from this communicator with
+     * reordering ({@code Create_cart(dims, periods, true)}), or {@link MPI#UNDEFINED} if the grid
+     * leaves it out: its own rank, unless its processes span several nodes out of node order.
      */
     public int Map(int[] dims, boolean[] periods) throws MPIException {
         try {
-            CartTopology t = new CartTopology(dims, periods); // checks the arguments as a real grid would
-            return Rank() < t.size() ? Rank() : MPI.UNDEFINED;
+            int r = nat.cartMap(dims, periods);
+            return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }

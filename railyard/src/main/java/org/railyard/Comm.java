@@ -1063,11 +1063,21 @@ public final class Comm {
     /**
      * Collective: a communicator with a Cartesian topology of {@code dims} (periodic where
      * {@code periods} says) over the first {@code prod(dims)} processes; the others get null.
-     * Ranks are kept whatever {@code reorder} says (a valid placement).
+     * Without {@code reorder} they keep their order; with it, processes spread over several nodes
+     * are ranked node by node, so that each node holds consecutive rows of the grid and most
+     * neighbours share a node ({@link #cartMap} tells the rank beforehand).
      */
     public Comm createCart(int[] dims, boolean[] periods, boolean reorder) {
         CommState s = Communicators.cart(engine, state, dims, periods, reorder);
         return s == null ? null : new Comm(engine, s);
+    }
+
+    /**
+     * Local: the rank this process would get in {@code createCart(dims, periods, true)} on this
+     * communicator, or {@link #UNDEFINED} when the grid leaves it out (MPI's {@code MPI_Cart_map}).
+     */
+    public int cartMap(int[] dims, boolean[] periods) {
+        return Communicators.cartMap(engine, state, dims, periods);
     }
 
     /**

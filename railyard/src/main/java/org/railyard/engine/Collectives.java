@@ -274,7 +274,8 @@ public final class Collectives {
         return nodes(c).count == 1 ? tuning.alltoallLongNode : tuning.alltoallLong;
     }
 
-    private CollNodes nodes(CommState c) {
+    /** The nodes of {@code c}'s members (as assumed by a test, if one did). */
+    CollNodes nodes(CommState c) {
         if (c.nodes == null) {
             c.nodes = CollNodes.of(engine, c);
         }

@@ -55,19 +55,131 @@ public final class Communicators {
 
     /**
      * Collective over {@code c}: a communicator with a Cartesian topology over the first
-     * {@code prod(dims)} ranks of {@code c}, in the same order; the others get null. Reordering
-     * is allowed by MPI but never done: every rank keeps its rank, which is always a valid
-     * placement, and on a single node as good as any.
+     * {@code prod(dims)} ranks of {@code c}; the others get null. Without {@code reorder} they keep
+     * their order. With it, when those processes run on several nodes, they may be placed anew
+     * ({@link #cartOrder}) so that fewer grid neighbours sit on different nodes; the choice log
+     * says when that happens.
      */
     public static CommState cart(Engine e, CommState c, int[] dims, boolean[] periods, boolean reorder) {
         intra(e, c, "cart create");
-        return withTopology(e, c, new CartTopology(dims, periods), "cart");
+        CartTopology topo = new CartTopology(dims, periods);
+        int[] order = null;
+        if (reorder && topo.size() <= c.size()) {
+            CollNodes nodes = e.collectives().nodes(c);
+            order = nodes.count > 1 ? cartOrder(topo, nodes.nodeOf) : null;
+            if (order != null) {
+                e.choice("rank " + e.rank() + ": cart " + Arrays.toString(dims) + " on " + c.name()
+                        + ": ranks reordered by node (" + nodes.count + " nodes; cart rank i is rank order[i] of "
+                        + c.name() + "): order " + (order.length <= 64 ? Arrays.toString(order)
+                                : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
+            }
+        }
+        return withTopology(e, c, topo, "cart", order);
     }
 
-    /** Collective over {@code c}: a communicator with a graph topology over the first {@code index.length} ranks. */
+    /** This process's rank in {@code cart(e, c, dims, periods, true)}, or {@link Engine#UNDEFINED} if it has none. */
+    public static int cartMap(Engine e, CommState c, int[] dims, boolean[] periods) {
+        intra(e, c, "cart map");
+        CartTopology topo = new CartTopology(dims, periods);
+        if (topo.size() > c.size()) {
+            throw new RailyardException(ErrorClass.ARG, "a cart topology of " + topo.size() + " processes does not fit "
+                    + c.name() + " of " + c.size());
+        }
+        if (c.rank >= topo.size()) {
+            return Engine.UNDEFINED;
+        }
+        CollNodes nodes = e.collectives().nodes(c);
+        int[] order = nodes.count > 1 ? cartOrder(topo, nodes.nodeOf) : null;
+        if (order != null) {
+            for (int i = 0; i < order.length; i++) {
+                if (order[i] == c.rank) {
+                    return i;
+                }
+            }
+        }
+        return c.rank;
+    }
+
+    /**
+     * A placement of the first {@code t.size()} ranks on the grid (entry i: the rank that takes
+     * cart rank i) with fewer neighbour links between nodes ({@code nodeOf}: node index of each
+     * rank) than their own order has, or null when none of the candidates does better. The
+     * candidates take the ranks node by node (in rank order within a node) and lay them along
+     * the grid with one dimension outermost, so that each node fills slabs across that
+     * dimension; one candidate per dimension, each scored by counting the links it cuts. With
+     * ranks dealt to the nodes in turn (a cyclic placement) their own order may cut every link of
+     * a dimension, where slabs cut only their boundaries.
+     */
+    static int[] cartOrder(CartTopology t, int[] nodeOf) {
+        int n = t.size();
+        int[] byNode = new int[n];
+        int at = 0;
+        int nodes = 0;
+        for (int r = 0; r < n; r++) {
+            nodes = Math.max(nodes, nodeOf[r] + 1);
+        }
+        for (int node = 0; node < nodes; node++) {
+            for (int r = 0; r < n; r++) {
+                if (nodeOf[r] == node) {
+                    byNode[at++] = r;
+                }
+            }
+        }
+        int[] dims = t.dims();
+        int[] best = null;
+        long bestCut = cutLinks(t, nodeOf, null);
+        for (int outer = 0; outer < dims.length; outer++) {
+            // cells counted with dimension outer slowest, the others in their order
+            int[] loop = new int[dims.length];
+            loop[0] = outer;
+            for (int d = 0, k = 1; d < dims.length; d++) {
+                if (d != outer) {
+                    loop[k++] = d;
+                }
+            }
+            int[] order = new int[n];
+            int[] cell = new int[dims.length];
+            for (int i = 0; i < n; i++) {
+                order[t.rank(cell)] = byNode[i];
+                for (int k = dims.length - 1; k >= 0; k--) {
+                    int d = loop[k];
+                    if (++cell[d] < dims[d]) {
+                        break;
+                    }
+                    cell[d] = 0;
+                }
+            }
+            long cut = cutLinks(t, nodeOf, order);
+            if (cut < bestCut) {
+                bestCut = cut;
+                best = order;
+            }
+        }
+        return best;
+    }
+
+    /** Links between grid neighbours (each way, as {@code neighbours} lists them) whose ranks run on different nodes. */
+    private static long cutLinks(CartTopology t, int[] nodeOf, int[] order) {
+        long cut = 0;
+        for (int r = 0; r < t.size(); r++) {
+            int here = nodeOf[order == null ? r : order[r]];
+            for (int nb : t.neighbours(r)) {
+                if (nb >= 0 && nodeOf[order == null ? nb : order[nb]] != here) {
+                    cut++;
+                }
+            }
+        }
+        return cut;
+    }
+
+    /**
+     * Collective over {@code c}: a communicator with a graph topology over the first
+     * {@code index.length} ranks, in their order ({@code reorder} is accepted and not acted on,
+     * as MPI allows).
+     */
     public static CommState graph(Engine e, CommState c, int[] index, int[] edges, boolean reorder) {
         intra(e, c, "graph create");
-        return withTopology(e, c, new GraphTopology(index, edges), "graph");
+        return withTopology(e, c, new GraphTopology(index, edges), "graph", null);
     }
 
     /**
@@ -124,7 +236,7 @@ public final class Communicators {
             throw new RailyardException(ErrorClass.ARG, "distributed graph create failed: process " + first[0] + " of "
                     + c.name() + " gave edges that name no process or disagree with its peers");
         }
-        return withTopology(e, c, topo, "distgraph");
+        return withTopology(e, c, topo, "distgraph", null);
     }
 
     /**
@@ -201,7 +313,7 @@ public final class Communicators {
                 to[outs++] = recv[i + 1];
             }
         }
-        return withTopology(e, c, new DistGraphTopology(n, c.rank, from, to), "distgraph");
+        return withTopology(e, c, new DistGraphTopology(n, c.rank, from, to), "distgraph", null);
     }
 
     private static void checkEdgeList(int n, int[] sources, int[] degrees, int[] destinations) {
@@ -257,7 +369,12 @@ public final class Communicators {
         return d;
     }
 
-    private static CommState withTopology(Engine e, CommState c, Topology topo, String kind) {
+    /**
+     * The communicator of the topology over the first {@code topo.size()} ranks of {@code c}, taken
+     * in {@code order} (position i held by rank {@code order[i]} of {@code c}) or, when it is null,
+     * in their order.
+     */
+    private static CommState withTopology(Engine e, CommState c, Topology topo, String kind, int[] order) {
         int n = topo.size();
         if (n > c.size()) {
             throw new RailyardException(ErrorClass.ARG, "a " + kind + " topology of " + n + " processes does not fit "
@@ -268,7 +385,11 @@ public final class Communicators {
         if (c.rank >= n) {
             return null;
         }
-        CommState s = new CommState(ctx, Arrays.copyOf(c.worldRanks, n), e.size(), e.rank(), c.name() + "." + kind + child);
+        int[] members = new int[n];
+        for (int i = 0; i < n; i++) {
+            members[i] = c.worldRanks[order == null ? i : order[i]];
+        }
+        CommState s = new CommState(ctx, members, e.size(), e.rank(), c.name() + "." + kind + child);
         s.topology = topo;
         return s;
     }

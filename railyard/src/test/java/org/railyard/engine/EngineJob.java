@@ -10,6 +10,11 @@ public final class EngineJob {
     private EngineJob() {
     }
 
+    /** Lets the collectives and topologies of {@code c} take its ranks as running on these nodes (one name per rank). */
+    public static void assumeNodes(Engine e, CommState c, String... nodeOfRank) {
+        e.collectives().assumeNodes(c, nodeOfRank);
+    }
+
     /** Runs {@code body} on {@code n} engines talking over {@code transports}; rethrows the first failure. */
     public static void run(int n, String transports, Body body) throws Exception {
         InMemoryJob.run(n, transports, body::run);

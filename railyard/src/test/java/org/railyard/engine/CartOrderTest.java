@@ -1,0 +1,93 @@
+package org.railyard.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** The placement createCart's reorder chooses ({@link Communicators#cartOrder}), without processes. */
+class CartOrderTest {
+    @Test
+    void aRingDealtToThreeNodesInTurnIsCutOnlyBetweenTheNodes() {
+        CartTopology ring = new CartTopology(new int[] {12}, new boolean[] {true});
+        int[] cyclic = new int[12];
+        for (int r = 0; r < 12; r++) {
+            cyclic[r] = r % 3;
+        }
+        int[] order = Communicators.cartOrder(ring, cyclic);
+        assertThat(order).containsExactly(0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11);
+        assertThat(cut(ring, cyclic, order)).isEqualTo(6);
+        assertThat(cut(ring, cyclic, null)).isEqualTo(24);
+    }
+
+    @Test
+    void aPlacementAlreadyAsGoodAsAnyIsKept() {
+        // rows of two dealt in turn: each node holds one column, only the row links cross
+        CartTopology t = new CartTopology(new int[] {3, 2}, new boolean[] {true, false});
+        assertThat(Communicators.cartOrder(t, new int[] {0, 1, 0, 1, 0, 1})).isNull();
+        // nodes holding consecutive ranks: row-major slabs already
+        CartTopology grid = new CartTopology(new int[] {4, 4}, new boolean[] {true, true});
+        int[] blocks = new int[16];
+        for (int r = 0; r < 16; r++) {
+            blocks[r] = r / 4;
+        }
+        assertThat(Communicators.cartOrder(grid, blocks)).isNull();
+        // one node
+        assertThat(Communicators.cartOrder(grid, new int[16])).isNull();
+    }
+
+    @Test
+    void aTorusDealtToFourNodesGetsTwoColumnsPerNode() {
+        // 4 x 8, ranks dealt in turn: each link along a row crosses; two columns a node cut half as many
+        CartTopology grid = new CartTopology(new int[] {4, 8}, new boolean[] {true, true});
+        int[] cyclic = new int[32];
+        for (int r = 0; r < 32; r++) {
+            cyclic[r] = r % 4;
+        }
+        int[] order = Communicators.cartOrder(grid, cyclic);
+        assertThat(order).isNotNull();
+        for (int row = 0; row < 4; row++) {
+            for (int col = 0; col < 8; col++) {
+                assertThat(cyclic[order[grid.rank(new int[] {row, col})]]).as("node of cell %d,%d", row, col)
+                        .isEqualTo(col / 2);
+            }
+        }
+        assertThat(cut(grid, cyclic, null)).isEqualTo(64);
+        assertThat(cut(grid, cyclic, order)).isEqualTo(32);
+    }
+
+    @Test
+    void unevenNodesInAnyOrderGetAPermutationThatCutsLess() {
+        // 3 processes on node 1, 5 on node 0, 4 on node 2, scattered
+        int[] nodeOf = {1, 0, 2, 0, 1, 2, 0, 2, 0, 1, 2, 0};
+        CartTopology t = new CartTopology(new int[] {3, 4}, new boolean[] {false, true});
+        int[] order = Communicators.cartOrder(t, nodeOf);
+        assertThat(order).isNotNull();
+        int[] sorted = order.clone();
+        Arrays.sort(sorted);
+        assertThat(sorted).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(cut(t, nodeOf, order)).isLessThan(cut(t, nodeOf, null));
+    }
+
+    /** Links between neighbours on different nodes, counted here independently of the code under test. */
+    private static int cut(CartTopology t, int[] nodeOf, int[] order) {
+        int cut = 0;
+        for (int r = 0; r < t.size(); r++) {
+            int[] c = t.coords(r);
+            for (int d = 0; d < c.length; d++) {
+                for (int step : new int[] {-1, 1}) {
+                    int[] nc = c.clone();
+                    nc[d] += step;
+                    if (!t.periods()[d] && (nc[d] < 0 || nc[d] >= t.dims()[d])) {
+                        continue;
+                    }
+                    int nb = t.rank(nc);
+                    int a = order == null ? r : order[r];
+                    int b = order == null ? nb : order[nb];
+                    cut += nodeOf[a] != nodeOf[b] ? 1 : 0;
+                }
+            }
+        }
+        return cut;
+    }
+}
