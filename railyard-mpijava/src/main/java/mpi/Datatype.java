@@ -152,6 +152,22 @@ public abstract class Datatype implements Freeable {
         return disp.length;
     }
 
+    /**
+     * Bytes of data in one element, as MPJ Express reports them: {@link #Size()} times the bytes
+     * of the base type (BYTE and BOOLEAN 1, CHAR and SHORT 2, INT and FLOAT 4, LONG and DOUBLE 8);
+     * 0 for OBJECT, PACKED and the markers, whose values have no fixed size.
+     */
+    public int getByteSize() {
+        int unit = switch (base) {
+            case B_BYTE, B_BOOLEAN -> 1;
+            case B_CHAR, B_SHORT -> 2;
+            case B_INT, B_FLOAT -> 4;
+            case B_LONG, B_DOUBLE -> 8;
+            default -> 0;
+        };
+        return disp.length * unit;
+    }
+
     /** Lower bound, in slots. */
     public int Lb() throws MPIException {
         checkUsable();

@@ -38,6 +38,10 @@ public class DatatypeRank extends Ring {
         shape(MPI.INT, 1, 1, 0, 1, "INT");
         shape(MPI.DOUBLE, 1, 1, 0, 1, "DOUBLE");
         shape(MPI.OBJECT, 1, 1, 0, 1, "OBJECT");
+        Check.equal(MPI.INT.getByteSize() + " " + MPI.CHAR.getByteSize() + " " + MPI.DOUBLE.getByteSize() + " "
+                + MPI.BOOLEAN.getByteSize() + " " + MPI.OBJECT.getByteSize(), "4 2 8 1 0", "getByteSize of base types");
+        Check.equal(Datatype.Contiguous(3, MPI.DOUBLE).getByteSize(), 24, "getByteSize of 3 doubles");
+        Check.equal(Datatype.Vector(2, 2, 5, MPI.SHORT).getByteSize(), 8, "getByteSize counts data, not holes");
         shape(MPI.INT2, 2, 2, 0, 2, "INT2");
         shape(MPI.DOUBLE2, 2, 2, 0, 2, "DOUBLE2");
         shape(MPI.LB, 0, 0, 0, 0, "LB");
