@@ -7,7 +7,7 @@ import java.util.function.BooleanSupplier;
  * What a thread does when a duty cycle found nothing to do: spin a while (lowest latency), then
  * yield, then park for doubling intervals up to a bound, so that many idle ranks on few cores
  * leave the processors to those with work. Any work resets it to spinning. One instance per
- * thread.
+ * thread; its first park sets that thread's timer slack ({@link TimerSlack}).
  */
 public final class BackoffIdle {
     /**
@@ -28,6 +28,8 @@ public final class BackoffIdle {
     private final Sleeper sleeper;
     private long count;
     private long park;
+    /** True once this instance's thread has had its timer slack set ({@link TimerSlack}). */
+    private boolean slackSet;
 
     public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos) {
         this(spins, yields, minParkNanos, maxParkNanos, null);
@@ -63,6 +65,10 @@ public final class BackoffIdle {
         } else if (count <= spins + yields) {
             Thread.yield();
         } else {
+            if (!slackSet) {
+                slackSet = true;
+                TimerSlack.apply(); // a park of 1 us should not last the default slack's 50 us and more
+            }
             // short waits park: a waiter on the bell would make each writer pay a wake-up call;
             // once the parks have grown to their bound the wait is a long one, and sleeps
             if (sleeper == null || park < maxParkNanos || !sleeper.sleep(park, done)) {

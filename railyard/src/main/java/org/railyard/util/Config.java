@@ -104,6 +104,17 @@ public final class Config {
     public static final String IDLE_MAX_SLEEP_PROP = "railyard.idle.maxsleep";
     public static final long IDLE_MAX_SLEEP_DEFAULT = 20_000;
 
+    /**
+     * Timer slack, nanoseconds, that a thread of the library sets on itself the first time it
+     * parks (Linux {@code prctl(PR_SET_TIMERSLACK)}; 0 leaves the system's). The kernel may let a
+     * timed sleep run this much longer than asked so as to batch wake-ups; its default of 50 us
+     * made each short park of a waiter last far longer than the park asked for (on the
+     * development machine, {@code parkNanos(1000)} took 97-116 us with the default slack and
+     * 19-33 us with 1000 ns, bench/probes/ParkSlackProbe.java; see {@link TimerSlack}).
+     */
+    public static final String IDLE_TIMER_SLACK_PROP = "railyard.idle.timerslack";
+    public static final long IDLE_TIMER_SLACK_DEFAULT = 1000;
+
     /** Longest park of an idle waiter, microseconds. */
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
     public static final long IDLE_MAX_PARK_DEFAULT = 100;
