@@ -12,8 +12,8 @@ import org.railyard.error.RailyardException;
  * {@link Intracomm#Create_cart}); the queries are Railyard's {@link CartTopology}:
  * {@link #Coords} is {@code cartCoords}, {@link #Rank(int[])} {@code cartRank}, {@link #Shift}
  * {@code cartShift}, {@link #Sub} {@code cartSub}, {@link #Dims_create} {@code dimsCreate} (which
- * balances the free dimensions, largest first), {@link #clone()} {@code dup}. Railyard keeps every
- * process's rank when it builds a topology, so {@link #Map} reports the rank a process keeps.
+ * balances the free dimensions, largest first), {@link #clone()} {@code dup}, {@link #Map}
+ * {@code cartMap} (the rank {@code Create_cart} with reorder gives: the same rank on one node).
  */
 public class Cartcomm extends Intracomm {
     Cartcomm(org.railyard.Comm nat) {

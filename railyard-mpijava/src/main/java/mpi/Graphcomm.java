@@ -10,8 +10,8 @@ import org.railyard.error.RailyardException;
  * <h2>How it maps to Railyard</h2>
  * It wraps a Railyard communicator made by {@code createGraph} (see
  * {@link Intracomm#Create_graph}); {@link #Get()} and {@link #Neighbours} read Railyard's
- * {@link GraphTopology}, {@link #clone()} is {@code dup}. Railyard keeps ranks, so {@link #Map}
- * reports the rank a process keeps.
+ * {@link GraphTopology}, {@link #clone()} is {@code dup}, {@link #Map} is {@code graphMap} (the
+ * rank {@code Create_graph} with reorder gives: the same rank on one node).
  */
 public class Graphcomm extends Intracomm {
     Graphcomm(org.railyard.Comm nat) {
@@ -56,12 +56,13 @@ public class Graphcomm extends Intracomm {
 
     /**
      * The rank this process would have in a graph of {@code index} and {@code edges} made from
-     * this communicator: its own rank if the graph has a node for it, else {@link MPI#UNDEFINED}.
+     * this communicator with reordering ({@code Create_graph(index, edges, true)}), or
+     * {@link MPI#UNDEFINED} if the graph has no node for it.
      */
     public int Map(int[] index, int[] edges) throws MPIException {
         try {
-            GraphTopology g = new GraphTopology(index, edges); // checks the arguments as a real graph would
-            return Rank() < g.size() ? Rank() : MPI.UNDEFINED;
+            int r = nat.graphMap(index, edges);
+            return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }

@@ -1082,11 +1082,21 @@ public final class Comm {
 
     /**
      * Collective: a communicator with a graph topology (MPI's cumulative {@code index} and flat
-     * {@code edges}) over the first {@code index.length} processes; the others get null.
+     * {@code edges}) over the first {@code index.length} processes; the others get null. With
+     * {@code reorder}, processes spread over several nodes are ranked node by node when that
+     * puts fewer edges between nodes ({@link #graphMap} tells the rank beforehand).
      */
     public Comm createGraph(int[] index, int[] edges, boolean reorder) {
         CommState s = Communicators.graph(engine, state, index, edges, reorder);
         return s == null ? null : new Comm(engine, s);
+    }
+
+    /**
+     * Local: the rank this process would get in {@code createGraph(index, edges, true)} on this
+     * communicator, or {@link #UNDEFINED} when the graph leaves it out (MPI's {@code MPI_Graph_map}).
+     */
+    public int graphMap(int[] index, int[] edges) {
+        return Communicators.graphMap(engine, state, index, edges);
     }
 
     /**

@@ -83,8 +83,33 @@ class CartReorderTest {
                 moved.allreduce(new long[] {me}, 0, sum, 0, 1, Op.SUM);
                 assertThat(sum[0]).isEqualTo((long) grid * (grid - 1) / 2);
             }
+            // a ring graph over the same processes, reordered the same way
+            int[] index = new int[grid];
+            int[] edges = new int[2 * grid];
+            for (int v = 0; v < grid; v++) {
+                index[v] = 2 * (v + 1);
+                edges[2 * v] = (v + grid - 1) % grid;
+                edges[2 * v + 1] = (v + 1) % grid;
+            }
+            int gmapped = w.graphMap(index, edges);
+            Comm graph = w.createGraph(index, edges, true);
+            Comm graphKept = w.createGraph(index, edges, false);
+            if (me < grid) {
+                assertThat(graph.rank()).isEqualTo(gmapped);
+                assertThat(graph.worldRank(0)).isEqualTo(0);
+                assertThat(graph.worldRank(grid / 2)).isEqualTo(1);
+                int[] nb = graph.graph().neighbours(graph.rank());
+                int[] in = {-1};
+                graph.sendrecv(new int[] {me}, 0, 1, nb[1], 11, in, 0, 1, nb[0], 11);
+                assertThat(in[0]).as("graph ring neighbour").isEqualTo(graph.worldRank(nb[0]));
+                assertThat(graphKept.rank()).isEqualTo(me);
+            } else {
+                assertThat(graph).isNull();
+                assertThat(graphKept).isNull();
+                assertThat(gmapped).isEqualTo(Comm.UNDEFINED);
+            }
             if (me == 0) {
-                assertThat(e.describeChoices()).contains("ranks reordered by node (2 nodes");
+                assertThat(e.describeChoices()).contains("ranks reordered by node (2 nodes").contains("graph of " + grid);
             }
         });
     }

@@ -63,33 +63,38 @@ public final class Communicators {
     public static CommState cart(Engine e, CommState c, int[] dims, boolean[] periods, boolean reorder) {
         intra(e, c, "cart create");
         CartTopology topo = new CartTopology(dims, periods);
-        int[] order = null;
-        if (reorder && topo.size() <= c.size()) {
-            CollNodes nodes = e.collectives().nodes(c);
-            order = nodes.count > 1 ? cartOrder(topo, nodes.nodeOf) : null;
-            if (order != null) {
-                e.choice("rank " + e.rank() + ": cart " + Arrays.toString(dims) + " on " + c.name()
-                        + ": ranks reordered by node (" + nodes.count + " nodes; cart rank i is rank order[i] of "
-                        + c.name() + "): order " + (order.length <= 64 ? Arrays.toString(order)
-                                : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
-            }
-        }
+        int[] order = reorder && topo.size() <= c.size() ? reordered(e, c, topo, "cart " + Arrays.toString(dims)) : null;
         return withTopology(e, c, topo, "cart", order);
     }
 
-    /** This process's rank in {@code cart(e, c, dims, periods, true)}, or {@link Engine#UNDEFINED} if it has none. */
-    public static int cartMap(Engine e, CommState c, int[] dims, boolean[] periods) {
-        intra(e, c, "cart map");
-        CartTopology topo = new CartTopology(dims, periods);
+    /** The placement reorder chooses for {@code topo} on {@code c} (logged), or null to keep the ranks' order. */
+    private static int[] reordered(Engine e, CommState c, Topology topo, String what) {
+        CollNodes nodes = e.collectives().nodes(c);
+        int[] order = nodes.count > 1 ? placement(topo, nodes.nodeOf) : null;
+        if (order != null) {
+            e.choice("rank " + e.rank() + ": " + what + " on " + c.name() + ": ranks reordered by node (" + nodes.count
+                    + " nodes; rank i of the topology is rank order[i] of " + c.name() + "): order "
+                    + (order.length <= 64 ? Arrays.toString(order)
+                            : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
+        }
+        return order;
+    }
+
+    private static int[] placement(Topology topo, int[] nodeOf) {
+        return topo instanceof CartTopology cart ? cartOrder(cart, nodeOf) : graphOrder(topo, nodeOf);
+    }
+
+    /** This process's rank in the topology reorder would make of {@code c}, or {@link Engine#UNDEFINED} if it has none. */
+    private static int mapped(Engine e, CommState c, Topology topo) {
         if (topo.size() > c.size()) {
-            throw new RailyardException(ErrorClass.ARG, "a cart topology of " + topo.size() + " processes does not fit "
+            throw new RailyardException(ErrorClass.ARG, "a topology of " + topo.size() + " processes does not fit "
                     + c.name() + " of " + c.size());
         }
         if (c.rank >= topo.size()) {
             return Engine.UNDEFINED;
         }
         CollNodes nodes = e.collectives().nodes(c);
-        int[] order = nodes.count > 1 ? cartOrder(topo, nodes.nodeOf) : null;
+        int[] order = nodes.count > 1 ? placement(topo, nodes.nodeOf) : null;
         if (order != null) {
             for (int i = 0; i < order.length; i++) {
                 if (order[i] == c.rank) {
@@ -98,6 +103,12 @@ public final class Communicators {
             }
         }
         return c.rank;
+    }
+
+    /** This process's rank in {@code cart(e, c, dims, periods, true)}, or {@link Engine#UNDEFINED} if it has none. */
+    public static int cartMap(Engine e, CommState c, int[] dims, boolean[] periods) {
+        intra(e, c, "cart map");
+        return mapped(e, c, new CartTopology(dims, periods));
     }
 
     /**
@@ -112,19 +123,7 @@ public final class Communicators {
      */
     static int[] cartOrder(CartTopology t, int[] nodeOf) {
         int n = t.size();
-        int[] byNode = new int[n];
-        int at = 0;
-        int nodes = 0;
-        for (int r = 0; r < n; r++) {
-            nodes = Math.max(nodes, nodeOf[r] + 1);
-        }
-        for (int node = 0; node < nodes; node++) {
-            for (int r = 0; r < n; r++) {
-                if (nodeOf[r] == node) {
-                    byNode[at++] = r;
-                }
-            }
-        }
+        int[] byNode = byNode(nodeOf, n);
         int[] dims = t.dims();
         int[] best = null;
         long bestCut = cutLinks(t, nodeOf, null);
@@ -158,8 +157,40 @@ public final class Communicators {
         return best;
     }
 
-    /** Links between grid neighbours (each way, as {@code neighbours} lists them) whose ranks run on different nodes. */
-    private static long cutLinks(CartTopology t, int[] nodeOf, int[] order) {
+    /**
+     * A placement of the first {@code t.size()} ranks on the vertices of a graph (entry i: the rank
+     * that takes vertex i): the ranks node by node, so each node holds a run of consecutive
+     * vertices, if that cuts fewer edges between nodes than their own order; else null. Graphs
+     * numbered with some locality (rings, meshes, trees in breadth-first order) keep most edges
+     * inside a node that way.
+     */
+    static int[] graphOrder(Topology t, int[] nodeOf) {
+        int[] order = byNode(nodeOf, t.size());
+        return cutLinks(t, nodeOf, order) < cutLinks(t, nodeOf, null) ? order : null;
+    }
+
+    /** The first {@code n} ranks ordered by node index ({@code nodeOf}), then by rank. */
+    private static int[] byNode(int[] nodeOf, int n) {
+        int nodes = 0;
+        for (int r = 0; r < n; r++) {
+            nodes = Math.max(nodes, nodeOf[r] + 1);
+        }
+        int[] start = new int[nodes + 1];
+        for (int r = 0; r < n; r++) {
+            start[nodeOf[r] + 1]++;
+        }
+        for (int i = 0; i < nodes; i++) {
+            start[i + 1] += start[i];
+        }
+        int[] order = new int[n];
+        for (int r = 0; r < n; r++) {
+            order[start[nodeOf[r]]++] = r;
+        }
+        return order;
+    }
+
+    /** Links between neighbours (each way, as {@code neighbours} lists them) whose ranks run on different nodes. */
+    private static long cutLinks(Topology t, int[] nodeOf, int[] order) {
         long cut = 0;
         for (int r = 0; r < t.size(); r++) {
             int here = nodeOf[order == null ? r : order[r]];
@@ -174,12 +205,24 @@ public final class Communicators {
 
     /**
      * Collective over {@code c}: a communicator with a graph topology over the first
-     * {@code index.length} ranks, in their order ({@code reorder} is accepted and not acted on,
-     * as MPI allows).
+     * {@code index.length} ranks; the others get null. Without {@code reorder} they keep their
+     * order. With it, when they run on several nodes, the ranks taken node by node (node i's
+     * processes holding a run of consecutive vertices) replace their order if that cuts fewer
+     * edges between nodes ({@link #graphOrder}); the choice log says when.
      */
     public static CommState graph(Engine e, CommState c, int[] index, int[] edges, boolean reorder) {
         intra(e, c, "graph create");
-        return withTopology(e, c, new GraphTopology(index, edges), "graph", null);
+        GraphTopology topo = new GraphTopology(index, edges);
+        int[] order = reorder && topo.size() <= c.size() ? reordered(e, c, topo, "graph of " + topo.size() + " vertices")
+                : null;
+        return withTopology(e, c, topo, "graph", order);
+    }
+
+    /** This process's rank in {@code graph(e, c, index, edges, true)}, or {@link Engine#UNDEFINED} if it has none. */
+    public static int graphMap(Engine e, CommState c, int[] index, int[] edges) {
+        intra(e, c, "graph map");
+        GraphTopology topo = new GraphTopology(index, edges);
+        return mapped(e, c, topo);
     }
 
     /**

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
-/** The placement createCart's reorder chooses ({@link Communicators#cartOrder}), without processes. */
+/**
+ * The placements the reorder of createCart and createGraph chooses ({@link Communicators#cartOrder},
+ * {@link Communicators#graphOrder}), without processes.
+ */
 class CartOrderTest {
     @Test
     void aRingDealtToThreeNodesInTurnIsCutOnlyBetweenTheNodes() {
@@ -67,6 +70,30 @@ class CartOrderTest {
         Arrays.sort(sorted);
         assertThat(sorted).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         assertThat(cut(t, nodeOf, order)).isLessThan(cut(t, nodeOf, null));
+    }
+
+    @Test
+    void aRingGraphDealtToTwoNodesInTurnIsTakenNodeByNode() {
+        int n = 8;
+        int[] index = new int[n];
+        int[] edges = new int[2 * n];
+        for (int v = 0; v < n; v++) {
+            index[v] = 2 * (v + 1);
+            edges[2 * v] = (v + n - 1) % n;
+            edges[2 * v + 1] = (v + 1) % n;
+        }
+        GraphTopology ring = new GraphTopology(index, edges);
+        int[] cyclic = {0, 1, 0, 1, 0, 1, 0, 1};
+        assertThat(Communicators.graphOrder(ring, cyclic)).containsExactly(0, 2, 4, 6, 1, 3, 5, 7);
+        // already node by node: kept
+        assertThat(Communicators.graphOrder(ring, new int[] {0, 0, 0, 0, 1, 1, 1, 1})).isNull();
+    }
+
+    @Test
+    void aGraphNoOrderHelpsIsKept() {
+        // a star: whatever the order, every vertex of the other node has its edge to the centre cut
+        GraphTopology star = new GraphTopology(new int[] {5, 6, 7, 8, 9, 10}, new int[] {1, 2, 3, 4, 5, 0, 0, 0, 0, 0});
+        assertThat(Communicators.graphOrder(star, new int[] {0, 1, 0, 1, 0, 1})).isNull();
     }
 
     /** Links between neighbours on different nodes, counted here independently of the code under test. */

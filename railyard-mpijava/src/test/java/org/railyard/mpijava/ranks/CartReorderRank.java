@@ -1,6 +1,7 @@
 package org.railyard.mpijava.ranks;
 
 import mpi.Cartcomm;
+import mpi.Graphcomm;
 import mpi.Group;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -10,7 +11,8 @@ import mpi.ShiftParms;
  * Create_cart with reorder on processes that take themselves for two nodes, dealt in turn (world
  * rank r on "node" r % 2, through the setting railyard.node, so they talk over tcp as separate
  * nodes would): the ring puts the first node's processes first; Map tells each its rank
- * beforehand; the shifts of the reordered ring find the right neighbours. Prints "done".
+ * beforehand; the shifts of the reordered ring find the right neighbours; a ring graph created
+ * with reorder is laid out the same way. Prints "done".
  */
 public class CartReorderRank {
     public static void main(String[] args) throws Exception {
@@ -51,6 +53,26 @@ public class CartReorderRank {
         int[] sum = new int[1];
         ring.Allreduce(new int[] {me}, 0, sum, 0, 1, MPI.INT, MPI.SUM);
         Check.equal(sum[0], np * (np - 1) / 2, "allreduce on the reordered ring");
+
+        // a ring graph: reordered the same way, and Graphcomm.Map agrees
+        int[] index = new int[np];
+        int[] edges = new int[2 * np];
+        for (int v = 0; v < np; v++) {
+            index[v] = 2 * (v + 1);
+            edges[2 * v] = (v + np - 1) % np;
+            edges[2 * v + 1] = (v + 1) % np;
+        }
+        Graphcomm keptGraph = world.Create_graph(index, edges, false);
+        Check.equal(keptGraph.Rank(), me, "a graph without reorder keeps the ranks");
+        int graphMapped = keptGraph.Map(index, edges);
+        Graphcomm graph = world.Create_graph(index, edges, true);
+        Check.equal(graph.Rank(), graphMapped, "Graphcomm.Map gives the rank Create_graph with reorder gives");
+        Check.equal(Group.Translate_ranks(graph.Group(), cartRanks, world.Group()), expected,
+                "world rank of each graph vertex");
+        int[] nb = graph.Neighbours(graph.Rank());
+        in[0] = -1;
+        graph.Sendrecv(new int[] {me}, 0, 1, MPI.INT, nb[1], 6, in, 0, 1, MPI.INT, nb[0], 6);
+        Check.equal(in[0], expected[nb[0]], "the value from the graph neighbour before this one");
         world.Barrier();
         MPI.Finalize();
         System.out.println("done");
