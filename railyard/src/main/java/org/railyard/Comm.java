@@ -979,6 +979,15 @@ public final class Comm {
         return s == null ? null : new Comm(engine, s);
     }
 
+    /**
+     * Collective: one communicator per node, holding the processes of this communicator that run
+     * on this process's node, ordered by {@code key} then by rank here (MPI's
+     * {@code MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)}): the processes that can share memory.
+     */
+    public Comm splitShared(int key) {
+        return new Comm(engine, Communicators.splitShared(engine, state, key));
+    }
+
     /** Color for {@link #split} of a process that wants no new communicator. */
     public static final int UNDEFINED = Engine.UNDEFINED;
 

@@ -54,6 +54,17 @@ public final class Communicators {
     }
 
     /**
+     * Collective over {@code c}: one communicator per node, holding the members of {@code c} that
+     * run on this process's node, ordered by {@code key} then by rank in {@code c} (MPI's
+     * {@code MPI_Comm_split_type} with {@code MPI_COMM_TYPE_SHARED}). Nodes are told apart as
+     * the shared-memory transport tells them (host name and boot id, or {@code railyard.node}).
+     */
+    public static CommState splitShared(Engine e, CommState c, int key) {
+        intra(e, c, "split by node");
+        return e.split(c, e.collectives().nodes(c).nodeOf[c.rank], key);
+    }
+
+    /**
      * Collective over {@code c}: a communicator with a Cartesian topology over the first
      * {@code prod(dims)} ranks of {@code c}; the others get null. Without {@code reorder} they keep
      * their order. With it, when those processes run on several nodes, they may be placed anew
