@@ -128,8 +128,9 @@ public final class Engine implements FrameSink {
         this.eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
         boolean cma = Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT);
         this.remoteRead = cma && ProcessMemory.available();
-        // an empty message has nothing to read
-        this.remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP, Config.CMA_MIN_DEFAULT));
+        // an empty message has nothing to read; with more ranks than processors reads pay from a smaller size
+        this.remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP,
+                size > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
         this.peerMemory = new byte[size];
         int[] all = new int[size];
         for (int i = 0; i < size; i++) {

@@ -49,6 +49,17 @@ public final class Config {
     public static final long CMA_MIN_DEFAULT = 256 * 1024;
 
     /**
+     * {@link #CMA_MIN_PROP}'s default when the ranks outnumber the processors: the two ring copies
+     * no longer run at once then, and one copy by the reader costs less than two. np 4 on 2
+     * cores, native buffers, 128 KiB, three alternating runs of CollectiveBenchRank each, mean us,
+     * reads from 128 KiB against from 256 KiB: alltoall 194.6, 152.1, 171.8 against 275.5, 264.5,
+     * 155.5; allreduce 181.4, 118.1, 134.5 against 193.7, 205.9, 137.6; bcast 55.2, 82.6, 59.7
+     * against 49.3, 85.1, 99.2. Between 2 ranks on 2 cores the ring stayed ahead at 128 KiB (bcast
+     * 46.1, 44.6, 14.0 us through it against 100.1, 60.2, 23.8 read).
+     */
+    public static final long CMA_MIN_CROWDED_DEFAULT = 128 * 1024;
+
+    /**
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
      * writing peer wakes, instead of parking for a guessed interval (transport/Doorbell). The sleep
      * stays bounded by the idle settings, so frames from other transports are seen as before.
