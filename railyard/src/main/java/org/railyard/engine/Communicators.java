@@ -80,32 +80,32 @@ public final class Communicators {
 
     /** The placement reorder chooses for {@code topo} on {@code c} (logged), or null to keep the ranks' order. */
     private static int[] reordered(Engine e, CommState c, Topology topo, String what) {
-        CollNodes nodes = e.collectives().nodes(c);
-        int[] order = nodes.count > 1 ? placement(topo, nodes.nodeOf) : null;
+        int[] order = placement(e, c, topo);
         if (order != null) {
-            e.choice("rank " + e.rank() + ": " + what + " on " + c.name() + ": ranks reordered by node (" + nodes.count
-                    + " nodes; rank i of the topology is rank order[i] of " + c.name() + "): order "
-                    + (order.length <= 64 ? Arrays.toString(order)
+            e.choice("rank " + e.rank() + ": " + what + " on " + c.name() + ": ranks reordered by node ("
+                    + e.collectives().nodes(c).count + " nodes; rank i of the topology is rank order[i] of " + c.name()
+                    + "): order " + (order.length <= 64 ? Arrays.toString(order)
                             : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
         }
         return order;
     }
 
-    private static int[] placement(Topology topo, int[] nodeOf) {
-        return topo instanceof CartTopology cart ? cartOrder(cart, nodeOf) : graphOrder(topo, nodeOf);
+    /** The layout of {@code topo} over {@code c}'s nodes ({@link #cartOrder}, {@link #graphOrder}), or null to keep the ranks' order. */
+    private static int[] placement(Engine e, CommState c, Topology topo) {
+        CollNodes nodes = e.collectives().nodes(c);
+        if (nodes.count < 2) {
+            return null;
+        }
+        return topo instanceof CartTopology cart ? cartOrder(cart, nodes.nodeOf) : graphOrder(topo, nodes.nodeOf);
     }
 
     /** This process's rank in the topology reorder would make of {@code c}, or {@link Engine#UNDEFINED} if it has none. */
-    private static int mapped(Engine e, CommState c, Topology topo) {
-        if (topo.size() > c.size()) {
-            throw new RailyardException(ErrorClass.ARG, "a topology of " + topo.size() + " processes does not fit "
-                    + c.name() + " of " + c.size());
-        }
+    private static int mapped(Engine e, CommState c, Topology topo, String kind) {
+        checkFits(c, topo, kind);
         if (c.rank >= topo.size()) {
             return Engine.UNDEFINED;
         }
-        CollNodes nodes = e.collectives().nodes(c);
-        int[] order = nodes.count > 1 ? placement(topo, nodes.nodeOf) : null;
+        int[] order = placement(e, c, topo);
         if (order != null) {
             for (int i = 0; i < order.length; i++) {
                 if (order[i] == c.rank) {
@@ -119,7 +119,7 @@ public final class Communicators {
     /** This process's rank in {@code cart(e, c, dims, periods, true)}, or {@link Engine#UNDEFINED} if it has none. */
     public static int cartMap(Engine e, CommState c, int[] dims, boolean[] periods) {
         intra(e, c, "cart map");
-        return mapped(e, c, new CartTopology(dims, periods));
+        return mapped(e, c, new CartTopology(dims, periods), "cart");
     }
 
     /**
@@ -232,8 +232,7 @@ public final class Communicators {
     /** This process's rank in {@code graph(e, c, index, edges, true)}, or {@link Engine#UNDEFINED} if it has none. */
     public static int graphMap(Engine e, CommState c, int[] index, int[] edges) {
         intra(e, c, "graph map");
-        GraphTopology topo = new GraphTopology(index, edges);
-        return mapped(e, c, topo);
+        return mapped(e, c, new GraphTopology(index, edges), "graph");
     }
 
     /**
@@ -423,6 +422,13 @@ public final class Communicators {
         return d;
     }
 
+    private static void checkFits(CommState c, Topology topo, String kind) {
+        if (topo.size() > c.size()) {
+            throw new RailyardException(ErrorClass.ARG, "a " + kind + " topology of " + topo.size()
+                    + " processes does not fit " + c.name() + " of " + c.size());
+        }
+    }
+
     /**
      * The communicator of the topology over the first {@code topo.size()} ranks of {@code c}, taken
      * in {@code order} (position i held by rank {@code order[i]} of {@code c}) or, when it is null,
@@ -430,10 +436,7 @@ public final class Communicators {
      */
     private static CommState withTopology(Engine e, CommState c, Topology topo, String kind, int[] order) {
         int n = topo.size();
-        if (n > c.size()) {
-            throw new RailyardException(ErrorClass.ARG, "a " + kind + " topology of " + n + " processes does not fit "
-                    + c.name() + " of " + c.size());
-        }
+        checkFits(c, topo, kind);
         int ctx = agree(e, c, 2);
         int child = ++c.children;
         if (c.rank >= n) {

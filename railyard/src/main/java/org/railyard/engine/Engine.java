@@ -20,6 +20,7 @@ import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
 import org.railyard.util.Futex;
 import org.railyard.util.ProcessMemory;
+import org.railyard.util.TimerSlack;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -150,12 +151,7 @@ public final class Engine implements FrameSink {
         long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 0 : Config.IDLE_SPINS_DEFAULT);
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
-        // read at each thread's first park; read here too, so that a malformed value fails the start and not a wait
-        long slack = Config.number(Config.IDLE_TIMER_SLACK_PROP, Config.IDLE_TIMER_SLACK_DEFAULT);
-        if (slack < 0) {
-            throw new IllegalArgumentException("setting " + Config.IDLE_TIMER_SLACK_PROP + " = " + slack
-                    + " is not a timer slack: give 0 (the system's) or more nanoseconds");
-        }
+        TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         this.maxSleepNanos = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxPark, this::sleepWaiting));
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames

@@ -43,8 +43,23 @@ public final class TimerSlack {
      * false when the setting is 0 or the call is not available or refused (the slack stays).
      */
     public static boolean apply() {
-        long nanos = Config.number(Config.IDLE_TIMER_SLACK_PROP, Config.IDLE_TIMER_SLACK_DEFAULT);
+        long nanos = configured();
         return nanos > 0 && set(nanos);
+    }
+
+    /**
+     * {@code railyard.idle.timerslack} in nanoseconds (0: the system's). The engine reads it at
+     * its start, so that a malformed or negative value fails the start and not a wait.
+     *
+     * @throws IllegalArgumentException naming the setting, when it is not a whole number of 0 or more
+     */
+    public static long configured() {
+        long nanos = Config.number(Config.IDLE_TIMER_SLACK_PROP, Config.IDLE_TIMER_SLACK_DEFAULT);
+        if (nanos < 0) {
+            throw new IllegalArgumentException("setting " + Config.IDLE_TIMER_SLACK_PROP + " = " + nanos
+                    + " is not a timer slack: give 0 (the system's) or more nanoseconds");
+        }
+        return nanos;
     }
 
     /** Sets the calling thread's timer slack; false if that cannot be done here. */
