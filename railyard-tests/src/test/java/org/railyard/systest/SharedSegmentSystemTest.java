@@ -15,7 +15,7 @@ import org.railyard.systest.ranks.SharedSegmentRanks;
 
 /**
  * Large collectives of heap arrays between 4 processes of this node ({@link SharedSegmentRanks}):
- * by default bcast, allgather(v) and alltoall of the world and of a split of 3 go through each
+ * by default bcast, allgather(v), alltoall and allreduce of the world and of a split of 3 go through each
  * communicator's shared segment, and every rank's choice log says so (not for the last rank's
  * split, which holds it alone); with
  * {@code RAILYARD_COLL_SHM=false} the same results come through the point-to-point algorithms and
@@ -41,7 +41,7 @@ class SharedSegmentSystemTest {
         for (int r = 0; r < NP; r++) {
             assertThat(t.texts(r, Transcript.Stream.OUT)).as("rank %d\n%s", r, job.report()).contains("OK shared rank " + r);
             List<String> choices = t.texts(r, Transcript.Stream.ERR);
-            for (String coll : List.of("bcast", "allgather", "allgatherv", "alltoall")) {
+            for (String coll : List.of("bcast", "allgather", "allgatherv", "alltoall", "allreduce")) {
                 for (String comm : List.of("WORLD (4 ranks)", ".split")) {
                     boolean said = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): " + coll + " [")
                             && l.endsWith(": shared-segment"));

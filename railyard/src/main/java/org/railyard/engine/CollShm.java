@@ -12,7 +12,8 @@ import org.railyard.util.SharedFiles;
  * The shared segment of a communicator whose processes all run on one node: a tmpfs file mapped
  * by every member, through which the blocking bcast, allgather(v) and alltoall move large
  * payloads with one copy in by the writer and one copy out by each reader, whatever the buffers
- * are. Without it a Java array, which no other process can read, crosses every hop of a tree or
+ * are, and through which the blocking allreduce gathers the vectors that each member folds a
+ * range of. Without it a Java array, which no other process can read, crosses every hop of a tree or
  * ring twice: into the shared ring, then out of it.
  *
  * <p>The segment has two halves. Each use (a collective, or one piece of a collective larger than
@@ -208,6 +209,66 @@ final class CollShm {
                 }
             }
         }
+    }
+
+    /**
+     * Allreduce: each member owns a range of every piece (a p-th of its items). It writes the
+     * rest of its vector into its slot of the half; after a barrier it folds its own range from
+     * every slot, in rank order ({@code x0 op x1 op ... op x(p-1)}, so a non-commutative operation
+     * is served too), and writes the result over that range of its own slot, which no other member
+     * reads in this use; after a second barrier it copies the others' results out. Each member
+     * copies about two and a half vectors, where a reduce-scatter and an allgather over the rings
+     * copy each of their messages twice (three vectors and more), and it waits on two barriers
+     * where they wait on 2 log p exchanges. {@code acc} is a Java array of {@code k}; it may be
+     * {@code sbuf} itself (in place).
+     */
+    void allreduce(CollSchedule s, CollTeam t, Object sbuf, int soff, Object acc, int accOff, Kind k, int count,
+                   int width) {
+        int p = t.size;
+        int me = t.me;
+        long slot = (half / p) & ~7L;
+        int per = (int) Math.min(Integer.MAX_VALUE - 7, slot / k.size / width * width);
+        int largestRange = (int) ((((long) Math.min(per, count) / width) + p - 1) / p * width);
+        Object tmp = largestRange > 0 ? s.scratch(k, largestRange) : null;
+        for (int first = 0; first < count; first += per) {
+            int n = Math.min(per, count - first);
+            int lo = range(n, width, p, me);
+            int hi = range(n, width, p, me + 1);
+            int at = next();
+            long mine = at + me * slot;
+            // the others' ranges of my vector, into my slot; my own range, into the result
+            s.copy(k, sbuf, soff + first, lo, Kind.BYTE, seg, (int) mine);
+            s.copy(k, sbuf, soff + first + hi, n - hi, Kind.BYTE, seg, (int) (mine + (long) hi * k.size));
+            s.copy(k, sbuf, soff + first + lo, acc, accOff + first + lo, hi - lo);
+            CollTree.dissemination(s, t);
+            int m = hi - lo;
+            if (m > 0) {
+                // acc holds x(me); x(q) op acc for the lower ranks downwards, acc op x(q) for the higher upwards
+                for (int q = me - 1; q >= 0; q--) {
+                    s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) lo * k.size), m * k.size, k, tmp, 0);
+                    s.reduce(k, tmp, 0, acc, accOff + first + lo, m);
+                }
+                for (int q = me + 1; q < p; q++) {
+                    s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) lo * k.size), m * k.size, k, tmp, 0);
+                    s.reduceHigher(k, acc, accOff + first + lo, tmp, 0, m);
+                }
+                s.copy(k, acc, accOff + first + lo, m, Kind.BYTE, seg, (int) (mine + (long) lo * k.size));
+            }
+            CollTree.dissemination(s, t);
+            for (int q = 0; q < p; q++) {
+                int qlo = range(n, width, p, q);
+                int qhi = range(n, width, p, q + 1);
+                if (q != me && qhi > qlo) {
+                    s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) qlo * k.size), (qhi - qlo) * k.size, k, acc,
+                            accOff + first + qlo);
+                }
+            }
+        }
+    }
+
+    /** The first element of member {@code q}'s range of a piece of {@code n} elements: a p-th of the items each. */
+    private static int range(int n, int width, int p, int q) {
+        return (int) ((long) (n / width) * q / p) * width;
     }
 
     /**

@@ -108,7 +108,7 @@ final class CollTuning {
     static final long REDUCE_SCATTER_SHORT_DEFAULT = 2 * 1024;
 
     /**
-     * The shared segment ({@link CollShm}) for the blocking bcast, allgather(v) and alltoall of a
+     * The shared segment ({@link CollShm}) for the blocking bcast, allgather(v), alltoall and allreduce of a
      * communicator whose members all run on one node.
      */
     static final String SHM_PROP = "railyard.coll.shm";
@@ -148,6 +148,20 @@ final class CollTuning {
     static final String ALLTOALL_SHARED_PROP = "railyard.coll.alltoall.shared";
     static final long ALLTOALL_SHARED_DEFAULT = 1024 * 1024;
 
+    /**
+     * allreduce: from vectors of this many bytes, through the shared segment (blocking, p &ge; 3,
+     * one node; any operation, since each range is folded in rank order). Its two barriers replace
+     * the 2 log p exchanges of Rabenseifner or the 2 (p - 1) steps of the ring. Heap arrays, mean
+     * us, alternating runs of {@code CollectiveBenchRank allreduce --iters 20000} (10000 at np 3
+     * and 8) with this setting at 1g, then at 64k: np 4 128 KiB 118.7, 127.1, 174.4 against 77.1,
+     * 157.2, 129.2; 1 MiB 845.6, 789.5, 1096 against 505.2, 747.0, 851.4 (off-heap 1331, 1008, 1356
+     * against 620.5, 882.8, 735.4); np 3 1 MiB 812.5, 826.0 against 600.5, 678.9; np 8 1 MiB 3233,
+     * 4041 against 2675, 2538. At 64 KiB it drew at np 3 and 4 and lost at np 8 (289.5, 324.7
+     * against 391.7, 348.9); at 128 KiB np 8 drew (398.4, 613.3 against 465.4, 457.6).
+     */
+    static final String ALLREDUCE_SHARED_PROP = "railyard.coll.allreduce.shared";
+    static final long ALLREDUCE_SHARED_DEFAULT = 128 * 1024;
+
     /** Node-aware two-level algorithms when several processes share a node and there are several nodes. */
     static final String NODE_AWARE_PROP = "railyard.coll.nodeaware";
     static final boolean NODE_AWARE_DEFAULT = true;
@@ -173,6 +187,7 @@ final class CollTuning {
     final long bcastShared = Config.bytes(BCAST_SHARED_PROP, BCAST_SHARED_DEFAULT);
     final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
     final long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
+    final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
 
     /** The collectives whose algorithm can be forced, by the names the choice log uses. */
     static final String[] COLLECTIVES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan", "exscan",

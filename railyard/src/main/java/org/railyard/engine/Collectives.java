@@ -36,7 +36,9 @@ import org.railyard.error.RailyardException;
  * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
  *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
- * <tr><td>allreduce</td><td>commutative: node-aware (node reduce, leaders allreduce, node bcast)
+ * <tr><td>allreduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment
+ *   (each member folds a p-th of the vector from everyone's copy, in rank order, any operation); else
+ *   commutative: node-aware (node reduce, leaders allreduce, node bcast)
  *   when two-level applies; else ring if n &ge; 512 KiB and p is not a power of two; else
  *   Rabenseifner if n &ge; 64 KiB and count &ge; pof2; else recursive doubling. Non-commutative:
  *   recursive doubling, which keeps rank order (adjacent-pair fold for non-powers of two)</td></tr>
@@ -611,6 +613,11 @@ public final class Collectives {
      * intercommunicator each group receives the reduction of the other group's vectors.
      */
     public Transfer iallreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
+        return allreduce(c, sbuf, soff, rbuf, roff, count, k, op, false);
+    }
+
+    private Transfer allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op,
+                               boolean blocking) {
         check(c, ALLREDUCE);
         checkBuffer("allreduce send buffer", sbuf, k, soff, count);
         checkBuffer("allreduce receive buffer", rbuf, k, roff, count);
@@ -623,6 +630,18 @@ public final class Collectives {
             Object acc = s.scratch(k, count);
             s.copy(k, sbuf, soff, acc, 0, count);
             CollInter.allreduce(s, c, acc, rbuf, roff, k, count);
+            return start(s);
+        }
+        CollShm shm = blocking ? shared(c, ALLREDUCE, bytes, tuning.allreduceShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, ALLREDUCE, op, bytes, CollShm.NAME);
+            boolean direct = direct(rbuf, k);
+            Object acc = direct ? rbuf : s.scratch(k, count);
+            int accOff = direct ? roff : 0;
+            shm.allreduce(s, CollTeam.of(c), sbuf, soff, acc, accOff, k, count, op.width());
+            if (!direct) {
+                s.copy(k, acc, 0, rbuf, roff, count);
+            }
             return start(s);
         }
         String algo;
@@ -660,7 +679,7 @@ public final class Collectives {
     }
 
     public void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
-        finish(iallreduce(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(allreduce(c, sbuf, soff, rbuf, roff, count, k, op, true));
     }
 
     /**

@@ -196,6 +196,58 @@ class CollAlgorithmsTest {
     }
 
     /**
+     * allreduce through the shared segment, forced, with segments so small that a vector goes in
+     * many pieces and some members own no item of a piece, of 16 KiB and of the default: a sum, a
+     * 2x2 matrix product (not commutative: each range must be folded in rank order), MAXLOC with
+     * ties, in place, a native send buffer and a ByteBuffer result; each member's result equals
+     * the sequential fold, and the choice log names the segment.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
+    void sharedSegmentAllreduceFoldsEveryRangeInRankOrder(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            Collectives c = e.collectives();
+            int me = e.rank();
+            force(e, "allreduce", CollShm.NAME);
+            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
+                c.tuning().shmSize(size);
+                CommState w = e.dup(e.world());
+                for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                    for (int count : new int[] {4, 36, 1000, 40_000}) {
+                        long[] out = new long[count + 2];
+                        c.allreduce(w, contribution(me, count, op), 0, out, 1, count, Kind.LONG, op);
+                        assertThat(Arrays.copyOfRange(out, 1, count + 1)).as("allreduce %s count %d through %d B", op, count,
+                                size).isEqualTo(fold(op, 0, n, count));
+                        assertThat(out[0] | out[count + 1]).as("around the result").isZero();
+                        long[] inPlace = contribution(me, count, op);
+                        c.allreduce(w, inPlace, 0, inPlace, 0, count, Kind.LONG, op);
+                        assertThat(inPlace).as("in place, %s count %d", op, count).isEqualTo(fold(op, 0, n, count));
+                    }
+                }
+                double[] pairs = {me % 2, me, 5.0, 10 - me, -me, me};
+                double[] res = new double[6];
+                c.allreduce(w, pairs, 0, res, 0, 6, Kind.DOUBLE, Reduction.MAXLOC);
+                assertThat(res).containsExactly(n > 1 ? 1 : 0, n > 1 ? 1 : 0, 5.0, 10 - (n - 1), 0, 0);
+                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                    long[] mine = contribution(me, 30_001, Reduction.SUM);
+                    java.lang.foreign.MemorySegment in = arena.allocate(8L * mine.length, 8);
+                    in.copyFrom(java.lang.foreign.MemorySegment.ofArray(mine));
+                    ByteBuffer bb = ByteBuffer.allocate(8 * mine.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    c.allreduce(w, in, 0, bb, 0, mine.length, Kind.LONG, Reduction.SUM);
+                    long[] expect = fold(Reduction.SUM, 0, n, mine.length);
+                    for (int i = 0; i < mine.length; i++) {
+                        assertThat(bb.getLong(8 * i)).as("native in, ByteBuffer out, element %d", i).isEqualTo(expect[i]);
+                    }
+                }
+                if (n > 1) {
+                    assertThat(e.describeChoices()).contains("allreduce").contains("SUM: " + CollShm.NAME);
+                }
+                e.free(w);
+            }
+        });
+    }
+
+    /**
      * The shared segment is refused by all when one member cannot map it (its size setting
      * differs), and when shared memory is not among the transports: the collectives then run
      * their point-to-point algorithms and still deliver.

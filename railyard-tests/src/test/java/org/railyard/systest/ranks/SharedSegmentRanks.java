@@ -3,6 +3,7 @@ package org.railyard.systest.ranks;
 import static org.railyard.systest.ranks.RankSupport.require;
 
 import org.railyard.Comm;
+import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.error.RailyardException;
 
@@ -10,7 +11,8 @@ import org.railyard.error.RailyardException;
  * Large collectives of heap arrays between the processes of one node, which go through the
  * communicator's shared segment by default (the test reads the choice log to know). Argument
  * {@code check}: a bcast of 1 MiB and 8 bytes from every root, an allgather of 160 KB from each,
- * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, on the world and on a
+ * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, an allreduce (sum) of 1 MiB
+ * and 8 bytes, on the world and on a
  * split of it (all ranks but the last, and the last alone); each verified element by element,
  * then {@code OK shared rank R}. Argument
  * {@code die}: after one large bcast (the segment is mapped), the last rank halts; the others
@@ -105,6 +107,26 @@ public final class SharedSegmentRanks {
                 require(recv[r * block + i] == r * 1_000_000_000L + me * 1_000_000L + i,
                         name + ": alltoall block from " + r + " element " + i);
             }
+        }
+        allreduce(c, name);
+    }
+
+    private static void allreduce(Comm c, String name) {
+        int me = c.rank();
+        int p = c.size();
+        int n = 131_073; // 1 MiB and one double
+        double[] mine = new double[n];
+        for (int i = 0; i < n; i++) {
+            mine[i] = value(me, i);
+        }
+        double[] sum = new double[n];
+        c.allreduce(mine, 0, sum, 0, n, Op.SUM);
+        for (int i = 0; i < n; i++) {
+            double expect = 0;
+            for (int r = 0; r < p; r++) {
+                expect += value(r, i);
+            }
+            require(sum[i] == expect, name + ": allreduce element " + i + " is " + sum[i] + ", not " + expect);
         }
     }
 
