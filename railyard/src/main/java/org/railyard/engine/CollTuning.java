@@ -97,8 +97,9 @@ final class CollTuning {
      * that has the processor copy all its blocks where pairwise rounds wait for one partner each
      * (np 8 on 2 cores, three alternating runs of 1500 calls, mean us, linear against pairwise:
      * 256 KiB 3531, 3610, 3534 against 4025, 3777, 4309; 512 KiB 7146, 7297, 6617 against 7617,
-     * 6734, 7210; np 4 at 256 KiB, seven runs: linear lower in five). Beyond it (1 MiB) the shared
-     * segment takes over anyway.
+     * 6734, 7210; np 4 at 256 KiB, seven runs: linear lower in five). For alltoall of 3 or more
+     * processes the shared segment takes over from 128 KiB blocks ({@link #ALLTOALL_SHARED_PROP});
+     * this still decides for 2 processes, for alltoallv, and when the segment is off.
      */
     static final String ALLTOALL_LONG_NODE_PROP = "railyard.coll.alltoall.long.node";
     static final long ALLTOALL_LONG_NODE_DEFAULT = 1024 * 1024;
@@ -119,16 +120,18 @@ final class CollTuning {
     static final long SHM_SIZE_DEFAULT = 8L << 20;
 
     /**
-     * bcast: from this many bytes, through the shared segment. Below it the tree wins: its hops
-     * overlap, while the segment's barrier costs about what 64 KiB of copying does (np 4, heap
-     * arrays, three alternating runs of {@code CollectiveBenchRank bcast} with
-     * {@code RAILYARD_COLL_SHM} false then true, mean us: 64 KiB 76.2, 31.2, 38.1 against 25.6,
-     * 45.8, 41.0; 256 KiB 78.2, 162.7, 92.8 against 77.9, 116.4, 105.7; five runs at 512 KiB,
-     * medians 293 against 171, and 1 MiB, 497 against 393; np 8, 1 MiB: 3993, 4276 against
-     * 669, 438).
+     * bcast: from this many bytes, through the shared segment (up to 8 processes; see
+     * {@link #bcastSharedFrom}). Runs of 1000 calls a size (np 4, heap arrays, six alternating
+     * runs of {@code CollectiveBenchRank alltoall,bcast --sizes 64k:256k --iters 20000} with
+     * {@code RAILYARD_COLL_BCAST_SHARED} at 256k, then 64k, mean us): 64 KiB 32.7, 30.4, 27.8,
+     * 38.0, 55.2, 34.5 against 20.7, 25.7, 17.6, 31.2, 20.0, 21.1; 128 KiB 61.0, 52.0, 48.0, 73.9,
+     * 115.3, 107.3 against 35.7, 32.4, 22.3, 58.6, 27.8, 25.5. Runs of 50 calls, which an earlier
+     * threshold of 256 KiB rested on, had the tree ahead at 64 KiB in two of three. Earlier, np 4,
+     * five runs at 512 KiB, medians 293 against 171 us, and 1 MiB, 497 against 393; np 8, 1 MiB:
+     * 3993, 4276 against 669, 438.
      */
     static final String BCAST_SHARED_PROP = "railyard.coll.bcast.shared";
-    static final long BCAST_SHARED_DEFAULT = 256 * 1024;
+    static final long BCAST_SHARED_DEFAULT = 64 * 1024;
 
     /**
      * allgather(v): from this many bytes in all, through the shared segment (np 4, 16 KiB from
@@ -141,12 +144,16 @@ final class CollTuning {
 
     /**
      * alltoall: from blocks of this many bytes, through the shared segment. It copies as much as
-     * the rings do (each block once in, once out), so it gains only where the rings' flow control
-     * costs: np 4 from 64 KiB to 256 KiB it lost or drew (128 KiB: 220.1, 194.0, 173.3 us against
-     * 219.3, 263.4, 243.3), at 1 MiB it won or drew (2613, 2104, 3899 against 2088, 2114, 2427).
+     * the rings do (each block once in, once out); it gains what the rings' rendezvous and flow
+     * control cost. Runs of 1000 calls a size (np 4, heap arrays, the six alternating runs of the
+     * bcast measurement above with {@code RAILYARD_COLL_ALLTOALL_SHARED} at 1m, then 64k, mean
+     * us): 128 KiB 275.9, 198.9, 242.7, 341.2, 246.9, 302.3 against 301.3, 92.5, 82.3, 247.4,
+     * 108.5, 265.2; 256 KiB 607.7, 436.2, 462.3, 489.3, 453.2, 451.6 against 331.0, 469.5, 226.5,
+     * 445.3, 472.8, 436.7; 64 KiB split (three each way). np 8, two runs: 128 KiB 1670, 1705
+     * against 1217, 1174; 64 KiB 571.5, 611.9 against 715.8, 639.9.
      */
     static final String ALLTOALL_SHARED_PROP = "railyard.coll.alltoall.shared";
-    static final long ALLTOALL_SHARED_DEFAULT = 1024 * 1024;
+    static final long ALLTOALL_SHARED_DEFAULT = 128 * 1024;
 
     /**
      * allreduce: from vectors of this many bytes, through the shared segment (blocking, p &ge; 3,
@@ -186,7 +193,7 @@ final class CollTuning {
     long shmSize = Config.bytes(SHM_SIZE_PROP, SHM_SIZE_DEFAULT);
     final long bcastShared = Config.bytes(BCAST_SHARED_PROP, BCAST_SHARED_DEFAULT);
     final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
-    final long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
+    long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
 
     /** The collectives whose algorithm can be forced, by the names the choice log uses. */
@@ -211,15 +218,22 @@ final class CollTuning {
 
     /**
      * The size from which bcast goes through the shared segment on {@code p} processes:
-     * {@link #BCAST_SHARED_PROP} up to 4 processes, a quarter of it for each doubling beyond. The
-     * tree's hops of the whole message grow with log2 p, the segment's copies do not (np 8, three
-     * alternating runs, mean us, segment from 1 B against from 256 KiB: 16 KiB 68.7, 148.5, 64.8
-     * against 27.9, 30.8, 24.9; 64 KiB 91.5, 83.5, 109.0 against 116.0, 133.3, 146.2; 128 KiB
-     * 120.5, 148.3, 99.0 against 225.0, 262.8, 219.5).
+     * {@link #BCAST_SHARED_PROP} up to 8 processes, a quarter of it for each doubling beyond. The
+     * tree's hops of the whole message grow with log2 p, the segment's copies do not; below 64 KiB
+     * the segment's barrier still costs more at np 8 (three alternating runs, mean us, segment
+     * from 1 B against from 256 KiB: 16 KiB 68.7, 148.5, 64.8 against 27.9, 30.8, 24.9; 64 KiB
+     * 91.5, 83.5, 109.0 against 116.0, 133.3, 146.2; 128 KiB 120.5, 148.3, 99.0 against 225.0,
+     * 262.8, 219.5; two runs, from 16 KiB against from 64 KiB: 16 KiB 77.9, 66.0 against 36.2,
+     * 22.1; 32 KiB 55.0, 65.0 against 45.2, 47.6).
      */
     long bcastSharedFrom(int p) {
-        int doublings = 32 - Integer.numberOfLeadingZeros(Math.max(1, p - 1)) - 2;
+        int doublings = 32 - Integer.numberOfLeadingZeros(Math.max(1, p - 1)) - 3;
         return doublings <= 0 ? bcastShared : bcastShared >> Math.min(62, 2 * doublings);
+    }
+
+    /** Sets the block size from which alltoall goes through the shared segment (tests see the other algorithms with it high). */
+    void alltoallShared(long bytes) {
+        alltoallShared = bytes;
     }
 
     /** Sets the size of the shared segments mapped from now on (tests use small ones to make many pieces). */

@@ -25,8 +25,8 @@ import org.railyard.error.RailyardException;
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 256 KiB (a quarter of that per doubling of p
- *   beyond 4), all on one node: the communicator's shared
+ * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 64 KiB (a quarter of that per doubling of p
+ *   beyond 8), all on one node: the communicator's shared
  *   segment ({@link CollShm}: the root copies in, the others copy out after a barrier); else
  *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
@@ -50,7 +50,7 @@ import org.railyard.error.RailyardException;
  * <tr><td>allgather(v)</td><td>blocking, p &ge; 3, total &ge; 64 KiB, all on one node: the shared
  *   segment; else p a power of two and total &lt; 512 KiB: recursive doubling;
  *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
- * <tr><td>alltoall</td><td>blocking, p &ge; 3, block &ge; 1 MiB, all on one node: the shared segment; else
+ * <tr><td>alltoall</td><td>blocking, p &ge; 3, block &ge; 128 KiB, all on one node: the shared segment; else
  *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB over several nodes (1 MiB on one):
  *   pairwise exchange; else everything posted at once (linear)</td></tr>
  * <tr><td>alltoallv</td><td>average block &ge; 256 KiB over several nodes (1 MiB on one): pairwise

@@ -575,6 +575,9 @@ class CollAlgorithmsTest {
             Collectives c = e.collectives();
             int me = e.rank();
             // 40 000 longs: 320 000 B a block, above the pairwise threshold of several nodes, below that of one
+            alltoallChecked(c, w, me, n, 40_000, "one node, segment");
+            assertThat(e.describeChoices()).contains("alltoall [256 KiB, 512 KiB): " + CollShm.NAME);
+            c.tuning().alltoallShared(Long.MAX_VALUE);
             alltoallChecked(c, w, me, n, 40_000, "one node");
             String[] nodes = new String[n];
             for (int r = 0; r < n; r++) {
