@@ -16,7 +16,9 @@
 #                 railyard-mpijava
 #   --np LIST     comma-separated process counts (default 2,4,8)
 #   --sizes SPEC  message sizes as the programs take them (default 1:1m)
-#   --iters N     timed calls up to 8 KiB (default 1000; a fifth of it to 64 KiB, a twentieth beyond)
+#   --iters N     timed calls up to 8 KiB (default 1000; a fifth of it to 64 KiB, a twentieth beyond).
+#                 For sizes from 64 KiB give 20000 (1000 calls a size): the default's 50 calls last
+#                 milliseconds, and its cells moved up to 2x between runs on the 2-core machine
 #   --colls LIST  comma-separated collectives: allreduce,bcast,alltoall,allgather,barrier or all (default)
 #   --out DIR     where builds, raw TSV and the tables go (default bench/out/compare-coll-<time>)
 #
