@@ -17,8 +17,10 @@ import org.railyard.error.RailyardException;
  * context so that messages of one communicator never match receives of another.
  *
  * <p>Buffers are Java primitive arrays, {@link java.nio.ByteBuffer}s (addressed absolutely from
- * index 0; position and limit are ignored) or {@link java.lang.foreign.MemorySegment}s. Offsets and
- * counts are in elements of the buffer's type, inferred from the buffer ({@code double[]} moves
+ * index 0; position and limit are ignored) or {@link java.lang.foreign.MemorySegment}s of an arena
+ * any thread may use ({@code Arena.ofShared()}, {@code ofAuto()}, {@code global()}: the library's
+ * progress thread, or another thread's wait, may move a message's bytes; a segment of
+ * {@code Arena.ofConfined()} is refused with a BUFFER error). Offsets and counts are in elements of the buffer's type, inferred from the buffer ({@code double[]} moves
  * doubles), or given explicitly with a {@link Datatype}. Messages are typed by bytes: a receive
  * accepts any message whose length fits its buffer.
  *

@@ -70,8 +70,20 @@ public enum Kind {
         };
     }
 
-    /** Checks (buf, offset, count) names a valid range; messages name the argument and its range. */
+    /** A thread that never runs: a segment it may access is not confined to one thread. */
+    private static final Thread ANOTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    /**
+     * Checks (buf, offset, count) names a valid range; messages name the argument and its range.
+     * A segment confined to one thread is refused.
+     */
     public void checkRange(Object buf, int offset, int count) {
+        if (buf instanceof MemorySegment s && !s.isAccessibleBy(ANOTHER_THREAD)) {
+            throw new RailyardException(ErrorClass.BUFFER, "a MemorySegment of a confined arena is not accepted: the "
+                    + "library's progress thread moves the bytes of a message or collective when it can, and only the "
+                    + "thread that made the arena may touch them; allocate it from Arena.ofShared(), Arena.ofAuto() or "
+                    + "Arena.global()");
+        }
         long cap = capacity(buf);
         if (count < 0) {
             throw new RailyardException(ErrorClass.COUNT, "count " + count + " is negative");

@@ -295,6 +295,23 @@ class PointToPointTest {
                     .hasMessageContaining("java.lang.String is not supported");
             assertThatThrownBy(() -> e.bcast(w, b, Kind.BYTE, 0, 1, 3))
                     .hasMessage("root rank 3 is out of range [0, 2) for communicator WORLD");
+            // the progress thread (or another caller's wait) may move a message's bytes: a segment
+            // only its owner may touch is refused at the call, not failed from another thread later
+            try (java.lang.foreign.Arena confined = java.lang.foreign.Arena.ofConfined();
+                 java.lang.foreign.Arena shared = java.lang.foreign.Arena.ofShared()) {
+                java.lang.foreign.MemorySegment mine = confined.allocate(64);
+                String why = "a MemorySegment of a confined arena is not accepted";
+                assertThatThrownBy(() -> e.send(w, mine, Kind.BYTE, 0, 8, 1, 0, STD)).hasMessageContaining(why)
+                        .hasMessageContaining("Arena.ofShared()").isInstanceOf(RailyardException.class)
+                        .extracting(x -> ((RailyardException) x).errorClass()).isEqualTo(ErrorClass.BUFFER);
+                assertThatThrownBy(() -> e.irecv(w, mine, Kind.BYTE, 0, 8, 1, 0)).hasMessageContaining(why);
+                assertThatThrownBy(() -> e.collectives().allreduce(w, mine, 0, mine, 0, 8, Kind.BYTE, Reduction.SUM))
+                        .hasMessageContaining(why);
+                java.lang.foreign.MemorySegment open = shared.allocate(64);
+                open.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 3, (byte) (7 + e.rank()));
+                e.collectives().allreduce(w, open, 0, open, 0, 8, Kind.BYTE, Reduction.SUM);
+                assertThat(open.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 3)).as("a shared segment works").isEqualTo((byte) 15);
+            }
         });
     }
 }

@@ -361,7 +361,7 @@ public final class SemanticsRanks {
                 direct.put(i, RankSupport.byteAt(rank, 40, i));
             }
             world.send(direct, 0, direct.capacity(), p, 40);
-            try (Arena arena = Arena.ofConfined()) {
+            try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = arena.allocate(1 << 20);
                 for (long i = 0; i < seg.byteSize(); i++) {
                     seg.set(ValueLayout.JAVA_BYTE, i, RankSupport.byteAt(rank, 41, i));
@@ -399,7 +399,7 @@ public final class SemanticsRanks {
                     throw new AssertionError("direct ByteBuffer of 4 MiB: byte " + i + " differs");
                 }
             }
-            try (Arena arena = Arena.ofConfined()) {
+            try (Arena arena = Arena.ofShared()) {
                 MemorySegment seg = arena.allocate(1 << 20);
                 world.recv(seg, 0, (int) seg.byteSize(), p, 41);
                 for (long i = 0; i < seg.byteSize(); i++) {
