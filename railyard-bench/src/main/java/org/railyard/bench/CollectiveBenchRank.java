@@ -22,13 +22,16 @@ import org.railyard.util.Config;
  * 99th percentile and maximum.
  *
  * <pre>
- * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|all][,...]
+ * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...]
  *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]
  * </pre>
  *
  * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
  * doubles, so it starts at 8 bytes); allgather gathers that many bytes from each rank; alltoall
  * sends that many bytes to each rank; barrier runs once, at size 0. bcast's root is rank 0.
+ * reduce (to rank 0) and reduce_scatter_block, measured only when named, sum a vector of doubles
+ * of that many bytes like allreduce; reduce_scatter_block leaves a p-th of it (whole doubles) at
+ * each rank.
  * Buffers are byte arrays (doubles for allreduce) allocated once; the first result of each size
  * is checked. With {@code --buffers offheap} they are native {@link MemorySegment}s instead (the
  * doubles of allreduce too, passed with {@link Datatype#DOUBLE}), 64-byte aligned, allocated once
@@ -38,7 +41,10 @@ import org.railyard.util.Config;
 public final class CollectiveBenchRank {
     /** The collectives, by the names the TSV rows use. */
     static final Set<String> ALL = Set.of("barrier", "bcast", "allreduce", "allgather", "alltoall");
-    private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+    /** Measured when named, not by {@code all} (the peer programs of bench/compare-coll.sh have only the five above). */
+    static final Set<String> EXTRA = Set.of("reduce", "reduce_scatter_block");
+    private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall", "reduce",
+        "reduce_scatter_block"};
     private static final long HIGHEST_NS = 3_600_000_000_000L;
     private static final long SMALL = 8 * 1024;
     private static final long MEDIUM = 64 * 1024;
@@ -68,17 +74,19 @@ public final class CollectiveBenchRank {
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
-                                    + "[allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
+                                    + "[allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...] "
+                                    + "[--sizes SPEC] [--iters N] "
                                     + "[--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]");
                         }
                         for (String c : a.split(",")) {
                             String n = c.trim().toLowerCase(Locale.ROOT);
                             if (n.equals("all")) {
                                 colls.addAll(ALL);
-                            } else if (ALL.contains(n)) {
+                            } else if (ALL.contains(n) || EXTRA.contains(n)) {
                                 colls.add(n);
                             } else if (!n.isEmpty()) {
-                                throw new IllegalArgumentException("unknown collective '" + c + "'; one of " + ALL + " or all");
+                                throw new IllegalArgumentException("unknown collective '" + c + "'; one of " + ALL + ", " + EXTRA
+                                        + " or all");
                             }
                         }
                     }
@@ -177,7 +185,10 @@ public final class CollectiveBenchRank {
                 continue;
             }
             for (long size : c.equals("barrier") ? new long[] {0} : opt.sizes()) {
-                if (c.equals("allreduce") && size < Double.BYTES) {
+                if (c.equals("reduce_scatter_block") && size < (long) Double.BYTES * np) {
+                    continue;
+                }
+                if ((c.equals("allreduce") || c.equals("reduce")) && size < Double.BYTES) {
                     continue;
                 }
                 if (!opt.offHeap()) {
@@ -251,6 +262,20 @@ public final class CollectiveBenchRank {
                     }
                 }
                 case "allgather" -> comm.allgather(sbuf, 0, size, rbuf, 0, size);
+                case "reduce" -> {
+                    if (opt.offHeap()) {
+                        comm.reduce(din, 0, dout, 0, count, Datatype.DOUBLE, Op.SUM, 0);
+                    } else {
+                        comm.reduce(din, 0, dout, 0, count, Op.SUM, 0);
+                    }
+                }
+                case "reduce_scatter_block" -> {
+                    if (opt.offHeap()) {
+                        comm.reduceScatterBlock(din, 0, dout, 0, count / np, Datatype.DOUBLE, Op.SUM);
+                    } else {
+                        comm.reduceScatterBlock(din, 0, dout, 0, count / np, Op.SUM);
+                    }
+                }
                 default -> comm.alltoall(sbuf, 0, size, rbuf, 0, size);
             }
             long dt = System.nanoTime() - t0;
@@ -273,6 +298,10 @@ public final class CollectiveBenchRank {
             case "bcast" -> rank == 0 || size == 0 || byteAt(rbuf, size - 1) == (byte) ((size - 1) * 31);
             case "allreduce" -> size < Double.BYTES
                     || doubleAt(dout, size / Double.BYTES - 1) == np * (np + 1) / 2.0 + (double) np * (size / Double.BYTES - 1);
+            case "reduce" -> rank != 0 || size < Double.BYTES
+                    || doubleAt(dout, size / Double.BYTES - 1) == np * (np + 1) / 2.0 + (double) np * (size / Double.BYTES - 1);
+            case "reduce_scatter_block" -> size / Double.BYTES / np == 0 || doubleAt(dout, size / Double.BYTES / np - 1)
+                    == np * (np + 1) / 2.0 + (double) np * ((rank + 1) * (size / Double.BYTES / np) - 1);
             case "allgather" -> size == 0 || byteAt(rbuf, size * np - 1) == (byte) ((size - 1) * 31 + np - 1);
             case "alltoall" -> size == 0 || byteAt(rbuf, size * np - 1) == (byte) ((rank * size + size - 1) * 31 + np - 1);
             default -> true;

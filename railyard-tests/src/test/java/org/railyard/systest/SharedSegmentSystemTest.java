@@ -15,9 +15,9 @@ import org.railyard.systest.ranks.SharedSegmentRanks;
 
 /**
  * Large collectives of heap arrays between 4 processes of this node ({@link SharedSegmentRanks}):
- * by default bcast, allgather(v), alltoall and allreduce of the world and of a split of 3 go through each
- * communicator's shared segment, and every rank's choice log says so (not for the last rank's
- * split, which holds it alone); with
+ * by default bcast, allgather(v), alltoall, allreduce, reduce and reduce_scatter_block of the
+ * world and of a split of 3 go through each communicator's shared segment, and every rank's
+ * choice log says so (not for the last rank's split, which holds it alone); with
  * {@code RAILYARD_COLL_SHM=false} the same results come through the point-to-point algorithms and
  * no segment is named. A rank that halts once the segment is in use makes the others' next
  * collective fail with an error instead of a wait without end, and the segment file is gone.
@@ -41,7 +41,8 @@ class SharedSegmentSystemTest {
         for (int r = 0; r < NP; r++) {
             assertThat(t.texts(r, Transcript.Stream.OUT)).as("rank %d\n%s", r, job.report()).contains("OK shared rank " + r);
             List<String> choices = t.texts(r, Transcript.Stream.ERR);
-            for (String coll : List.of("bcast", "allgather", "allgatherv", "alltoall", "allreduce")) {
+            for (String coll : List.of("bcast", "allgather", "allgatherv", "alltoall", "allreduce", "reduce",
+                    "reduce_scatter_block")) {
                 for (String comm : List.of("WORLD (4 ranks)", ".split")) {
                     boolean said = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): " + coll + " [")
                             && l.endsWith(": shared-segment"));

@@ -12,9 +12,9 @@ import org.railyard.util.SharedFiles;
  * The shared segment of a communicator whose processes all run on one node: a tmpfs file mapped
  * by every member, through which the blocking bcast, allgather(v) and alltoall move large
  * payloads with one copy in by the writer and one copy out by each reader, whatever the buffers
- * are, and through which the blocking allreduce gathers the vectors that each member folds a
- * range of. Without it a Java array, which no other process can read, crosses every hop of a tree or
- * ring twice: into the shared ring, then out of it.
+ * are, and through which the blocking allreduce, reduce and reduce-scatter gather the vectors
+ * that each member folds a range of. Without it a Java array, which no other process can read,
+ * crosses every hop of a tree or ring twice: into the shared ring, then out of it.
  *
  * <p>The segment has two halves. Each use (a collective, or one piece of a collective larger than
  * a half; every member counts uses alike, since blocking collectives of a communicator run in the
@@ -224,6 +224,16 @@ final class CollShm {
      */
     void allreduce(CollSchedule s, CollTeam t, Object sbuf, int soff, Object acc, int accOff, Kind k, int count,
                    int width) {
+        reduce(s, t, -1, sbuf, soff, acc, accOff, k, count, width);
+    }
+
+    /**
+     * Reduce to {@code root}, or to everyone when {@code root} is -1: as {@link #allreduce}, but
+     * after the second barrier only the root copies the others' results out. {@code acc} holds
+     * the whole vector at the root; elsewhere only the member's own range of it is used.
+     */
+    void reduce(CollSchedule s, CollTeam t, int root, Object sbuf, int soff, Object acc, int accOff, Kind k, int count,
+                int width) {
         int p = t.size;
         int me = t.me;
         long slot = (half / p) & ~7L;
@@ -255,12 +265,58 @@ final class CollShm {
                 s.copy(k, acc, accOff + first + lo, m, Kind.BYTE, seg, (int) (mine + (long) lo * k.size));
             }
             CollTree.dissemination(s, t);
+            if (root >= 0 && me != root) {
+                continue;
+            }
             for (int q = 0; q < p; q++) {
                 int qlo = range(n, width, p, q);
                 int qhi = range(n, width, p, q + 1);
                 if (q != me && qhi > qlo) {
                     s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) qlo * k.size), (qhi - qlo) * k.size, k, acc,
                             accOff + first + qlo);
+                }
+            }
+        }
+    }
+
+    /**
+     * Reduce-scatter: the half is a p-by-p grid of cells; member r writes the piece of its block
+     * for q into cell (r, q) and, after the barrier, folds column {@code me} in rank order into its
+     * result, which already holds its own piece. One barrier a use, and each block crosses the
+     * segment once. {@code acc} is a Java array of {@code k} that receives this member's block.
+     */
+    void reduceScatter(CollSchedule s, CollTeam t, Object sbuf, int soff, int[] counts, int[] starts, Kind k,
+                       Object acc, int accOff, int width) {
+        int p = t.size;
+        int me = t.me;
+        long cell = (half / ((long) p * p)) & ~7L;
+        int per = (int) Math.min(Integer.MAX_VALUE - 7, cell / k.size / width * width);
+        int largest = 0;
+        for (int q = 0; q < p; q++) {
+            largest = Math.max(largest, counts[q]);
+        }
+        Object tmp = counts[me] > 0 ? s.scratch(k, Math.min(per, counts[me])) : null;
+        for (int from = 0; from < largest; from += per) {
+            int at = next();
+            for (int q = 0; q < p; q++) {
+                int n = Math.min(per, counts[q] - from);
+                if (q != me && n > 0) {
+                    s.copy(k, sbuf, soff + starts[q] + from, n, Kind.BYTE, seg, (int) (at + ((long) me * p + q) * cell));
+                }
+            }
+            int m = Math.min(per, counts[me] - from);
+            if (m > 0) {
+                s.copy(k, sbuf, soff + starts[me] + from, acc, accOff + from, m);
+            }
+            CollTree.dissemination(s, t);
+            if (m > 0) {
+                for (int q = me - 1; q >= 0; q--) {
+                    s.copy(Kind.BYTE, seg, (int) (at + ((long) q * p + me) * cell), m * k.size, k, tmp, 0);
+                    s.reduce(k, tmp, 0, acc, accOff + from, m);
+                }
+                for (int q = me + 1; q < p; q++) {
+                    s.copy(Kind.BYTE, seg, (int) (at + ((long) q * p + me) * cell), m * k.size, k, tmp, 0);
+                    s.reduceHigher(k, acc, accOff + from, tmp, 0, m);
                 }
             }
         }

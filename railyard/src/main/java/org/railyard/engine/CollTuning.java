@@ -169,6 +169,29 @@ final class CollTuning {
     static final String ALLREDUCE_SHARED_PROP = "railyard.coll.allreduce.shared";
     static final long ALLREDUCE_SHARED_DEFAULT = 128 * 1024;
 
+    /**
+     * reduce: from vectors of this many bytes, through the shared segment (as allreduce; only the
+     * root copies out). Heap arrays, mean us, alternating runs of {@code CollectiveBenchRank
+     * reduce,reduce_scatter_block --sizes 32k:1m --iters 20000} (10000 at np 8) with this setting
+     * and the next at 1g, then at 32k: np 4 128 KiB 110.4, 129.7, 150.2 against 138.0, 90.2, 55.0;
+     * 512 KiB 502.5, 512.0, 499.4 against 323.7, 184.0, 438.6; np 3 128 KiB 208.6, 145.7 against
+     * 80.2, 100.0; np 8 128 KiB 417.3, 433.1 against 214.2, 416.9; 1 MiB 2140, 2208 against 1572,
+     * 2032. At 32 KiB the segment lost at np 3 and 8, at 64 KiB it drew at np 3.
+     */
+    static final String REDUCE_SHARED_PROP = "railyard.coll.reduce.shared";
+    static final long REDUCE_SHARED_DEFAULT = 128 * 1024;
+
+    /**
+     * reduce_scatter(_block): from vectors of this many bytes in all, through the shared segment:
+     * one barrier, each block crosses the segment once, and each member folds its own block. The
+     * runs above, reduce_scatter_block: np 4 128 KiB 131.8, 135.7, 139.6 against 69.2, 41.2, 112.0;
+     * 1 MiB 671.4, 886.8, 753.8 against 630.2, 299.0, 421.1; np 3 128 KiB 78.3, 73.9 against 50.8,
+     * 79.9; np 8 128 KiB 314.1, 385.4 against 278.0, 323.4; 64 KiB 218.1, 218.4 against 168.2,
+     * 257.6.
+     */
+    static final String REDUCE_SCATTER_SHARED_PROP = "railyard.coll.reducescatter.shared";
+    static final long REDUCE_SCATTER_SHARED_DEFAULT = 128 * 1024;
+
     /** Node-aware two-level algorithms when several processes share a node and there are several nodes. */
     static final String NODE_AWARE_PROP = "railyard.coll.nodeaware";
     static final boolean NODE_AWARE_DEFAULT = true;
@@ -195,6 +218,8 @@ final class CollTuning {
     final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
     long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
+    final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
+    final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
 
     /** The collectives whose algorithm can be forced, by the names the choice log uses. */
     static final String[] COLLECTIVES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan", "exscan",

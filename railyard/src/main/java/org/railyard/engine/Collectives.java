@@ -33,7 +33,9 @@ import org.railyard.error.RailyardException;
  *   binomial tree; pipelined in 128 KiB segments ({@code pipeline}) from the size
  *   {@code railyard.coll.bcast.pipeline} sets (off by default) or when forced; flat (the root
  *   sends to each, {@code linear}) only when forced</td></tr>
- * <tr><td>reduce</td><td>commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
+ * <tr><td>reduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment (as
+ *   allreduce, then only the root copies out; any operation); else
+ *   commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
  *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
  * <tr><td>allreduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment
@@ -42,7 +44,9 @@ import org.railyard.error.RailyardException;
  *   when two-level applies; else ring if n &ge; 512 KiB and p is not a power of two; else
  *   Rabenseifner if n &ge; 64 KiB and count &ge; pof2; else recursive doubling. Non-commutative:
  *   recursive doubling, which keeps rank order (adjacent-pair fold for non-powers of two)</td></tr>
- * <tr><td>reduce_scatter(_block)</td><td>total &lt; 2 KiB: recursive-doubling allreduce and a local
+ * <tr><td>reduce_scatter(_block)</td><td>blocking, p &ge; 3, total &ge; 128 KiB, all on one node: the
+ *   shared segment (each member writes the others' blocks in, then folds its own from every copy in
+ *   rank order); else total &lt; 2 KiB: recursive-doubling allreduce and a local
  *   copy; commutative: ring reduce-scatter; else binomial reduce to 0 + linear scatterv</td></tr>
  * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
  * <tr><td>gather, scatter</td><td>p &times; block &lt; 16 KiB: binomial tree; else linear</td></tr>
@@ -538,6 +542,11 @@ public final class Collectives {
     /** Reduction of everyone's {@code sbuf} into root's {@code rbuf}, in rank order. */
     public Transfer ireduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op,
                             int root) {
+        return reduce(c, sbuf, soff, rbuf, roff, count, k, op, root, false);
+    }
+
+    private Transfer reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op,
+                            int root, boolean blocking) {
         check(c, REDUCE);
         if (c.isInter()) {
             checkOp(op, k, count);
@@ -562,6 +571,18 @@ public final class Collectives {
         }
         int p = c.size();
         long bytes = (long) count * k.size;
+        CollShm shm = blocking ? shared(c, REDUCE, bytes, tuning.reduceShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, REDUCE, op, bytes, CollShm.NAME);
+            boolean direct = isRoot && direct(rbuf, k);
+            Object acc = direct ? rbuf : s.scratch(k, count);
+            int accOff = direct ? roff : 0;
+            shm.reduce(s, CollTeam.of(c), root, sbuf, soff, acc, accOff, k, count, op.width());
+            if (isRoot && !direct) {
+                s.copy(k, acc, 0, rbuf, roff, count);
+            }
+            return start(s);
+        }
         String algo;
         if (p == 1 || count == 0) {
             algo = LOCAL;
@@ -605,7 +626,7 @@ public final class Collectives {
     }
 
     public void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
-        finish(ireduce(c, sbuf, soff, rbuf, roff, count, k, op, root));
+        finish(reduce(c, sbuf, soff, rbuf, roff, count, k, op, root, true));
     }
 
     /**
@@ -690,19 +711,23 @@ public final class Collectives {
      */
     public Transfer ireduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k,
                                    Reduction op) {
-        return reduceScatter(REDUCE_SCATTER, c, sbuf, soff, rbuf, roff, counts, k, op);
+        return reduceScatter(REDUCE_SCATTER, c, sbuf, soff, rbuf, roff, counts, k, op, false);
     }
 
     /** {@link #ireduceScatter} with {@code count} elements for every rank. */
     public Transfer ireduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
                                         Reduction op) {
+        return reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, blocks(c, count), k, op, false);
+    }
+
+    private static int[] blocks(CommState c, int count) {
         int[] counts = new int[c.localSize()];
         java.util.Arrays.fill(counts, count);
-        return reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, counts, k, op);
+        return counts;
     }
 
     private Transfer reduceScatter(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts,
-                                   Kind k, Reduction op) {
+                                   Kind k, Reduction op, boolean blocking) {
         check(c, id);
         // on an intercommunicator the counts are those of the local group, which the result is scattered over
         int p = c.localSize();
@@ -733,6 +758,18 @@ public final class Collectives {
             s.copy(k, sbuf, soff, acc, 0, n);
             CollInter.reduceScatter(s, c, acc, c.rank == 0 && n > 0 ? s.scratch(k, n) : null, k, n, counts,
                     starts(counts, p), rbuf, roff);
+            return start(s);
+        }
+        CollShm shm = blocking ? shared(c, id, bytes, tuning.reduceScatterShared) : null;
+        if (shm != null) {
+            CollSchedule s = schedule(c, id, op, bytes, CollShm.NAME);
+            boolean direct = direct(rbuf, k);
+            Object acc = direct || mine == 0 ? rbuf : s.scratch(k, mine);
+            int accOff = direct ? roff : 0;
+            shm.reduceScatter(s, CollTeam.of(c), sbuf, soff, counts, starts(counts, p), k, acc, accOff, op.width());
+            if (!direct && mine > 0) {
+                s.copy(k, acc, 0, rbuf, roff, mine);
+            }
             return start(s);
         }
         String algo = p == 1 || n == 0 ? LOCAL
@@ -772,12 +809,12 @@ public final class Collectives {
     }
 
     public void reduceScatter(CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts, Kind k, Reduction op) {
-        finish(ireduceScatter(c, sbuf, soff, rbuf, roff, counts, k, op));
+        finish(reduceScatter(REDUCE_SCATTER, c, sbuf, soff, rbuf, roff, counts, k, op, true));
     }
 
     public void reduceScatterBlock(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
                                    Reduction op) {
-        finish(ireduceScatterBlock(c, sbuf, soff, rbuf, roff, count, k, op));
+        finish(reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, blocks(c, count), k, op, true));
     }
 
     /** Inclusive prefix reduction: rank r gets the reduction of ranks 0 to r, in rank order. */

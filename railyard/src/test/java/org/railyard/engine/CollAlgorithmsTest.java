@@ -171,7 +171,7 @@ class CollAlgorithmsTest {
                     assertThat(all[displs[r] + counts[r]]).as("gap after block %d", r).isZero();
                 }
                 // bytes from a native segment at the root into heap arrays elsewhere, and back
-                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
                     java.lang.foreign.MemorySegment seg = arena.allocate(70_001);
                     byte[] heap = new byte[70_001];
                     for (int i = 0; i < heap.length; i++) {
@@ -228,7 +228,7 @@ class CollAlgorithmsTest {
                 double[] res = new double[6];
                 c.allreduce(w, pairs, 0, res, 0, 6, Kind.DOUBLE, Reduction.MAXLOC);
                 assertThat(res).containsExactly(n > 1 ? 1 : 0, n > 1 ? 1 : 0, 5.0, 10 - (n - 1), 0, 0);
-                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
                     long[] mine = contribution(me, 30_001, Reduction.SUM);
                     java.lang.foreign.MemorySegment in = arena.allocate(8L * mine.length, 8);
                     in.copyFrom(java.lang.foreign.MemorySegment.ofArray(mine));
@@ -241,6 +241,84 @@ class CollAlgorithmsTest {
                 }
                 if (n > 1) {
                     assertThat(e.describeChoices()).contains("allreduce").contains("SUM: " + CollShm.NAME);
+                }
+                e.free(w);
+            }
+        });
+    }
+
+    /**
+     * reduce and reduce_scatter(_block) through the shared segment, forced, with segments so small
+     * that vectors and blocks go in many pieces, and of the default: a sum and a 2x2 matrix product
+     * (not commutative) to every root, in place at the root, into a ByteBuffer at the root; blocks
+     * of uneven sizes with an empty one; each result equals the sequential fold of its part and
+     * nothing around it is written.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 8})
+    void sharedSegmentReduceAndReduceScatterFoldInRankOrder(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            Collectives c = e.collectives();
+            int me = e.rank();
+            for (String coll : new String[] {"reduce", "reduce_scatter", "reduce_scatter_block"}) {
+                force(e, coll, CollShm.NAME);
+            }
+            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
+                c.tuning().shmSize(size);
+                CommState w = e.dup(e.world());
+                for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
+                    for (int count : new int[] {4, 36, 40_000}) {
+                        long[] expect = fold(op, 0, n, count);
+                        for (int root = 0; root < n; root++) {
+                            long[] out = new long[count + 2];
+                            c.reduce(w, contribution(me, count, op), 0, out, 1, count, Kind.LONG, op, root);
+                            if (me == root) {
+                                assertThat(Arrays.copyOfRange(out, 1, count + 1)).as("reduce %s count %d to %d through %d B",
+                                        op, count, root, size).isEqualTo(expect);
+                                assertThat(out[0] | out[count + 1]).as("around the result").isZero();
+                            } else {
+                                assertThat(out).as("a non-root's receive buffer").containsOnly(0L);
+                            }
+                        }
+                        long[] inPlace = contribution(me, count, op);
+                        c.reduce(w, inPlace, 0, inPlace, 0, count, Kind.LONG, op, n - 1);
+                        if (me == n - 1) {
+                            assertThat(inPlace).as("reduce in place, %s count %d", op, count).isEqualTo(expect);
+                        }
+                        int block = count / 4 * 4 / Math.max(1, n) / 4 * 4;
+                        long[] mine = new long[block];
+                        c.reduceScatterBlock(w, contribution(me, block * n, op), 0, mine, 0, block, Kind.LONG, op);
+                        assertThat(mine).as("reduce_scatter_block %s %d each", op, block)
+                                .isEqualTo(Arrays.copyOfRange(fold(op, 0, n, block * n), me * block, me * block + block));
+                    }
+                    // uneven blocks, rank 1's empty, last the largest
+                    int[] counts = new int[n];
+                    int total = 0;
+                    for (int r = 0; r < n; r++) {
+                        counts[r] = r == 1 ? 0 : 4 * (r + 1) * 3001;
+                        total += counts[r];
+                    }
+                    int start = 0;
+                    for (int r = 0; r < me; r++) {
+                        start += counts[r];
+                    }
+                    long[] got = new long[counts[me] + 1];
+                    c.reduceScatter(w, contribution(me, total, op), 0, got, 1, counts, Kind.LONG, op);
+                    assertThat(Arrays.copyOfRange(got, 1, got.length)).as("reduce_scatter %s, block %d", op, me)
+                            .isEqualTo(Arrays.copyOfRange(fold(op, 0, n, total), start, start + counts[me]));
+                    assertThat(got[0]).as("before the block").isZero();
+                }
+                ByteBuffer bb = ByteBuffer.allocate(8 * 30_001).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                c.reduce(w, contribution(me, 30_001, Reduction.SUM), 0, bb, 0, 30_001, Kind.LONG, Reduction.SUM, 0);
+                if (me == 0) {
+                    long[] expect = fold(Reduction.SUM, 0, n, 30_001);
+                    for (int i = 0; i < expect.length; i++) {
+                        assertThat(bb.getLong(8 * i)).as("reduce into a ByteBuffer, element %d", i).isEqualTo(expect[i]);
+                    }
+                }
+                if (n > 1) {
+                    assertThat(e.describeChoices()).contains("SUM: " + CollShm.NAME).contains("reduce_scatter [")
+                            .contains("reduce_scatter_block [");
                 }
                 e.free(w);
             }

@@ -11,8 +11,8 @@ import org.railyard.error.RailyardException;
  * Large collectives of heap arrays between the processes of one node, which go through the
  * communicator's shared segment by default (the test reads the choice log to know). Argument
  * {@code check}: a bcast of 1 MiB and 8 bytes from every root, an allgather of 160 KB from each,
- * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, an allreduce (sum) of 1 MiB
- * and 8 bytes, on the world and on a
+ * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, an allreduce, a reduce to
+ * the last rank and a reduce_scatter_block (sums) of 1 MiB and 8 bytes, on the world and on a
  * split of it (all ranks but the last, and the last alone); each verified element by element,
  * then {@code OK shared rank R}. Argument
  * {@code die}: after one large bcast (the segment is mapped), the last rank halts; the others
@@ -127,6 +127,19 @@ public final class SharedSegmentRanks {
                 expect += value(r, i);
             }
             require(sum[i] == expect, name + ": allreduce element " + i + " is " + sum[i] + ", not " + expect);
+        }
+        int root = p - 1;
+        double[] reduced = new double[n];
+        c.reduce(mine, 0, reduced, 0, n, Op.SUM, root);
+        for (int i = 0; me == root && i < n; i++) {
+            require(reduced[i] == sum[i], name + ": reduce element " + i + " is " + reduced[i] + ", not " + sum[i]);
+        }
+        int block = n / p;
+        double[] part = new double[block];
+        c.reduceScatterBlock(mine, 0, part, 0, block, Op.SUM);
+        for (int i = 0; i < block; i++) {
+            require(part[i] == sum[me * block + i], name + ": reduce_scatter_block element " + i + " is " + part[i]
+                    + ", not " + sum[me * block + i]);
         }
     }
 
