@@ -212,25 +212,17 @@ final class CollShm {
     }
 
     /**
-     * Allreduce: each member owns a range of every piece (a p-th of its items). It writes the
-     * rest of its vector into its slot of the half; after a barrier it folds its own range from
-     * every slot, in rank order ({@code x0 op x1 op ... op x(p-1)}, so a non-commutative operation
-     * is served too), and writes the result over that range of its own slot, which no other member
-     * reads in this use; after a second barrier it copies the others' results out. Each member
-     * copies about two and a half vectors, where a reduce-scatter and an allgather over the rings
-     * copy each of their messages twice (three vectors and more), and it waits on two barriers
-     * where they wait on 2 log p exchanges. {@code acc} is a Java array of {@code k}; it may be
-     * {@code sbuf} itself (in place).
-     */
-    void allreduce(CollSchedule s, CollTeam t, Object sbuf, int soff, Object acc, int accOff, Kind k, int count,
-                   int width) {
-        reduce(s, t, -1, sbuf, soff, acc, accOff, k, count, width);
-    }
-
-    /**
-     * Reduce to {@code root}, or to everyone when {@code root} is -1: as {@link #allreduce}, but
-     * after the second barrier only the root copies the others' results out. {@code acc} holds
-     * the whole vector at the root; elsewhere only the member's own range of it is used.
+     * Allreduce ({@code root} -1) or reduce to {@code root}: each member owns a range of every
+     * piece (a p-th of its items). It writes the rest of its vector into its slot of the half;
+     * after a barrier it folds its own range from every slot, in rank order
+     * ({@code x0 op x1 op ... op x(p-1)}, so a non-commutative operation is served too), and writes
+     * the result over that range of its own slot, which no other member reads in this use; after a
+     * second barrier every member (allreduce) or the root (reduce) copies the others' results out.
+     * Each member of an allreduce copies about two and a half vectors, where a reduce-scatter and
+     * an allgather over the rings copy each of their messages twice (three vectors and more), and
+     * it waits on two barriers where they wait on 2 log p exchanges. {@code acc} is a Java array of
+     * {@code k} that holds the whole vector where the result goes (elsewhere only the member's own
+     * range of it is used); it may be {@code sbuf} itself (in place).
      */
     void reduce(CollSchedule s, CollTeam t, int root, Object sbuf, int soff, Object acc, int accOff, Kind k, int count,
                 int width) {

@@ -573,15 +573,7 @@ public final class Collectives {
         long bytes = (long) count * k.size;
         CollShm shm = blocking ? shared(c, REDUCE, bytes, tuning.reduceShared) : null;
         if (shm != null) {
-            CollSchedule s = schedule(c, REDUCE, op, bytes, CollShm.NAME);
-            boolean direct = isRoot && direct(rbuf, k);
-            Object acc = direct ? rbuf : s.scratch(k, count);
-            int accOff = direct ? roff : 0;
-            shm.reduce(s, CollTeam.of(c), root, sbuf, soff, acc, accOff, k, count, op.width());
-            if (isRoot && !direct) {
-                s.copy(k, acc, 0, rbuf, roff, count);
-            }
-            return start(s);
+            return sharedReduce(c, REDUCE, shm, root, sbuf, soff, rbuf, roff, count, k, op);
         }
         String algo;
         if (p == 1 || count == 0) {
@@ -655,15 +647,7 @@ public final class Collectives {
         }
         CollShm shm = blocking ? shared(c, ALLREDUCE, bytes, tuning.allreduceShared) : null;
         if (shm != null) {
-            CollSchedule s = schedule(c, ALLREDUCE, op, bytes, CollShm.NAME);
-            boolean direct = direct(rbuf, k);
-            Object acc = direct ? rbuf : s.scratch(k, count);
-            int accOff = direct ? roff : 0;
-            shm.allreduce(s, CollTeam.of(c), sbuf, soff, acc, accOff, k, count, op.width());
-            if (!direct) {
-                s.copy(k, acc, 0, rbuf, roff, count);
-            }
-            return start(s);
+            return sharedReduce(c, ALLREDUCE, shm, -1, sbuf, soff, rbuf, roff, count, k, op);
         }
         String algo;
         if (p == 1 || count == 0) {
@@ -694,6 +678,25 @@ public final class Collectives {
             default -> CollReduce.recursiveDoubling(s, t, acc, accOff, k, count);
         }
         if (!direct) {
+            s.copy(k, acc, 0, rbuf, roff, count);
+        }
+        return start(s);
+    }
+
+    /**
+     * reduce ({@code root} a rank) or allreduce ({@code root} -1) through the shared segment: the
+     * result is folded in the receive buffer itself when it is a Java array of the kind (at the
+     * root, or everywhere for allreduce), else in a scratch array copied out at the end.
+     */
+    private Transfer sharedReduce(CommState c, int id, CollShm shm, int root, Object sbuf, int soff, Object rbuf, int roff,
+                                  int count, Kind k, Reduction op) {
+        CollSchedule s = schedule(c, id, op, (long) count * k.size, CollShm.NAME);
+        boolean receives = root < 0 || c.rank == root;
+        boolean direct = receives && direct(rbuf, k);
+        Object acc = direct ? rbuf : s.scratch(k, count);
+        int accOff = direct ? roff : 0;
+        shm.reduce(s, CollTeam.of(c), root, sbuf, soff, acc, accOff, k, count, op.width());
+        if (receives && !direct) {
             s.copy(k, acc, 0, rbuf, roff, count);
         }
         return start(s);
