@@ -245,15 +245,8 @@ final class CollShm {
             CollTree.dissemination(s, t);
             int m = hi - lo;
             if (m > 0) {
-                // acc holds x(me); x(q) op acc for the lower ranks downwards, acc op x(q) for the higher upwards
-                for (int q = me - 1; q >= 0; q--) {
-                    s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) lo * k.size), m * k.size, k, tmp, 0);
-                    s.reduce(k, tmp, 0, acc, accOff + first + lo, m);
-                }
-                for (int q = me + 1; q < p; q++) {
-                    s.copy(Kind.BYTE, seg, (int) (at + q * slot + (long) lo * k.size), m * k.size, k, tmp, 0);
-                    s.reduceHigher(k, acc, accOff + first + lo, tmp, 0, m);
-                }
+                // member q's copy of my range lies in its slot
+                fold(s, t, k, at + (long) lo * k.size, slot, tmp, acc, accOff + first + lo, m);
                 s.copy(k, acc, accOff + first + lo, m, Kind.BYTE, seg, (int) (mine + (long) lo * k.size));
             }
             CollTree.dissemination(s, t);
@@ -302,15 +295,26 @@ final class CollShm {
             }
             CollTree.dissemination(s, t);
             if (m > 0) {
-                for (int q = me - 1; q >= 0; q--) {
-                    s.copy(Kind.BYTE, seg, (int) (at + ((long) q * p + me) * cell), m * k.size, k, tmp, 0);
-                    s.reduce(k, tmp, 0, acc, accOff + from, m);
-                }
-                for (int q = me + 1; q < p; q++) {
-                    s.copy(Kind.BYTE, seg, (int) (at + ((long) q * p + me) * cell), m * k.size, k, tmp, 0);
-                    s.reduceHigher(k, acc, accOff + from, tmp, 0, m);
-                }
+                // member q's piece of my block lies in cell (q, me)
+                fold(s, t, k, at + (long) me * cell, (long) p * cell, tmp, acc, accOff + from, m);
             }
+        }
+    }
+
+    /**
+     * Folds every other member's {@code m} elements into {@code acc}, which holds this member's,
+     * in rank order: {@code x(q) op acc} for the lower ranks downwards, {@code acc op x(q)} for the
+     * higher ones upwards. Member q's elements lie in the segment at {@code base + q * stride}; each
+     * is copied into {@code tmp} (a Java array, as operations take) before it is applied.
+     */
+    private void fold(CollSchedule s, CollTeam t, Kind k, long base, long stride, Object tmp, Object acc, int accOff, int m) {
+        for (int q = t.me - 1; q >= 0; q--) {
+            s.copy(Kind.BYTE, seg, (int) (base + q * stride), m * k.size, k, tmp, 0);
+            s.reduce(k, tmp, 0, acc, accOff, m);
+        }
+        for (int q = t.me + 1; q < t.size; q++) {
+            s.copy(Kind.BYTE, seg, (int) (base + q * stride), m * k.size, k, tmp, 0);
+            s.reduceHigher(k, acc, accOff, tmp, 0, m);
         }
     }
 
