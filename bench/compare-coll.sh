@@ -26,6 +26,12 @@
 # libopenmpi-dev; libmpj-java, liblog4j1.2-java, libcommons-cli-java, libcommons-codec-java,
 # libcommons-io-java and a javac; a JDK 25 and a built Railyard for bin/railyard). STEP_TIMEOUT
 # (seconds, default 1800) bounds each run of one implementation at one np.
+#
+# Before and after each run, bench/probes/xcore_copy.c (built with cc when there is one) times for a
+# second how long two threads on processors 0 and 1 take to pass 384 KiB back and forth. On a
+# virtual machine that time can change severalfold from one minute to the next, and large
+# collectives follow it; the tables end with it, one line a run, so that a cell can be read
+# against the state the machine was in.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +59,7 @@ while [ $# -gt 0 ]; do
     --iters) ITERS="$2"; shift 2 ;;
     --colls) COLLS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -94,6 +100,14 @@ if want mpj-multicore; then
 fi
 if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then build_railyard; fi
 if want railyard-mpijava; then compile_on_facade "$OUT/ry-classes" "$ROOT/bench/peers/mpijava/RyCollPeer.java"; fi
+PROBE=""
+if [ "$(nproc)" -ge 2 ] && command -v cc >/dev/null && cc -O2 -pthread -o "$OUT/xcore_copy" "$ROOT/bench/probes/xcore_copy.c"; then
+  PROBE="$OUT/xcore_copy"
+else
+  echo "$PROG: no cross-core copy probe (needs cc and 2 processors); the tables will not say the machine's state" >&2
+fi
+# probe: the probe's mean time of a turn, us, or - without it
+probe() { if [ -n "$PROBE" ]; then "$PROBE" 1 | awk '{ print $1 }'; else echo -; fi; }
 
 # ---------------------------------------------------------------- runners (each prints TSV on stdout)
 ARGS=("$COLLS" --sizes "$SIZES")
@@ -124,14 +138,18 @@ echo "$PROG: load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg) on 
 
 RAW="$OUT/raw.tsv"
 : > "$RAW"
+MACHINE="$OUT/machine.tsv"
+printf 'round\tnp\timpl\tprobe_before_us\tprobe_after_us\n' > "$MACHINE"
 # Rounds of every np and implementation in turn, so that a disturbance of the machine falls on all
 # of them alike rather than on whichever ran at that moment.
 for r in $(seq 1 "$REPEAT"); do
   for np in ${NPS//,/ }; do
     for impl in "${IMPLS[@]}"; do
-      echo "$PROG: round $r/$REPEAT: np $np: $impl (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      before=$(probe)
+      echo "$PROG: round $r/$REPEAT: np $np: $impl (load $(cut -d' ' -f1 /proc/loadavg), cross-core copy $before us)" >&2
       file="$OUT/raw/$impl-np$np-run$r.tsv"
       run_impl "$impl" "$np" > "$file" || fail "$impl at np $np failed (exit $?); rerun it alone to see its output"
+      printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$np" "$impl" "$before" "$(probe)" >> "$MACHINE"
       [ "$(wc -l < "$file")" -gt 1 ] || fail "$impl at np $np printed no result line"
       awk -F'\t' -v impl="$impl" -v run="$r" '$1 != "benchmark" { print impl "\t" run "\t" $0 }' "$file" >> "$RAW"
     done
@@ -222,3 +240,10 @@ END {
   printf "\n## Targets (issue 3)\n\n"
   verdict(T1); verdict(T2); verdict(T3); verdict(T4); verdict(O1); verdict(O2); verdict(O3)
 }' "$RAW" | tee "$OUT/tables.md"
+{
+  printf '\n## The machine during the runs\n\n'
+  printf 'bench/probes/xcore_copy.c before and after each run: us for one thread to copy in the 384 KiB the\n'
+  printf 'other wrote and write 384 KiB for it (processors 0 and 1; lower is faster).\n\n'
+  printf '| round | np | implementation | before | after |\n|---:|---:|---|---:|---:|\n'
+  awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$MACHINE"
+} | tee -a "$OUT/tables.md"

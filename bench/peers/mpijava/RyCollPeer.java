@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
+import javax.management.ObjectName;
 import mpi.MPI;
 
 /**
@@ -210,8 +211,9 @@ public class RyCollPeer {
     /**
      * The JIT warm-up before each size of each collective (Railyard's CollectiveBenchRank
      * follows the same rule, see org.railyard.bench.JitSettle): untimed, unreported passes of that
-     * size repeat until no rank's JIT has finished a compilation for 300 ms, at least once and for
-     * at most 15 s; all ranks agree after each pass with an allreduce.
+     * size repeat until no rank's JIT has finished a compilation for 300 ms and none has one
+     * under way or queued, at least once and for at most 15 s; all ranks agree after each pass with
+     * an allreduce.
      */
     private void settle(String c, int size, byte[] sbuf, byte[] rbuf, double[] din, double[] dout, double[] samples)
             throws Exception {
@@ -230,9 +232,32 @@ public class RyCollPeer {
                 seen = compiled;
                 quietSince = now;
             }
-            done[0] = !watch || now - quietSince >= 300_000_000L || now - start >= 15_000_000_000L ? 1 : 0;
+            boolean quiet = now - quietSince >= 300_000_000L && !compiling();
+            done[0] = !watch || quiet || now - start >= 15_000_000_000L ? 1 : 0;
             MPI.COMM_WORLD.Allreduce(done, 0, all, 0, 1, MPI.INT, MPI.MIN);
         } while (all[0] == 0);
+    }
+
+    /**
+     * True if this JVM's JIT has a compilation under way or queued, as the HotSpot diagnostic
+     * command Compiler.queue lists them (headings end in a colon, an empty queue says "Empty",
+     * every other line is a compilation); false when the JVM has no such command.
+     */
+    private static boolean compiling() {
+        Object listing;
+        try {
+            listing = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "compilerQueue", null, null);
+        } catch (Exception e) {
+            return false;
+        }
+        for (String line : String.valueOf(listing).split("\\R")) {
+            String l = line.trim();
+            if (!l.isEmpty() && !l.endsWith(":") && !l.equals("Empty")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One measurement of a collective at a size; rank 0 prints its row if {@code report}. */
@@ -249,31 +274,14 @@ public class RyCollPeer {
             sbuf[i] = (byte) (i * 31 + rank);
         }
         Arrays.fill(rbuf, 0, size * np, (byte) 0);
+        Call call = call(c, size, sbuf, rbuf, din, dout, count);
         MPI.COMM_WORLD.Barrier();
-        long sum = 0;
-        for (long i = 0; i < warm + iters; i++) {
-            long t0 = System.nanoTime();
-            if (c.equals("barrier")) {
-                MPI.COMM_WORLD.Barrier();
-            } else if (c.equals("bcast")) {
-                MPI.COMM_WORLD.Bcast(rank == 0 ? sbuf : rbuf, 0, size, MPI.BYTE, 0);
-            } else if (c.equals("allreduce")) {
-                MPI.COMM_WORLD.Allreduce(din, 0, dout, 0, count, MPI.DOUBLE, MPI.SUM);
-            } else if (c.equals("allgather")) {
-                MPI.COMM_WORLD.Allgather(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
-            } else {
-                MPI.COMM_WORLD.Alltoall(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
-            }
-            long dt = System.nanoTime() - t0;
-            if (i == 0 && !resultOk(c, size, rbuf, dout, count)) {
-                System.err.println("RyCollPeer: " + c + " at rank " + rank + ", " + size + " B: wrong result");
-                MPI.COMM_WORLD.Abort(3);
-            }
-            if (i >= warm) {
-                samples[(int) (i - warm)] = dt / 1e3;
-                sum += dt;
-            }
+        call.run(); // the first of the untimed calls: its result is checked
+        if (!resultOk(c, size, rbuf, dout, count)) {
+            System.err.println("RyCollPeer: " + c + " at rank " + rank + ", " + size + " B: wrong result");
+            MPI.COMM_WORLD.Abort(3);
         }
+        long sum = timed(call, warm - 1, iters, samples);
         double[] mine = {sum / 1e3 / iters};
         double[] total = new double[1];
         MPI.COMM_WORLD.Allreduce(mine, 0, total, 0, 1, MPI.DOUBLE, MPI.SUM);
@@ -285,6 +293,68 @@ public class RyCollPeer {
                     size, iters, mean, percentile(s, 50), percentile(s, 99), s[s.length - 1], mean > 0 ? size / mean : 0));
             System.out.flush();
         }
+    }
+
+    /** One call of a collective. */
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    /**
+     * The timed loop, a method of its own and as small as it can be, so that the JIT compiles it
+     * (and replaces it on the stack) in moments; inside the method that chose the collective and
+     * checked its result, that whole method with every collective inlined was the unit of the
+     * on-stack replacement, and its optimizing compilation ran beside the timed calls.
+     */
+    private static long timed(Call call, long warm, long iters, double[] samples) throws Exception {
+        for (long i = 0; i < warm; i++) {
+            call.run();
+        }
+        long sum = 0;
+        for (int i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            call.run();
+            long dt = System.nanoTime() - t0;
+            samples[i] = dt / 1e3;
+            sum += dt;
+        }
+        return sum;
+    }
+
+    /** One call of collective {@code c} at {@code size} on these buffers. */
+    private Call call(String c, final int size, final byte[] sbuf, final byte[] rbuf, final double[] din,
+                      final double[] dout, final int count) {
+        if (c.equals("barrier")) {
+            return new Call() {
+                public void run() throws Exception {
+                    MPI.COMM_WORLD.Barrier();
+                }
+            };
+        } else if (c.equals("bcast")) {
+            final byte[] buf = rank == 0 ? sbuf : rbuf;
+            return new Call() {
+                public void run() throws Exception {
+                    MPI.COMM_WORLD.Bcast(buf, 0, size, MPI.BYTE, 0);
+                }
+            };
+        } else if (c.equals("allreduce")) {
+            return new Call() {
+                public void run() throws Exception {
+                    MPI.COMM_WORLD.Allreduce(din, 0, dout, 0, count, MPI.DOUBLE, MPI.SUM);
+                }
+            };
+        } else if (c.equals("allgather")) {
+            return new Call() {
+                public void run() throws Exception {
+                    MPI.COMM_WORLD.Allgather(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
+                }
+            };
+        }
+        return new Call() {
+            public void run() throws Exception {
+                MPI.COMM_WORLD.Alltoall(sbuf, 0, size, MPI.BYTE, rbuf, 0, size, MPI.BYTE);
+            }
+        };
     }
 
     /** True if the first result of a collective at this size is what the senders wrote. */

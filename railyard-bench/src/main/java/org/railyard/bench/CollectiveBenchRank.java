@@ -223,6 +223,65 @@ public final class CollectiveBenchRank {
     private Row measure(String c, int size, Object sbuf, Object rbuf) {
         long iters = iterations(size);
         long warm = Math.max(1, iters / 10);
+        fill(size, sbuf);
+        Runnable call = call(c, size, sbuf, rbuf);
+        hist.reset();
+        comm.barrier();
+        call.run(); // the first of the untimed calls: its result is checked
+        check(c, size, rbuf);
+        long sum = timed(call, warm - 1, iters);
+        double mine = sum / 1e3 / iters;
+        double mean = comm.allreduce(mine, Op.SUM) / np;
+        return new Row(c, opt.transport(), np, size, iters, mean, hist.getValueAtPercentile(50) / 1e3,
+                hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0);
+    }
+
+    /**
+     * The timed loop, a method of its own and as small as it can be: the JIT compiles it (and
+     * replaces it on the stack) in moments. Inside the method that chose the collective, filled
+     * the buffers and checked the result, the loop made that whole method, with every collective
+     * inlined into it, the unit of an on-stack replacement, and the optimizing compiler then
+     * worked on it for a second and more of processor time while the ranks took their timed calls.
+     */
+    private long timed(Runnable call, long warm, long iters) {
+        for (long i = 0; i < warm; i++) {
+            call.run();
+        }
+        long sum = 0;
+        for (long i = 0; i < iters; i++) {
+            long t0 = System.nanoTime();
+            call.run();
+            long dt = System.nanoTime() - t0;
+            hist.recordValue(Math.min(Math.max(dt, 1), HIGHEST_NS));
+            sum += dt;
+        }
+        return sum;
+    }
+
+    /** One call of collective {@code c} at {@code size} on these buffers. */
+    private Runnable call(String c, int size, Object sbuf, Object rbuf) {
+        int count = size / Double.BYTES;
+        Object in = din;
+        Object res = dout;
+        // segments carry no type: say they hold doubles
+        boolean typed = opt.offHeap();
+        return switch (c) {
+            case "barrier" -> comm::barrier;
+            case "bcast" -> () -> comm.bcast(rank == 0 ? sbuf : rbuf, 0, size, 0);
+            case "allreduce" -> typed ? () -> comm.allreduce(in, 0, res, 0, count, Datatype.DOUBLE, Op.SUM)
+                    : () -> comm.allreduce(in, 0, res, 0, count, Op.SUM);
+            case "allgather" -> () -> comm.allgather(sbuf, 0, size, rbuf, 0, size);
+            case "reduce" -> typed ? () -> comm.reduce(in, 0, res, 0, count, Datatype.DOUBLE, Op.SUM, 0)
+                    : () -> comm.reduce(in, 0, res, 0, count, Op.SUM, 0);
+            case "reduce_scatter_block" -> typed
+                    ? () -> comm.reduceScatterBlock(in, 0, res, 0, count / np, Datatype.DOUBLE, Op.SUM)
+                    : () -> comm.reduceScatterBlock(in, 0, res, 0, count / np, Op.SUM);
+            default -> () -> comm.alltoall(sbuf, 0, size, rbuf, 0, size);
+        };
+    }
+
+    /** Fills the send buffers with values {@link #check} can recognize, and the result vector with NaN. */
+    private void fill(int size, Object sbuf) {
         int count = size / Double.BYTES;
         if (sbuf instanceof MemorySegment s) {
             MemorySegment di = (MemorySegment) din;
@@ -246,51 +305,6 @@ public final class CollectiveBenchRank {
                 sb[i] = (byte) (i * 31 + rank);
             }
         }
-        hist.reset();
-        comm.barrier();
-        long sum = 0;
-        for (long i = 0; i < warm + iters; i++) {
-            long t0 = System.nanoTime();
-            switch (c) {
-                case "barrier" -> comm.barrier();
-                case "bcast" -> comm.bcast(rank == 0 ? sbuf : rbuf, 0, size, 0);
-                case "allreduce" -> {
-                    if (opt.offHeap()) { // allreduce's segments carry no type: say they hold doubles
-                        comm.allreduce(din, 0, dout, 0, count, Datatype.DOUBLE, Op.SUM);
-                    } else {
-                        comm.allreduce(din, 0, dout, 0, count, Op.SUM);
-                    }
-                }
-                case "allgather" -> comm.allgather(sbuf, 0, size, rbuf, 0, size);
-                case "reduce" -> {
-                    if (opt.offHeap()) {
-                        comm.reduce(din, 0, dout, 0, count, Datatype.DOUBLE, Op.SUM, 0);
-                    } else {
-                        comm.reduce(din, 0, dout, 0, count, Op.SUM, 0);
-                    }
-                }
-                case "reduce_scatter_block" -> {
-                    if (opt.offHeap()) {
-                        comm.reduceScatterBlock(din, 0, dout, 0, count / np, Datatype.DOUBLE, Op.SUM);
-                    } else {
-                        comm.reduceScatterBlock(din, 0, dout, 0, count / np, Op.SUM);
-                    }
-                }
-                default -> comm.alltoall(sbuf, 0, size, rbuf, 0, size);
-            }
-            long dt = System.nanoTime() - t0;
-            if (i == 0) {
-                check(c, size, rbuf);
-            }
-            if (i >= warm) {
-                hist.recordValue(Math.min(Math.max(dt, 1), HIGHEST_NS));
-                sum += dt;
-            }
-        }
-        double mine = sum / 1e3 / iters;
-        double mean = comm.allreduce(mine, Op.SUM) / np;
-        return new Row(c, opt.transport(), np, size, iters, mean, hist.getValueAtPercentile(50) / 1e3,
-                hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0);
     }
 
     private void check(String c, int size, Object rbuf) {
