@@ -8,7 +8,8 @@
 # implementation, and the ratios of Railyard to Open MPI and to MPJ Express), then issue 3's targets.
 #
 # Usage: bench/compare-coll.sh [--repeat N] [--stat median|best] [--only LIST] [--np LIST] [--sizes SPEC]
-#                              [--iters N] [--colls LIST] [--out DIR]
+#                              [--iters N] [--colls LIST] [--out DIR] [--calm US]
+#        bench/compare-coll.sh --tables-from DIR [--stat median|best] [--calm US]
 #   --repeat N    run every measurement N times (default 3)
 #   --stat S      how the runs combine: median (default), or best (the lowest mean: the machine's
 #                 capability when other processes disturb some runs)
@@ -21,6 +22,10 @@
 #                 milliseconds, and its cells moved up to 2x between runs on the 2-core machine
 #   --colls LIST  comma-separated collectives: allreduce,bcast,alltoall,allgather,barrier or all (default)
 #   --out DIR     where builds, raw TSV and the tables go (default bench/out/compare-coll-<time>)
+#   --calm US     tables from the runs only that the machine probe (below) timed at US or less both
+#                 before and after; a cell with no such run shows -
+#   --tables-from DIR  runs nothing: the tables again from DIR's raw.tsv and machine.tsv, into
+#                 DIR/tables-<stat>[-calm<US>].md
 #
 # Needs what bench/compare.sh needs for the same implementations (Debian packages openmpi-bin and
 # libopenmpi-dev; libmpj-java, liblog4j1.2-java, libcommons-cli-java, libcommons-codec-java,
@@ -47,6 +52,8 @@ SIZES="1:1m"
 ITERS=""
 COLLS="all"
 OUT=""
+CALM=""
+FROM=""
 STEP_TIMEOUT=${STEP_TIMEOUT:-1800}
 
 while [ $# -gt 0 ]; do
@@ -59,13 +66,25 @@ while [ $# -gt 0 ]; do
     --iters) ITERS="$2"; shift 2 ;;
     --colls) COLLS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    --calm) CALM="$2"; shift 2 ;;
+    --tables-from) FROM="$2"; shift 2 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
 case "$REPEAT" in ''|*[!0-9]*|0) fail "--repeat needs a positive number" ;; esac
 case "$ITERS" in *[!0-9]*|0*) fail "--iters needs a positive number" ;; esac
 case "$STAT" in median|best) ;; *) fail "--stat is median or best" ;; esac
+case "$CALM" in *[!0-9.]*|.|*.*.*) fail "--calm needs a time in microseconds, e.g. 40" ;; esac
+if [ -n "$FROM" ]; then
+  [ -f "$FROM/raw.tsv" ] || fail "--tables-from: no raw.tsv in $FROM"
+  [ -z "$CALM" ] || [ -f "$FROM/machine.tsv" ] || fail "--calm: no machine.tsv in $FROM (runs before the probe existed)"
+  # what the runs measured, not what the options say
+  ONLY=$(awk -F'\t' '{ print $1 }' "$FROM/raw.tsv" | sort -u | paste -sd, -)
+  NPS=$(awk -F'\t' '{ print $5 }' "$FROM/raw.tsv" | sort -nu | paste -sd, -)
+  REPEAT=$(awk -F'\t' '$2 > n { n = $2 } END { print n + 0 }' "$FROM/raw.tsv")
+  OUT="$FROM"
+fi
 case "$NPS" in ''|*[!0-9,]*|*,,*|,*|*,) fail "--np needs comma-separated process counts, e.g. 2,4,8" ;; esac
 case ",$NPS," in *,0,*|*,0[0-9]*) fail "--np: process counts start at 1" ;; esac
 IMPLS=()
@@ -80,7 +99,11 @@ want() { case " ${IMPLS[*]} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 [ -n "$OUT" ] || OUT="$ROOT/bench/out/compare-coll-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT/raw"
 OUT=$(cd "$OUT" && pwd)
+RAW="$OUT/raw.tsv"
+MACHINE="$OUT/machine.tsv"
+TABLES="$OUT/tables.md"
 
+if [ -z "$FROM" ]; then
 # ---------------------------------------------------------------- prerequisites, before anything runs
 if want ompi-vader; then need_openmpi; fi
 if want mpj-multicore; then need_mpj; fi
@@ -136,9 +159,7 @@ run_impl() {
 
 echo "$PROG: load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
 
-RAW="$OUT/raw.tsv"
 : > "$RAW"
-MACHINE="$OUT/machine.tsv"
 printf 'round\tnp\timpl\tprobe_before_us\tprobe_after_us\n' > "$MACHINE"
 # Rounds of every np and implementation in turn, so that a disturbance of the machine falls on all
 # of them alike rather than on whichever ran at that moment.
@@ -155,10 +176,24 @@ for r in $(seq 1 "$REPEAT"); do
     done
   done
 done
+else
+  TABLES="$OUT/tables-$STAT${CALM:+-calm$CALM}.md"
+fi
+
+# the runs the tables use: all, or with --calm those the probe found the machine calm around
+USED="$RAW"
+CALMNOTE=""
+if [ -n "$CALM" ]; then
+  USED="$OUT/raw-calm$CALM.tsv"
+  awk -F'\t' -v calm="$CALM" '
+    NR == FNR { if (FNR > 1 && $4 != "-" && $5 != "-" && $4 + 0 <= calm && $5 + 0 <= calm) ok[$3, $1, $2] = 1; next }
+    ($1, $2, $5) in ok' "$MACHINE" "$RAW" > "$USED"
+  CALMNOTE="; only runs with the cross-core copy probe at $CALM us or less before and after"
+fi
 
 # ---------------------------------------------------------------- the tables
 # raw.tsv: impl run benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s
-awk -F'\t' -v order="${IMPLS[*]}" -v nps="${NPS//,/ }" -v stat="$STAT" -v repeat="$REPEAT" "$AWK_COMBINE"'
+awk -F'\t' -v order="${IMPLS[*]}" -v nps="${NPS//,/ }" -v stat="$STAT" -v repeat="$REPEAT" -v calmnote="$CALMNOTE" "$AWK_COMBINE"'
 {
   k = $1 SUBSEP $5 SUBSEP $3 SUBSEP $6
   put(k, $8)
@@ -192,7 +227,7 @@ END {
   T3 = "np 4, >= 64 KiB: Railyard within 1.5x Open MPI"
   T4 = "(facade) railyard-mpijava faster than MPJ Express everywhere"
   O1 = "(off-heap buffers) " T1; O2 = "(off-heap buffers) " T2; O3 = "(off-heap buffers) " T3
-  printf "# Collectives: mean us per call (%s of %d runs)\n\n", stat, repeat
+  printf "# Collectives: mean us per call (%s of %d runs%s)\n\n", stat, repeat, calmnote
   printf "Mean over the ranks of each rank'"'"'s mean time per call, in microseconds. ry/ompi and ry/mpj are\n"
   printf "railyard-shm'"'"'s time over the peer'"'"'s (below 1: Railyard is faster); ry-off/ompi and ry-off/mpj the same\n"
   printf "for railyard-shm-offheap (Railyard with off-heap buffers).\n"
@@ -239,11 +274,11 @@ END {
   }
   printf "\n## Targets (issue 3)\n\n"
   verdict(T1); verdict(T2); verdict(T3); verdict(T4); verdict(O1); verdict(O2); verdict(O3)
-}' "$RAW" | tee "$OUT/tables.md"
-{
+}' "$USED" | tee "$TABLES"
+if [ -f "$MACHINE" ]; then {
   printf '\n## The machine during the runs\n\n'
   printf 'bench/probes/xcore_copy.c before and after each run: us for one thread to copy in the 384 KiB the\n'
   printf 'other wrote and write 384 KiB for it (processors 0 and 1; lower is faster).\n\n'
   printf '| round | np | implementation | before | after |\n|---:|---:|---|---:|---:|\n'
   awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$MACHINE"
-} | tee -a "$OUT/tables.md"
+} | tee -a "$TABLES"; fi
