@@ -20,9 +20,10 @@ import org.railyard.error.RailyardException;
  * index 0; position and limit are ignored) or {@link java.lang.foreign.MemorySegment}s of an arena
  * any thread may use ({@code Arena.ofShared()}, {@code ofAuto()}, {@code global()}: the library's
  * progress thread, or another thread's wait, may move a message's bytes; a segment of
- * {@code Arena.ofConfined()} is refused with a BUFFER error). Offsets and counts are in elements of the buffer's type, inferred from the buffer ({@code double[]} moves
- * doubles), or given explicitly with a {@link Datatype}. Messages are typed by bytes: a receive
- * accepts any message whose length fits its buffer.
+ * {@code Arena.ofConfined()} is refused with a BUFFER error). Offsets and counts are in elements
+ * of the buffer's type, inferred from the buffer ({@code double[]} moves doubles), or given
+ * explicitly with a {@link Datatype}. Messages are typed by bytes: a receive accepts any message
+ * whose length fits its buffer.
  *
  * <p>Ranks are in [0, size) or {@link #PROC_NULL} (the call does nothing); receives and probes also
  * take {@link #ANY_SOURCE}. Tags are in [0, {@link #TAG_UB}]; receives also take {@link #ANY_TAG}.
