@@ -23,7 +23,7 @@ import org.railyard.util.Config;
  *
  * <pre>
  * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...]
- *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]
+ *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--alloc] [--transport LABEL] [--no-jit-warmup]
  * </pre>
  *
  * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
@@ -37,6 +37,9 @@ import org.railyard.util.Config;
  * doubles of allreduce too, passed with {@link Datatype#DOUBLE}), 64-byte aligned, allocated once
  * per collective and size from a shared arena and freed after it; the transport column then ends
  * in {@code +offheap}.
+ *
+ * <p>With {@code --alloc} each row also has the heap bytes allocated per call during the timed
+ * calls, by every thread of a rank's JVM (the progress agent's too), the largest over the ranks.
  */
 public final class CollectiveBenchRank {
     /** The collectives, by the names the TSV rows use. */
@@ -55,7 +58,7 @@ public final class CollectiveBenchRank {
 
     /** Options of one run; {@code transport} is the TSV column (with {@code +offheap} for off-heap buffers). */
     record Options(Set<String> collectives, long[] sizes, long iterBase, boolean offHeap, String transport,
-                   boolean jitWarmup) {
+                   boolean jitWarmup, boolean alloc) {
         static Options parse(String... args) {
             Set<String> colls = new LinkedHashSet<>();
             long[] sizes = Sizes.parseList("1:1m");
@@ -63,6 +66,7 @@ public final class CollectiveBenchRank {
             boolean offHeap = false;
             String transport = null;
             boolean jit = true;
+            boolean alloc = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -71,12 +75,13 @@ public final class CollectiveBenchRank {
                     case "--buffers" -> offHeap = offHeap(value(args, ++i, a));
                     case "--transport" -> transport = value(args, ++i, a);
                     case "--no-jit-warmup" -> jit = false;
+                    case "--alloc" -> alloc = true;
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
                                     + "[allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...] "
                                     + "[--sizes SPEC] [--iters N] "
-                                    + "[--buffers heap|offheap] [--transport LABEL] [--no-jit-warmup]");
+                                    + "[--buffers heap|offheap] [--alloc] [--transport LABEL] [--no-jit-warmup]");
                         }
                         for (String c : a.split(",")) {
                             String n = c.trim().toLowerCase(Locale.ROOT);
@@ -102,7 +107,7 @@ public final class CollectiveBenchRank {
             if (offHeap) {
                 transport += "+offheap";
             }
-            return new Options(colls, sizes, iters, offHeap, transport, jit);
+            return new Options(colls, sizes, iters, offHeap, transport, jit, alloc);
         }
 
         private static boolean offHeap(String buffers) {
@@ -177,7 +182,7 @@ public final class CollectiveBenchRank {
             dout = new double[(int) (max / Double.BYTES)];
         }
         if (rank == 0) {
-            out.println(Tsv.header(false));
+            out.println(Tsv.header(opt.alloc()));
             out.flush();
         }
         for (String c : ORDER) {
@@ -215,7 +220,7 @@ public final class CollectiveBenchRank {
         }
         Row row = measure(c, size, sbuf, rbuf);
         if (rank == 0) {
-            out.println(Tsv.format(row, false));
+            out.println(Tsv.format(row, opt.alloc()));
             out.flush();
         }
     }
@@ -229,11 +234,18 @@ public final class CollectiveBenchRank {
         comm.barrier();
         call.run(); // the first of the untimed calls: its result is checked
         check(c, size, rbuf);
+        long allocStart = opt.alloc() ? BenchRank.Alloc.total() : 0;
         long sum = timed(call, warm - 1, iters);
+        double alloc = Double.NaN;
+        if (opt.alloc()) {
+            // the warm-up calls are in the loop too: per call over all of them
+            long mineAlloc = BenchRank.Alloc.total() - allocStart;
+            alloc = comm.allreduce(mineAlloc, Op.MAX) / (double) (warm - 1 + iters);
+        }
         double mine = sum / 1e3 / iters;
         double mean = comm.allreduce(mine, Op.SUM) / np;
         return new Row(c, opt.transport(), np, size, iters, mean, hist.getValueAtPercentile(50) / 1e3,
-                hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0);
+                hist.getValueAtPercentile(99) / 1e3, hist.getMaxValue() / 1e3, mean > 0 ? size / mean : 0, alloc);
     }
 
     /**

@@ -15,7 +15,9 @@ package org.railyard.bench;
  * @param maxUs       largest sample
  * @param mbPerS      throughput in 10^6 bytes per second (both directions for bibw)
  * @param allocPerMsg bytes allocated on the Java heap per message sent or received, the larger of
- *                    ranks 0 and 1 (latency with {@code --alloc} only); NaN when not measured
+ *                    ranks 0 and 1 (latency with {@code --alloc} only), or per call of a
+ *                    collective, the largest over the ranks (CollectiveBenchRank with
+ *                    {@code --alloc}); NaN when not measured
  */
 public record Row(String benchmark, String transport, int np, long bytes, long iterations, double meanUs,
                   double p50Us, double p99Us, double maxUs, double mbPerS, double allocPerMsg) {

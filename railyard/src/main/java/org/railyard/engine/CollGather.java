@@ -10,8 +10,10 @@ final class CollGather {
     private CollGather() {
     }
 
-    private static int[] prefix(int[] counts) {
-        int[] pre = new int[counts.length + 1];
+    /** Where each rank's block starts when the blocks lie packed; in an int array the schedule keeps. */
+    private static int[] prefix(CollSchedule s, int[] counts) {
+        int[] pre = (int[]) s.scratch(Kind.INT, counts.length + 1);
+        pre[0] = 0;
         for (int r = 0; r < counts.length; r++) {
             pre[r + 1] = pre[r] + counts[r];
         }
@@ -36,7 +38,7 @@ final class CollGather {
                                   Object rbuf, int roff, int[] counts, int[] displs, Kind rk) {
         int p = t.size;
         int me = t.me;
-        int[] pre = prefix(counts);
+        int[] pre = prefix(s, counts);
         boolean inPlace = packed(displs, pre);
         Object work = inPlace ? rbuf : s.scratch(rk, pre[p]);
         int woff = inPlace ? roff : 0;
@@ -74,7 +76,8 @@ final class CollGather {
                       Object rbuf, int roff, int[] counts, int[] displs, Kind rk) {
         int p = t.size;
         int me = t.me;
-        int[] rot = new int[p + 1];
+        int[] rot = (int[]) s.scratch(Kind.INT, p + 1);
+        rot[0] = 0;
         for (int i = 0; i < p; i++) {
             rot[i + 1] = rot[i] + counts[(me + i) % p];
         }

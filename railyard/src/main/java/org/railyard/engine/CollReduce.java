@@ -223,9 +223,9 @@ final class CollReduce {
         s.round();
     }
 
-    /** Offsets of p blocks of nearly equal size (whole items), as p + 1 element offsets. */
-    static int[] evenStarts(int p, int count, int width) {
-        int[] starts = new int[p + 1];
+    /** Offsets of p blocks of nearly equal size (whole items), as p + 1 element offsets, in an array {@code s} keeps. */
+    static int[] evenStarts(CollSchedule s, int p, int count, int width) {
+        int[] starts = (int[]) s.scratch(Kind.INT, p + 1);
         for (int j = 0; j <= p; j++) {
             starts[j] = CollTree.blockStart(j, count / width, p, width);
         }
@@ -238,8 +238,8 @@ final class CollReduce {
      */
     static void ring(CollSchedule s, CollTeam t, Object acc, int accOff, Kind k, int count, int width) {
         int p = t.size;
-        int[] starts = evenStarts(p, count, width);
-        int[] counts = new int[p];
+        int[] starts = evenStarts(s, p, count, width);
+        int[] counts = (int[]) s.scratch(Kind.INT, p);
         for (int j = 0; j < p; j++) {
             counts[j] = starts[j + 1] - starts[j];
         }

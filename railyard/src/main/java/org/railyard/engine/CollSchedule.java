@@ -316,6 +316,8 @@ final class CollSchedule extends Transfer {
                             + " (" + algorithm + ") failed: " + (t.error == null ? "request cancelled" : t.error.getMessage()));
                     return started;
                 }
+                // nothing else holds a request of a schedule: back to the engine's pool
+                engine.recycle(t);
                 inflight[checked++] = null;
             }
             if (round == rounds) {
@@ -349,11 +351,11 @@ final class CollSchedule extends Transfer {
                     // a small message goes straight into the rail when it can: complete at once, no request
                     if (!engine.sendEagerDirect(c, c.context + 1, bufA[i], kindA[i], offA[i], count[i], c.worldRanks[peer[i]],
                             tagBase | offB[i])) {
-                        inflight[inflightCount++] = engine.isendUnchecked(c, c.context + 1, bufA[i], kindA[i], offA[i],
-                                count[i], peer[i], tagBase | offB[i], Engine.MODE_STANDARD);
+                        inflight[inflightCount++] = engine.isendScheduled(c, c.context + 1, bufA[i], kindA[i], offA[i],
+                                count[i], peer[i], tagBase | offB[i]);
                     }
                 }
-                case RECV -> inflight[inflightCount++] = engine.irecvUnchecked(comms[i], comms[i].context + 1, bufA[i],
+                case RECV -> inflight[inflightCount++] = engine.irecvScheduled(comms[i], comms[i].context + 1, bufA[i],
                         kindA[i], offA[i], count[i], peer[i], tagBase | offB[i]);
                 case COPY -> copyNow(kindA[i], bufA[i], offA[i], count[i], kindB[i], bufB[i], offB[i]);
                 default -> op.apply(kindA[i], bufA[i], offA[i], bufB[i], offB[i], count[i]);

@@ -73,7 +73,7 @@ final class CollTree {
         int rel = (t.me - root + p) % p;
         int mask = rel == 0 ? Integer.highestOneBit(Math.max(1, p - 1)) << 1 : Integer.lowestOneBit(rel);
         int segments = (count + segment - 1) / segment;
-        int[] children = new int[Integer.numberOfTrailingZeros(mask)];
+        int[] children = (int[]) s.scratch(Kind.INT, Integer.numberOfTrailingZeros(mask));
         int n = 0;
         // largest subtree first: it has the longest way to go
         for (int m = mask >> 1; m > 0; m >>= 1) {
@@ -342,14 +342,32 @@ final class CollTree {
         s.round();
     }
 
-    /** Regular counts and displacements for the linear forms of gather and scatter. */
+    /** The arrays of {@link #regular} for one group size and count; never written once built. */
+    private record Regular(int p, int count, int[][] countsDispls) {
+    }
+
+    /** Recently built {@link Regular}s, by a hash of size and count; a race between writers only costs a rebuild. */
+    private static final Regular[] REGULAR = new Regular[16];
+
+    /**
+     * Regular counts and displacements ({@code {counts, displs}}) for the linear forms of gather
+     * and scatter and for the regular collectives built on their vector forms. The arrays are
+     * shared between calls (a collective called in a loop allocates none), so callers only read them.
+     */
     static int[][] regular(int p, int count) {
+        int slot = (p * 31 + count) & (REGULAR.length - 1);
+        Regular known = REGULAR[slot];
+        if (known != null && known.p() == p && known.count() == count) {
+            return known.countsDispls();
+        }
         int[] counts = new int[p];
         int[] displs = new int[p];
         for (int r = 0; r < p; r++) {
             counts[r] = count;
             displs[r] = r * count;
         }
-        return new int[][] {counts, displs};
+        int[][] cd = {counts, displs};
+        REGULAR[slot] = new Regular(p, count, cd); // final fields: a reader in another thread sees the filled arrays
+        return cd;
     }
 }

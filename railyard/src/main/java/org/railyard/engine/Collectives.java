@@ -126,6 +126,19 @@ public final class Collectives {
     static final String INTER = "inter-leaders";
     static final String LOCAL = "local";
 
+    // the algorithms railyard.coll.<name>.algorithm may force, per collective: constant arrays, so
+    // that choosing (a varargs call otherwise) allocates nothing on each call
+    private static final String[] BARRIER_ALGOS = {NODE_AWARE, DISSEMINATION};
+    private static final String[] BCAST_ALGOS = {BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE};
+    private static final String[] REDUCE_ALGOS = {BINOMIAL, RABENSEIFNER};
+    private static final String[] ALLREDUCE_ALGOS = {RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE};
+    private static final String[] REDUCE_SCATTER_ALGOS = {ALLREDUCE_COPY, RING, REDUCE_SCATTERV};
+    private static final String[] REDUCE_SCATTER_NONCOMMUTATIVE_ALGOS = {ALLREDUCE_COPY, REDUCE_SCATTERV};
+    private static final String[] GATHER_ALGOS = {BINOMIAL, LINEAR};
+    private static final String[] ALLGATHER_ALGOS = {RING, BRUCK, RECURSIVE_DOUBLING};
+    private static final String[] ALLTOALL_ALGOS = {BRUCK, PAIRWISE, LINEAR};
+    private static final String[] ALLTOALLV_ALGOS = {PAIRWISE, LINEAR};
+
     private final Engine engine;
     private final CollTuning tuning = new CollTuning();
     /** Schedules under way; touched only under the progress lock. */
@@ -263,7 +276,7 @@ public final class Collectives {
     }
 
     /** The forced algorithm if it is one of {@code allowed}, else {@code dflt}. */
-    private String pick(int id, String dflt, String... allowed) {
+    private String pick(int id, String dflt, String[] allowed) {
         String f = tuning.forced(NAMES[id]);
         if (f != null) {
             for (String a : allowed) {
@@ -373,9 +386,9 @@ public final class Collectives {
                                  int[] rootDispls, Kind rootKind, Object buf, int off, int count, Kind kind) {
         boolean gather = id == GATHER || id == GATHERV;
         if (interSender(c, root)) {
-            checkBuffer(NAMES[id] + (gather ? " send buffer" : " receive buffer"), buf, kind, off, count);
+            checkBuffer(NAMES[id], gather ? " send buffer" : " receive buffer", -1, buf, kind, off, count);
         } else if (root == ROOT) {
-            checkBlocks(NAMES[id] + (gather ? " receive" : " send"), rootBuf, rootKind, rootOff, rootCounts, rootDispls,
+            checkBlocks(NAMES[id], gather, rootBuf, rootKind, rootOff, rootCounts, rootDispls,
                     c.size());
         }
         CollSchedule s = schedule(c, id, null, (long) count * kind.size, INTER);
@@ -404,31 +417,51 @@ public final class Collectives {
     }
 
     private static void checkBuffer(String what, Object buf, Kind k, int off, int count) {
+        checkBuffer(what, null, -1, buf, k, off, count);
+    }
+
+    /**
+     * Checks the buffer of one block, named {@code what + block + " " + r} in an error (or
+     * {@code what} alone when {@code block} is null). The name is built only to report an error:
+     * a collective that checks p blocks a call allocates nothing for it.
+     */
+    private static void checkBuffer(String what, String block, int r, Object buf, Kind k, int off, int count) {
         if (k == null) {
-            throw new RailyardException(ErrorClass.TYPE, what + " datatype is null");
+            throw new RailyardException(ErrorClass.TYPE, name(what, block, r) + " datatype is null");
         }
         try {
             k.checkRange(buf, off, count);
         } catch (RailyardException e) {
-            throw new RailyardException(e.errorClass(), what + ": " + e.getMessage());
+            throw new RailyardException(e.errorClass(), name(what, block, r) + ": " + e.getMessage());
         }
         if ((long) count * k.size > Integer.MAX_VALUE) {
-            throw new RailyardException(ErrorClass.COUNT, what + " of " + (long) count * k.size
+            throw new RailyardException(ErrorClass.COUNT, name(what, block, r) + " of " + (long) count * k.size
                     + " bytes is larger than the limit of " + Integer.MAX_VALUE + " bytes");
         }
     }
 
-    /** Checks one block per rank (counts and displacements in elements, relative to {@code off}). */
-    private static void checkBlocks(String what, Object buf, Kind k, int off, int[] counts, int[] displs, int p) {
+    private static String name(String what, String block, int r) {
+        return block == null ? what : r < 0 ? what + block : what + block + " " + r;
+    }
+
+    /**
+     * Checks one block per rank (counts and displacements in elements, relative to {@code off});
+     * errors name them the receive (or send) blocks of {@code what}.
+     */
+    private static void checkBlocks(String what, boolean receive, Object buf, Kind k, int off, int[] counts, int[] displs,
+                                    int p) {
+        String side = receive ? " receive" : " send";
         if (counts == null || counts.length < p || (displs != null && displs.length < p)) {
-            throw new RailyardException(ErrorClass.ARG, what + ": counts and displacements need " + p + " entries");
+            throw new RailyardException(ErrorClass.ARG, what + side + ": counts and displacements need " + p + " entries");
         }
         for (int r = 0; r < p; r++) {
             if (counts[r] < 0) {
-                throw new RailyardException(ErrorClass.COUNT, what + ": count " + counts[r] + " for rank " + r + " is negative");
+                throw new RailyardException(ErrorClass.COUNT, what + side + ": count " + counts[r] + " for rank " + r
+                        + " is negative");
             }
             if (counts[r] > 0) {
-                checkBuffer(what + " block of rank " + r, buf, k, off + (displs == null ? 0 : displs[r]), counts[r]);
+                checkBuffer(what, receive ? " receive block of rank" : " send block of rank", r, buf, k,
+                        off + (displs == null ? 0 : displs[r]), counts[r]);
             }
         }
     }
@@ -465,7 +498,7 @@ public final class Collectives {
             CollInter.barrier(s, c);
             return start(s);
         }
-        String algo = c.size() == 1 ? LOCAL : twoLevel(c) ? pick(BARRIER, NODE_AWARE, DISSEMINATION) : DISSEMINATION;
+        String algo = c.size() == 1 ? LOCAL : twoLevel(c) ? pick(BARRIER, NODE_AWARE, BARRIER_ALGOS) : DISSEMINATION;
         CollSchedule s = schedule(c, BARRIER, null, 0, algo);
         if (algo == NODE_AWARE) {
             nodes(c).barrier(s, c.rank);
@@ -520,7 +553,7 @@ public final class Collectives {
                 : bytes >= tuning.bcastLong && p >= tuning.bcastScatterMinP && count >= p && nodes(c).count > 1
                 ? SCATTER_RING
                 : bytes >= tuning.bcastPipeline && p >= 3 && count >= 2 ? PIPELINE : BINOMIAL;
-        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE);
+        String algo = dflt == LOCAL ? LOCAL : pick(BCAST, dflt, BCAST_ALGOS);
         if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
             algo = BINOMIAL;
         }
@@ -580,7 +613,7 @@ public final class Collectives {
             algo = LOCAL;
         } else if (op.commutative()) {
             algo = pick(REDUCE, bytes >= tuning.reduceLong && count / op.width() >= Integer.highestOneBit(p)
-                    ? RABENSEIFNER : BINOMIAL, BINOMIAL, RABENSEIFNER);
+                    ? RABENSEIFNER : BINOMIAL, REDUCE_ALGOS);
         } else {
             algo = root == 0 ? BINOMIAL : BINOMIAL_VIA_0;
         }
@@ -659,7 +692,7 @@ public final class Collectives {
                     : bytes >= tuning.allreduceRing && Integer.bitCount(p) != 1 && items >= p ? RING
                     : bytes >= tuning.allreduceLong && items >= Integer.highestOneBit(p) ? RABENSEIFNER
                     : RECURSIVE_DOUBLING;
-            algo = pick(ALLREDUCE, dflt, RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE);
+            algo = pick(ALLREDUCE, dflt, ALLREDUCE_ALGOS);
             if (algo == NODE_AWARE && !nodes(c).twoLevel()) {
                 algo = RECURSIVE_DOUBLING;
             }
@@ -723,10 +756,9 @@ public final class Collectives {
         return reduceScatter(REDUCE_SCATTER_BLOCK, c, sbuf, soff, rbuf, roff, blocks(c, count), k, op, false);
     }
 
+    /** {@code count} for each rank of the local group; an array shared between calls, only read. */
     private static int[] blocks(CommState c, int count) {
-        int[] counts = new int[c.localSize()];
-        java.util.Arrays.fill(counts, count);
-        return counts;
+        return CollTree.regular(c.localSize(), count)[0];
     }
 
     private Transfer reduceScatter(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int[] counts,
@@ -744,9 +776,9 @@ public final class Collectives {
             }
         }
         long total = sum(counts, p);
-        checkBuffer(NAMES[id] + " send buffer", sbuf, k, soff, (int) Math.min(Integer.MAX_VALUE, total));
+        checkBuffer(NAMES[id], " send buffer", -1, sbuf, k, soff, (int) Math.min(Integer.MAX_VALUE, total));
         int mine = counts[c.rank];
-        checkBuffer(NAMES[id] + " receive buffer", rbuf, k, roff, mine);
+        checkBuffer(NAMES[id], " receive buffer", -1, rbuf, k, roff, mine);
         if (op == null) {
             checkOp(null, k, 0);
         }
@@ -760,7 +792,7 @@ public final class Collectives {
             Object acc = n == 0 ? null : s.scratch(k, n);
             s.copy(k, sbuf, soff, acc, 0, n);
             CollInter.reduceScatter(s, c, acc, c.rank == 0 && n > 0 ? s.scratch(k, n) : null, k, n, counts,
-                    starts(counts, p), rbuf, roff);
+                    starts(s, counts, p), rbuf, roff);
             return start(s);
         }
         CollShm shm = blocking ? shared(c, id, bytes, tuning.reduceScatterShared) : null;
@@ -769,21 +801,21 @@ public final class Collectives {
             boolean direct = direct(rbuf, k);
             Object acc = direct || mine == 0 ? rbuf : s.scratch(k, mine);
             int accOff = direct ? roff : 0;
-            shm.reduceScatter(s, CollTeam.of(c), sbuf, soff, counts, starts(counts, p), k, acc, accOff, op.width());
+            shm.reduceScatter(s, CollTeam.of(c), sbuf, soff, counts, starts(s, counts, p), k, acc, accOff, op.width());
             if (!direct && mine > 0) {
                 s.copy(k, acc, 0, rbuf, roff, mine);
             }
             return start(s);
         }
         String algo = p == 1 || n == 0 ? LOCAL
-                : bytes < tuning.reduceScatterShort ? pick(id, ALLREDUCE_COPY, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
-                : op.commutative() ? pick(id, RING, ALLREDUCE_COPY, RING, REDUCE_SCATTERV)
-                : pick(id, REDUCE_SCATTERV, ALLREDUCE_COPY, REDUCE_SCATTERV);
+                : bytes < tuning.reduceScatterShort ? pick(id, ALLREDUCE_COPY, REDUCE_SCATTER_ALGOS)
+                : op.commutative() ? pick(id, RING, REDUCE_SCATTER_ALGOS)
+                : pick(id, REDUCE_SCATTERV, REDUCE_SCATTER_NONCOMMUTATIVE_ALGOS);
         if (algo == RING && !op.commutative()) {
             algo = REDUCE_SCATTERV;
         }
         CollSchedule s = schedule(c, id, op, bytes, algo);
-        int[] starts = starts(counts, p);
+        int[] starts = starts(s, counts, p);
         Object acc = n == 0 ? null : s.scratch(k, n);
         s.copy(k, sbuf, soff, acc, 0, n);
         CollTeam t = CollTeam.of(c);
@@ -802,9 +834,13 @@ public final class Collectives {
         return start(s);
     }
 
-    /** Where each of the first {@code p} blocks of {@code counts} starts when they lie end to end; entry p is the total. */
-    private static int[] starts(int[] counts, int p) {
-        int[] starts = new int[p + 1];
+    /**
+     * Where each of the first {@code p} blocks of {@code counts} starts when they lie end to end;
+     * entry p is the total. In an int array that schedule {@code s} keeps for its next use.
+     */
+    private static int[] starts(CollSchedule s, int[] counts, int p) {
+        int[] starts = (int[]) s.scratch(Kind.INT, p + 1);
+        starts[0] = 0;
         for (int r = 0; r < p; r++) {
             starts[r + 1] = starts[r] + counts[r];
         }
@@ -833,8 +869,8 @@ public final class Collectives {
     private Transfer scan(int id, CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k,
                           Reduction op) {
         check(c, id);
-        checkBuffer(NAMES[id] + " send buffer", sbuf, k, soff, count);
-        checkBuffer(NAMES[id] + " receive buffer", rbuf, k, roff, count);
+        checkBuffer(NAMES[id], " send buffer", -1, sbuf, k, soff, count);
+        checkBuffer(NAMES[id], " receive buffer", -1, rbuf, k, roff, count);
         checkOp(op, k, count);
         boolean exclusive = id == EXSCAN;
         CollSchedule s = schedule(c, id, op, (long) count * k.size, c.size() == 1 || count == 0 ? LOCAL : RECURSIVE_DOUBLING);
@@ -885,7 +921,7 @@ public final class Collectives {
             checkSame("gather", scount, sk, rcount, rk);
         }
         long total = (long) scount * sk.size * p;
-        String algo = p == 1 ? LOCAL : pick(GATHER, total < tuning.gatherLong ? BINOMIAL : LINEAR, BINOMIAL, LINEAR);
+        String algo = p == 1 ? LOCAL : pick(GATHER, total < tuning.gatherLong ? BINOMIAL : LINEAR, GATHER_ALGOS);
         CollSchedule s = schedule(c, GATHER, null, total, algo);
         CollTeam t = CollTeam.of(c);
         switch (algo) {
@@ -922,7 +958,7 @@ public final class Collectives {
         checkBuffer("gatherv send buffer", sbuf, sk, soff, scount);
         int p = c.size();
         if (c.rank == root) {
-            checkBlocks("gatherv receive", rbuf, rk, roff, counts, displs, p);
+            checkBlocks("gatherv", true, rbuf, rk, roff, counts, displs, p);
         }
         CollSchedule s = schedule(c, GATHERV, null, (long) scount * sk.size, LINEAR);
         CollTree.linearGatherv(s, CollTeam.of(c), root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
@@ -950,7 +986,7 @@ public final class Collectives {
             checkSame("scatter", scount, sk, rcount, rk);
         }
         long total = (long) rcount * rk.size * p;
-        String algo = p == 1 ? LOCAL : pick(SCATTER, total < tuning.gatherLong ? BINOMIAL : LINEAR, BINOMIAL, LINEAR);
+        String algo = p == 1 ? LOCAL : pick(SCATTER, total < tuning.gatherLong ? BINOMIAL : LINEAR, GATHER_ALGOS);
         CollSchedule s = schedule(c, SCATTER, null, total, algo);
         CollTeam t = CollTeam.of(c);
         switch (algo) {
@@ -980,7 +1016,7 @@ public final class Collectives {
         checkBuffer("scatterv receive buffer", rbuf, rk, roff, rcount);
         int p = c.size();
         if (c.rank == root) {
-            checkBlocks("scatterv send", sbuf, sk, soff, counts, displs, p);
+            checkBlocks("scatterv", false, sbuf, sk, soff, counts, displs, p);
         }
         CollSchedule s = schedule(c, SCATTERV, null, (long) rcount * rk.size, LINEAR);
         CollTree.linearScatterv(s, CollTeam.of(c), root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
@@ -1011,8 +1047,8 @@ public final class Collectives {
                                 int[] counts, int[] displs, Kind rk, boolean blocking) {
         check(c, id);
         int p = c.size();
-        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
-        checkBlocks(NAMES[id] + " receive", rbuf, rk, roff, counts, displs, p);
+        checkBuffer(NAMES[id], " send buffer", -1, sbuf, sk, soff, scount);
+        checkBlocks(NAMES[id], true, rbuf, rk, roff, counts, displs, p);
         if (c.isInter()) {
             CollSchedule s = schedule(c, id, null, sum(counts, p) * rk.size, INTER);
             if (id == ALLGATHER) {
@@ -1038,7 +1074,7 @@ public final class Collectives {
         String dflt = p == 1 ? LOCAL
                 : pof2 && total < tuning.allgatherLong ? RECURSIVE_DOUBLING
                 : !pof2 && total < tuning.allgatherShort ? BRUCK : RING;
-        String algo = dflt == LOCAL ? LOCAL : pick(id, dflt, RING, BRUCK, RECURSIVE_DOUBLING);
+        String algo = dflt == LOCAL ? LOCAL : pick(id, dflt, ALLGATHER_ALGOS);
         if (algo == RECURSIVE_DOUBLING && Integer.bitCount(p) != 1) {
             algo = BRUCK;
         }
@@ -1099,7 +1135,7 @@ public final class Collectives {
         String dflt = p == 1 ? LOCAL
                 : block <= tuning.alltoallShort && p >= tuning.alltoallBruckMinP ? BRUCK
                 : block >= alltoallLong(c) ? PAIRWISE : LINEAR;
-        String algo = dflt == LOCAL ? LOCAL : pick(ALLTOALL, dflt, BRUCK, PAIRWISE, LINEAR);
+        String algo = dflt == LOCAL ? LOCAL : pick(ALLTOALL, dflt, ALLTOALL_ALGOS);
         CollSchedule s = schedule(c, ALLTOALL, null, block, algo);
         CollTeam t = CollTeam.of(c);
         if (algo == BRUCK) {
@@ -1121,15 +1157,15 @@ public final class Collectives {
                                int roff, int[] rcounts, int[] rdispls, Kind rk) {
         check(c, ALLTOALLV);
         int p = c.size();
-        checkBlocks("alltoallv send", sbuf, sk, soff, scounts, sdispls, p);
-        checkBlocks("alltoallv receive", rbuf, rk, roff, rcounts, rdispls, p);
+        checkBlocks("alltoallv", false, sbuf, sk, soff, scounts, sdispls, p);
+        checkBlocks("alltoallv", true, rbuf, rk, roff, rcounts, rdispls, p);
         long most = Math.max(sum(scounts, p) * sk.size, sum(rcounts, p) * rk.size);
         if (c.isInter()) {
             CollSchedule s = schedule(c, ALLTOALLV, null, most / Math.max(1, p), INTER);
             CollInter.alltoall(s, c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
             return start(s);
         }
-        String algo = pick(ALLTOALLV, most / p >= alltoallLong(c) ? PAIRWISE : LINEAR, PAIRWISE, LINEAR);
+        String algo = pick(ALLTOALLV, most / p >= alltoallLong(c) ? PAIRWISE : LINEAR, ALLTOALLV_ALGOS);
         CollSchedule s = schedule(c, ALLTOALLV, null, most / p, algo);
         if (algo == PAIRWISE) {
             CollExchange.pairwise(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
@@ -1158,10 +1194,10 @@ public final class Collectives {
         long bytes = 0;
         for (int r = 0; r < p; r++) {
             if (scounts[r] > 0 || (r == c.rank && !c.isInter())) {
-                checkBuffer("alltoallw send block of rank " + r, sbuf, sks[r], sdispls[r], scounts[r]);
+                checkBuffer("alltoallw", " send block of rank", r, sbuf, sks[r], sdispls[r], scounts[r]);
             }
             if (rcounts[r] > 0 || (r == c.rank && !c.isInter())) {
-                checkBuffer("alltoallw receive block of rank " + r, rbuf, rks[r], rdispls[r], rcounts[r]);
+                checkBuffer("alltoallw", " receive block of rank", r, rbuf, rks[r], rdispls[r], rcounts[r]);
             }
             bytes += (long) scounts[r] * sks[r].size;
         }
@@ -1199,8 +1235,8 @@ public final class Collectives {
         Topology topo = topology(c, id);
         int nin = topo.sources(c.rank).length;
         int nout = topo.destinations(c.rank).length;
-        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, alltoall ? nout * scount : scount);
-        checkBuffer(NAMES[id] + " receive buffer", rbuf, rk, roff, nin * rcount);
+        checkBuffer(NAMES[id], " send buffer", -1, sbuf, sk, soff, alltoall ? nout * scount : scount);
+        checkBuffer(NAMES[id], " receive buffer", -1, rbuf, rk, roff, nin * rcount);
         CollSchedule s = schedule(c, id, null, (long) scount * sk.size, LINEAR);
         int[][] sc = CollTree.regular(nout, scount);
         int[][] rc = CollTree.regular(nin, rcount);
@@ -1232,7 +1268,7 @@ public final class Collectives {
         int nout = topo.destinations(c.rank).length;
         checkType(NAMES[id] + " send", sk);
         checkType(NAMES[id] + " receive", rk);
-        checkBuffer(NAMES[id] + " send buffer", sbuf, sk, soff, scount);
+        checkBuffer(NAMES[id], " send buffer", -1, sbuf, sk, soff, scount);
         int[] scounts = new int[nout];
         java.util.Arrays.fill(scounts, scount);
         return neighbourBlocks(id, c, topo, sbuf, soff, scounts, new int[nout], same(sk, nout), rbuf, roff, rcounts,
@@ -1361,7 +1397,7 @@ public final class Collectives {
             if (counts[j] > 0) {
                 // an offset past int range is reported as out of the buffer, not wrapped round
                 int at = (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, (long) off + displs[j]));
-                checkBuffer(what + " block of neighbour " + j, buf, ks[j], at, counts[j]);
+                checkBuffer(what, " block of neighbour", j, buf, ks[j], at, counts[j]);
                 bytes += (long) counts[j] * ks[j].size;
             }
         }

@@ -330,7 +330,17 @@ public final class Engine implements FrameSink {
     }
 
     Transfer isendUnchecked(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {
-        SendTransfer t = new SendTransfer(this);
+        lock.lock();
+        try {
+            return isendInto(new SendTransfer(this), c, ctx, buf, k, off, count, dest, tag, mode);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Posts send {@code t} (complete at once to PROC_NULL); lock held. */
+    private SendTransfer isendInto(SendTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int dest,
+                                   int tag, int mode) {
         // the EPC communication marker: collectives use the communicator's second context
         t.pattern(ctx == c.context ? Outbound.NONBLOCKING : Outbound.COLLECTIVE);
         if (dest == PROC_NULL) {
@@ -338,12 +348,7 @@ public final class Engine implements FrameSink {
             t.state = Transfer.DONE;
             return t;
         }
-        lock.lock();
-        try {
-            postSend(t, c, ctx, buf, k, off, count, c.worldRanks[dest], tag, mode);
-        } finally {
-            lock.unlock();
-        }
+        postSend(t, c, ctx, buf, k, off, count, c.worldRanks[dest], tag, mode);
         return t;
     }
 
@@ -408,7 +413,17 @@ public final class Engine implements FrameSink {
     }
 
     Transfer irecvUnchecked(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
-        RecvTransfer t = new RecvTransfer(this);
+        lock.lock();
+        try {
+            return irecvInto(new RecvTransfer(this), c, ctx, buf, k, off, count, source, tag);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Posts receive {@code t} (complete at once from PROC_NULL); lock held. */
+    private RecvTransfer irecvInto(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int source,
+                                   int tag) {
         if (source == PROC_NULL) {
             t.init(c, ctx, buf, k, off, 0, PROC_NULL, tag);
             t.statusSource = PROC_NULL;
@@ -416,13 +431,38 @@ public final class Engine implements FrameSink {
             t.state = Transfer.DONE;
             return t;
         }
-        lock.lock();
-        try {
-            postRecv(t, c, ctx, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag);
-        } finally {
-            lock.unlock();
-        }
+        postRecv(t, c, ctx, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRanks[source], tag);
         return t;
+    }
+
+    /**
+     * A send of a collective schedule (context {@code ctx}, the communicator's second), taken from
+     * the pool: the schedule hands it back with {@link #recycle} once it has seen it done, so a
+     * collective called in a loop allocates no requests. Called with the lock held.
+     */
+    Transfer isendScheduled(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag) {
+        return isendInto(acquireSend(), c, ctx, buf, k, off, count, dest, tag, MODE_STANDARD);
+    }
+
+    /** A receive of a collective schedule, from the pool; as {@link #isendScheduled}. Called with the lock held. */
+    Transfer irecvScheduled(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
+        return irecvInto(acquireRecv(), c, ctx, buf, k, off, count, source, tag);
+    }
+
+    /**
+     * Gives back a request of {@link #isendScheduled} or {@link #irecvScheduled} that completed
+     * and that its schedule will not look at again. One that failed or was cancelled is not
+     * taken back (a receive that could not be cancelled may still be written to). Lock held.
+     */
+    void recycle(Transfer t) {
+        if (t.state != Transfer.DONE) {
+            return;
+        }
+        if (t instanceof RecvTransfer r) {
+            releaseRecv(r);
+        } else {
+            releaseSend((SendTransfer) t);
+        }
     }
 
     private void postSend(SendTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int destWorld,

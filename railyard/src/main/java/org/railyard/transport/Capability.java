@@ -15,5 +15,16 @@ public enum Capability {
     /** Can reach processes on other nodes. */
     REMOTE,
     /** A broken link is detected by the transport itself (socket error, end of stream, lifeline). */
-    DETECTS_FAILURE
+    DETECTS_FAILURE;
+
+    /**
+     * A set of capabilities that cannot be changed: a transport returns one constant set, so
+     * asking it (as the engine does between duty cycles) allocates nothing.
+     */
+    public static java.util.Set<Capability> fixed(Capability first, Capability... rest) {
+        return java.util.Collections.unmodifiableSet(java.util.EnumSet.of(first, rest));
+    }
+
+    /** The default: a reliable, ordered stream that reaches other nodes and notices a broken link. */
+    static final java.util.Set<Capability> STREAM = fixed(RELIABLE, ORDERED, REMOTE, DETECTS_FAILURE);
 }

@@ -28,7 +28,7 @@ public interface Transport {
 
     /** What its links guarantee; by default a reliable, ordered stream that reaches other nodes. */
     default java.util.Set<Capability> capabilities() {
-        return java.util.EnumSet.of(Capability.RELIABLE, Capability.ORDERED, Capability.REMOTE, Capability.DETECTS_FAILURE);
+        return Capability.STREAM;
     }
 
     /** Prepares the plugin; false if it cannot work in this process (it is then not offered). */

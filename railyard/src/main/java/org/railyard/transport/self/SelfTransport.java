@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.channels.SocketChannel;
 import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Capability;
 import org.railyard.transport.Doorbell;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
@@ -24,10 +25,12 @@ public final class SelfTransport implements Transport {
     @Override public int priority() { return 100; }
     @Override public int maxFrame() { return FRAME; }
 
+    private static final java.util.Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
+            Capability.SAME_NODE);
+
     @Override
-    public java.util.Set<org.railyard.transport.Capability> capabilities() {
-        return java.util.EnumSet.of(org.railyard.transport.Capability.RELIABLE, org.railyard.transport.Capability.ORDERED,
-                org.railyard.transport.Capability.SAME_NODE);
+    public java.util.Set<Capability> capabilities() {
+        return CAPABILITIES;
     }
     private Doorbell doorbell;
 

@@ -7,6 +7,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
@@ -29,10 +30,12 @@ public final class ShmTransport implements Transport {
     @Override public int priority() { return 80; }
     @Override public int maxFrame() { return maxFrame; }
 
+    private static final java.util.Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
+            Capability.SAME_NODE, Capability.DETECTS_FAILURE);
+
     @Override
-    public java.util.Set<org.railyard.transport.Capability> capabilities() {
-        return java.util.EnumSet.of(org.railyard.transport.Capability.RELIABLE, org.railyard.transport.Capability.ORDERED,
-                org.railyard.transport.Capability.SAME_NODE, org.railyard.transport.Capability.DETECTS_FAILURE);
+    public java.util.Set<Capability> capabilities() {
+        return CAPABILITIES;
     }
 
     @Override

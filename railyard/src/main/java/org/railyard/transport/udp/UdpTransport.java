@@ -7,7 +7,6 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
-import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,9 +46,11 @@ public final class UdpTransport implements Transport {
     @Override public int priority() { return 40; }
     @Override public int maxFrame() { return frame; }
 
+    private static final Set<Capability> CAPABILITIES = Capability.fixed(Capability.REMOTE, Capability.DETECTS_FAILURE);
+
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.REMOTE, Capability.DETECTS_FAILURE);
+        return CAPABILITIES;
     }
 
     @Override
