@@ -10,18 +10,18 @@ final class CollGather {
     private CollGather() {
     }
 
-    /** Where each rank's block starts when the blocks lie packed; in an int array the schedule keeps. */
-    private static int[] prefix(CollSchedule s, int[] counts) {
-        int[] pre = (int[]) s.scratch(Kind.INT, counts.length + 1);
+    /** Where each of the p ranks' blocks starts when the blocks lie packed; in an int array the schedule keeps. */
+    private static int[] prefix(CollSchedule s, int[] counts, int p) {
+        int[] pre = s.ints(p + 1);
         pre[0] = 0;
-        for (int r = 0; r < counts.length; r++) {
+        for (int r = 0; r < p; r++) {
             pre[r + 1] = pre[r] + counts[r];
         }
         return pre;
     }
 
-    private static boolean packed(int[] displs, int[] pre) {
-        for (int r = 0; r < displs.length; r++) {
+    private static boolean packed(int[] displs, int[] pre, int p) {
+        for (int r = 0; r < p; r++) {
             if (displs[r] != pre[r]) {
                 return false;
             }
@@ -38,8 +38,8 @@ final class CollGather {
                                   Object rbuf, int roff, int[] counts, int[] displs, Kind rk) {
         int p = t.size;
         int me = t.me;
-        int[] pre = prefix(s, counts);
-        boolean inPlace = packed(displs, pre);
+        int[] pre = prefix(s, counts, p);
+        boolean inPlace = packed(displs, pre, p);
         Object work = inPlace ? rbuf : s.scratch(rk, pre[p]);
         int woff = inPlace ? roff : 0;
         s.copy(sk, sbuf, soff, scount, rk, work, woff + pre[me]);
@@ -76,7 +76,7 @@ final class CollGather {
                       Object rbuf, int roff, int[] counts, int[] displs, Kind rk) {
         int p = t.size;
         int me = t.me;
-        int[] rot = (int[]) s.scratch(Kind.INT, p + 1);
+        int[] rot = s.ints(p + 1);
         rot[0] = 0;
         for (int i = 0; i < p; i++) {
             rot[i + 1] = rot[i] + counts[(me + i) % p];

@@ -225,7 +225,7 @@ final class CollReduce {
 
     /** Offsets of p blocks of nearly equal size (whole items), as p + 1 element offsets, in an array {@code s} keeps. */
     static int[] evenStarts(CollSchedule s, int p, int count, int width) {
-        int[] starts = (int[]) s.scratch(Kind.INT, p + 1);
+        int[] starts = s.ints(p + 1);
         for (int j = 0; j <= p; j++) {
             starts[j] = CollTree.blockStart(j, count / width, p, width);
         }
@@ -239,7 +239,7 @@ final class CollReduce {
     static void ring(CollSchedule s, CollTeam t, Object acc, int accOff, Kind k, int count, int width) {
         int p = t.size;
         int[] starts = evenStarts(s, p, count, width);
-        int[] counts = (int[]) s.scratch(Kind.INT, p);
+        int[] counts = s.ints(p);
         for (int j = 0; j < p; j++) {
             counts[j] = starts[j + 1] - starts[j];
         }

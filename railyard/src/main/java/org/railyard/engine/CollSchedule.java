@@ -84,6 +84,9 @@ final class CollSchedule extends Transfer {
     private int checked;
     /** Link in the owner's list of active schedules. */
     CollSchedule nextActive;
+    /** Small int arrays the algorithms build with (offsets, counts, children), kept for the next use. */
+    private final int[][] ints = new int[4][];
+    private int intsUsed;
 
     CollSchedule(Engine engine) {
         super(engine);
@@ -106,11 +109,31 @@ final class CollSchedule extends Transfer {
         checked = 0;
         started = false;
         useStamp++;
+        intsUsed = 0;
         algorithm = "";
         nextActive = null;
         error = null;
         state = PENDING;
         return this;
+    }
+
+    /**
+     * An int array of at least {@code n} elements, contents undefined, for building this schedule
+     * (offsets of blocks, counts, the children of a tree): the first few a build asks for are kept
+     * with the schedule, so a collective called in a loop allocates none. Apart from
+     * {@link #scratch}, whose large buffers would crowd them out.
+     */
+    int[] ints(int n) {
+        if (intsUsed == ints.length) {
+            return new int[n];
+        }
+        int[] a = ints[intsUsed];
+        if (a == null || a.length < n) {
+            a = new int[Math.max(n, 16)];
+            ints[intsUsed] = a;
+        }
+        intsUsed++;
+        return a;
     }
 
     /**

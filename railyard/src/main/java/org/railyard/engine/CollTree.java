@@ -73,7 +73,7 @@ final class CollTree {
         int rel = (t.me - root + p) % p;
         int mask = rel == 0 ? Integer.highestOneBit(Math.max(1, p - 1)) << 1 : Integer.lowestOneBit(rel);
         int segments = (count + segment - 1) / segment;
-        int[] children = (int[]) s.scratch(Kind.INT, Integer.numberOfTrailingZeros(mask));
+        int[] children = s.ints(Integer.numberOfTrailingZeros(mask));
         int n = 0;
         // largest subtree first: it has the longest way to go
         for (int m = mask >> 1; m > 0; m >>= 1) {

@@ -839,7 +839,7 @@ public final class Collectives {
      * entry p is the total. In an int array that schedule {@code s} keeps for its next use.
      */
     private static int[] starts(CollSchedule s, int[] counts, int p) {
-        int[] starts = (int[]) s.scratch(Kind.INT, p + 1);
+        int[] starts = s.ints(p + 1);
         starts[0] = 0;
         for (int r = 0; r < p; r++) {
             starts[r + 1] = starts[r] + counts[r];

@@ -522,8 +522,11 @@ class CollAlgorithmsTest {
                     allgatherChecked(c, w, me, n, count, algo);
                 }
                 for (boolean packed : new boolean[] {true, false}) {
-                    int[] counts = new int[n];
-                    int[] displs = new int[n];
+                    // longer than the group, as MPI allows: the entries past n must be ignored
+                    int[] counts = new int[n + 3];
+                    int[] displs = new int[n + 3];
+                    Arrays.fill(counts, n, n + 3, 1 << 20);
+                    Arrays.fill(displs, n, n + 3, -5);
                     int at = 0;
                     for (int r = packed ? 0 : n - 1; packed ? r < n : r >= 0; r += packed ? 1 : -1) {
                         counts[r] = r % 2 == 0 ? 3 * r + 1 : (r == 1 ? 0 : 5000);
