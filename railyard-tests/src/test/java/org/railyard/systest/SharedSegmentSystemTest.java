@@ -19,7 +19,8 @@ import org.railyard.systest.ranks.SharedSegmentRanks;
  * world and of a split of 3 go through each communicator's shared segment, and every rank's
  * choice log says so (not for the last rank's split, which holds it alone); with
  * {@code RAILYARD_COLL_SHM=false} the same results come through the point-to-point algorithms and
- * no segment is named. A rank that halts once the segment is in use makes the others' next
+ * no segment is named. An alltoall of native buffers reads each block straight from the sender's
+ * memory, and the choice log says so. A rank that halts once the segment is in use makes the others' next
  * collective fail with an error instead of a wait without end, and the segment file is gone.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -51,6 +52,14 @@ class SharedSegmentSystemTest {
                     assertThat(said).as("rank %d says %s on %s went through the shared segment: %s\n%s", r, coll, comm,
                             expected, job.report()).isEqualTo(expected);
                 }
+            }
+            // native buffers at every member: each reads its blocks from the others' memory
+            for (String comm : List.of("WORLD (4 ranks)", ".split")) {
+                boolean read = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): alltoall [128 KiB, 256 KiB)")
+                        && l.endsWith(": shared-segment+cross-memory-reads"));
+                boolean expected = segment && (comm.startsWith("WORLD") || r < NP - 1);
+                assertThat(read).as("rank %d says the native alltoall on %s read the others' buffers: %s\n%s", r, comm,
+                        expected, job.report()).isEqualTo(expected);
             }
         }
     }

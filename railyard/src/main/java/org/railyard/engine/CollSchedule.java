@@ -407,7 +407,7 @@ final class CollSchedule extends Transfer {
         return !(buf instanceof ByteBuffer) && !(buf instanceof MemorySegment);
     }
 
-    private static MemorySegment segment(Object buf) {
+    static MemorySegment segment(Object buf) {
         return buf instanceof ByteBuffer b ? MemorySegment.ofBuffer(b) : (MemorySegment) buf;
     }
 

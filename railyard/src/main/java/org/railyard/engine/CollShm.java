@@ -3,9 +3,13 @@ package org.railyard.engine;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.util.ProcessMemory;
 import org.railyard.util.SharedFiles;
 
 /**
@@ -39,12 +43,23 @@ import org.railyard.util.SharedFiles;
 final class CollShm {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
     static final String NAME = "shared-segment";
+    /** The alltoall whose members read their blocks from each other's buffers ({@link #offer}). */
+    static final String READS = "shared-segment+cross-memory-reads";
     private static final int NAME_BYTES = 200;
 
     private final Arena arena;
     private final MemorySegment seg;
     private final long half;
     private long uses;
+    /**
+     * Each member's process id, when every member read back every other's identity token at
+     * attach ({@link #agreeOnReads}); null when cross-memory reads are off or some member could
+     * not read another.
+     */
+    private long[] pids;
+    private ProcessMemory.Reader reader;
+    /** Alltoalls left that go through the cells without asking, since the last that found a heap buffer ({@link #tryReads}). */
+    private int skipOffers;
 
     private CollShm(Arena arena, MemorySegment seg, long half) {
         this.arena = arena;
@@ -90,6 +105,9 @@ final class CollShm {
             int[] all = new int[1];
             coll.allreduce(c, new int[] {made != null ? 1 : 0}, 0, all, 0, 1, Kind.INT, Reduction.MIN);
             if (all[0] == 1) {
+                if (e.crossMemoryReads() && 32L * c.size() <= 2 * halfBytes) {
+                    made.agreeOnReads(e, coll, c);
+                }
                 return made;
             }
             why = why != null ? why : "another member could not map it";
@@ -107,6 +125,133 @@ final class CollShm {
         }
         e.choice("rank " + e.rank() + ": " + c.name() + ": no shared segment for large collectives, " + why);
         return null;
+    }
+
+    /**
+     * Each member writes its process id and identity token ({@link ProcessMemory.Identity}) into
+     * its entry of the segment; after an allreduce that every member enters only once it has
+     * written, each reads every other member's token back from that process id; a second
+     * allreduce agrees whether all could, and ends the reads of the entries before any use of the
+     * segment writes over them. Collective.
+     */
+    private void agreeOnReads(Engine e, Collectives coll, CommState c) {
+        int p = c.size();
+        ProcessMemory.Identity me = ProcessMemory.identity();
+        long at = 32L * c.rank;
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, ProcessHandle.current().pid());
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, me.address());
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, me.word0());
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, me.word1());
+        int[] one = {1};
+        int[] all = new int[1];
+        coll.allreduce(c, one, 0, all, 0, 1, Kind.INT, Reduction.MIN);
+        long[] found = new long[p];
+        String why = null;
+        for (int q = 0; q < p; q++) {
+            long pid = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q);
+            found[q] = pid;
+            if (q != c.rank && why == null && !ProcessMemory.Identity.verify(pid,
+                    seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 8), seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 16),
+                    seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 24))) {
+                why = "the identity token of rank " + q + " (pid " + pid + ") could not be read back";
+            }
+        }
+        coll.allreduce(c, new int[] {why == null ? 1 : 0}, 0, all, 0, 1, Kind.INT, Reduction.MIN);
+        if (all[0] == 1) {
+            pids = found;
+            reader = new ProcessMemory.Reader();
+        } else {
+            e.choice("rank " + e.rank() + ": " + c.name() + ": no cross-memory reads through the shared segment, "
+                    + (why != null ? why : "another member could not read a token back"));
+        }
+    }
+
+    /** Alltoalls that take the cells without asking, after one found a member's buffer on the heap. */
+    static final int SKIP_AFTER_HEAP = 63;
+
+    /**
+     * True if this alltoall should ask whether every member's buffers are native ({@link #offer}):
+     * the members may read each other's memory ({@link #agreeOnReads}), and none of the last
+     * {@link #SKIP_AFTER_HEAP} alltoalls found a heap buffer. Asking costs a barrier; a program
+     * of Java arrays pays it once in that many calls. Every member counts alike.
+     */
+    boolean tryReads() {
+        if (pids == null) {
+            return false;
+        }
+        if (skipOffers > 0) {
+            skipOffers--;
+            return false;
+        }
+        return true;
+    }
+
+    /** The offer of this alltoall found a heap buffer: the next {@link #SKIP_AFTER_HEAP} take the cells. */
+    void heapFound() {
+        skipOffers = SKIP_AFTER_HEAP;
+    }
+
+    /**
+     * Alltoall by cross-memory reads, first use: this member writes into its entry of the next
+     * half the address of block 0 of {@code sbuf} and the block's bytes if both buffers are
+     * native memory, zeros if not. The caller then passes a barrier and asks {@link #allOffered}.
+     *
+     * @return the offset of the half this use took
+     */
+    int offer(CollTeam t, Object sbuf, int soff, Kind sk, Object rbuf, long block) {
+        int at = next();
+        boolean native_ = isNative(sbuf) && isNative(rbuf);
+        long entry = at + 16L * t.me;
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, native_ ? CollSchedule.segment(sbuf).address() + (long) soff * sk.size : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, native_ ? block : 0);
+        return at;
+    }
+
+    /** After the barrier of {@link #offer}'s use at {@code at}: true if every member offered its buffer. */
+    boolean allOffered(CollTeam t, int at) {
+        for (int q = 0; q < t.size; q++) {
+            if (seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * When every member offered: copies this member's own block, then reads block {@code me} of
+     * each other member's send buffer straight into its place in {@code rbuf}, one copy, starting
+     * with the next rank up so that the members do not all read from the same one. Then takes a
+     * use for the barrier that the caller passes next: no member returns (and may write its send
+     * buffer) before every member has read from it, and the entries are read before the half is
+     * written again.
+     *
+     * @return null, or what failed (the caller still passes the barrier, then throws it)
+     */
+    RailyardException readBlocks(CollTeam t, int at, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
+                      Kind rk, long block) {
+        int p = t.size;
+        next();
+        CollSchedule.copyNow(sk, sbuf, soff + t.me * scount, scount, rk, rbuf, roff + t.me * rcount);
+        long dst = CollSchedule.segment(rbuf).address() + (long) roff * rk.size;
+        for (int i = 1; i < p; i++) {
+            int q = (t.me + i) % p;
+            long base = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q);
+            long theirs = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q + 8);
+            if (theirs != block) {
+                return new RailyardException(ErrorClass.COUNT, "alltoall: rank " + t.rank(q) + " sends blocks of " + theirs
+                        + " bytes, rank " + t.rank(t.me) + " receives blocks of " + block);
+            }
+            long r = reader.read(pids[t.rank(q)], dst + q * block, base + t.me * block, block);
+            if (r != block) {
+                return new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, "alltoall: reading the block of rank "
+                        + t.rank(q) + " (pid " + pids[t.rank(q)] + ") failed: " + ProcessMemory.errorName(r));
+            }
+        }
+        return null;
+    }
+
+    private static boolean isNative(Object buf) {
+        return !CollSchedule.isArray(buf) && CollSchedule.segment(buf).isNative();
     }
 
     private static Path create(Path dir, String jobId, long bytes) throws IOException {
@@ -135,7 +280,7 @@ final class CollShm {
     }
 
     /** The offset of the half the next use writes into. */
-    private int next() {
+    int next() {
         return (int) ((uses++ & 1) * half);
     }
 

@@ -156,6 +156,15 @@ final class CollTuning {
     static final long ALLTOALL_SHARED_DEFAULT = 128 * 1024;
 
     /**
+     * alltoall through the shared segment: from blocks of this many bytes, when every member's
+     * buffers are native memory and cross-memory reads are on, each member reads its blocks
+     * straight from the others' send buffers (one copy, {@link CollShm#readBlocks}) instead of
+     * through the segment's cells (a copy in, a copy out).
+     */
+    static final String ALLTOALL_READS_PROP = "railyard.coll.alltoall.reads";
+    static final long ALLTOALL_READS_DEFAULT = 64 * 1024;
+
+    /**
      * allreduce: from vectors of this many bytes, through the shared segment (blocking, p &ge; 3,
      * one node; any operation, since each range is folded in rank order). Its two barriers replace
      * the 2 log p exchanges of Rabenseifner or the 2 (p - 1) steps of the ring. Heap arrays, mean
@@ -217,6 +226,7 @@ final class CollTuning {
     final long bcastShared = Config.bytes(BCAST_SHARED_PROP, BCAST_SHARED_DEFAULT);
     final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
     long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
+    long alltoallReads = Config.bytes(ALLTOALL_READS_PROP, ALLTOALL_READS_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
@@ -259,6 +269,11 @@ final class CollTuning {
     /** Sets the block size from which alltoall goes through the shared segment (tests see the other algorithms with it high). */
     void alltoallShared(long bytes) {
         alltoallShared = bytes;
+    }
+
+    /** Sets the block size from which alltoall reads the others' native buffers (tests see the segment's cells with it high). */
+    void alltoallReads(long bytes) {
+        alltoallReads = bytes;
     }
 
     /** Sets the size of the shared segments mapped from now on (tests use small ones to make many pieces). */

@@ -205,6 +205,7 @@ public final class Collectives {
         return s;
     }
 
+    /** A schedule from the pool, for collective {@code id} of {@code bytes} (the choice log's size; -1: not logged). */
     private CollSchedule schedule(CommState c, int id, Reduction op, long bytes, String algorithm) {
         CollSchedule s = null;
         synchronized (pool) {
@@ -218,7 +219,9 @@ public final class Collectives {
         }
         s.reset(c, NAMES[id], op);
         s.algorithm = algorithm;
-        logChoice(c, id, op, bytes, algorithm);
+        if (bytes >= 0) {
+            logChoice(c, id, op, bytes, algorithm);
+        }
         return s;
     }
 
@@ -286,6 +289,16 @@ public final class Collectives {
             }
         }
         return dflt;
+    }
+
+    /**
+     * A dissemination barrier of {@code c}, logged as the alltoall that reads the others' buffers
+     * ({@code block} its size class), or not logged ({@code block} -1).
+     */
+    private CollSchedule barrierOf(CommState c, CollTeam t, long block) {
+        CollSchedule s = schedule(c, ALLTOALL, null, block, CollShm.READS);
+        CollTree.dissemination(s, t);
+        return s;
     }
 
     /** The block size from which alltoall(v) goes pairwise: larger when every member is on one node. */
@@ -1128,8 +1141,23 @@ public final class Collectives {
         }
         CollShm shm = blocking ? shared(c, ALLTOALL, block, tuning.alltoallShared) : null;
         if (shm != null) {
+            CollTeam t = CollTeam.of(c);
+            if (block >= tuning.alltoallReads && shm.tryReads()) {
+                // a first use says whose buffers may be read; when all, one read a block and a barrier
+                int at = shm.offer(t, sbuf, soff, sk, rbuf, block);
+                finish(start(barrierOf(c, t, -1))); // not logged: what follows it is
+                if (shm.allOffered(t, at)) {
+                    RailyardException failed = shm.readBlocks(t, at, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, block);
+                    if (failed != null) {
+                        finish(start(barrierOf(c, t, block)));
+                        throw failed;
+                    }
+                    return start(barrierOf(c, t, block));
+                }
+                shm.heapFound();
+            }
             CollSchedule s = schedule(c, ALLTOALL, null, block, CollShm.NAME);
-            shm.alltoall(s, CollTeam.of(c), sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
+            shm.alltoall(s, t, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
             return start(s);
         }
         String dflt = p == 1 ? LOCAL

@@ -621,6 +621,11 @@ public final class Engine implements FrameSink {
         }
     }
 
+    /** True if this process may read other processes' memory ({@code railyard.cma} on, and the call available). */
+    boolean crossMemoryReads() {
+        return remoteRead;
+    }
+
     /** Rendezvous messages this process read from a sender's memory, and their bytes (cross-memory reads). */
     public long remoteReads() {
         return remoteReads;

@@ -79,6 +79,15 @@ public final class ProcessMemory {
             if (dst.byteSize() < length) {
                 throw new IllegalArgumentException("cross-memory read of " + length + " bytes into " + dst.byteSize());
             }
+            return read(pid, dst.address(), remoteAddress, length);
+        }
+
+        /**
+         * As {@link #read(long, MemorySegment, long, long)}, into {@code length} bytes of native
+         * memory at {@code dstAddress} of this process, which the caller keeps alive and large
+         * enough; allocates nothing.
+         */
+        public long read(long pid, long dstAddress, long remoteAddress, long length) {
             if (Calls.ERROR != null) {
                 return -Calls.ENOSYS;
             }
@@ -86,7 +95,7 @@ public final class ProcessMemory {
             try {
                 while (done < length) {
                     long n = length - done;
-                    iov.set(ValueLayout.JAVA_LONG, 0, dst.address() + done);
+                    iov.set(ValueLayout.JAVA_LONG, 0, dstAddress + done);
                     iov.set(ValueLayout.JAVA_LONG, 8, n);
                     iov.set(ValueLayout.JAVA_LONG, 16, remoteAddress + done);
                     iov.set(ValueLayout.JAVA_LONG, 24, n);

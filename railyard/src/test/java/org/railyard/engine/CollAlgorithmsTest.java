@@ -673,6 +673,96 @@ class CollAlgorithmsTest {
         });
     }
 
+    /**
+     * alltoall of native buffers through the shared segment: when every member's buffers are
+     * native, each reads its blocks from the others' send buffers (one copy; the ranks of this
+     * job are threads of one process, which reads itself); blocks below the setting take the
+     * segment's cells; a member whose blocks are not the size the others receive gets an error
+     * at every member, and the next alltoall works; a member with a heap array makes every member
+     * take the cells for that call and the next {@link CollShm#SKIP_AFTER_HEAP}, then they ask
+     * again. Offsets of one element, and the elements around the blocks untouched.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4, 5})
+    void alltoallOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            int block = 20_000; // longs: 160 000 B, through the segment by default
+            String reads = "alltoall [128 KiB, 256 KiB): " + CollShm.READS;
+            nativeAlltoallChecked(c, w, me, n, block, false, false, "segments");
+            assertThat(e.describeChoices()).contains(reads);
+            nativeAlltoallChecked(c, w, me, n, block, true, false, "direct buffers");
+            assertThat(e.describeChoices()).doesNotContain("alltoall [128 KiB, 256 KiB): " + CollShm.NAME + "\n");
+            assertThat(e.remoteReads()).as("no rendezvous read: the blocks went by the alltoall's own reads").isZero();
+            c.tuning().alltoallReads(Long.MAX_VALUE);
+            nativeAlltoallChecked(c, w, me, n, block, false, false, "reads off");
+            c.tuning().alltoallReads(CollTuning.ALLTOALL_READS_DEFAULT);
+            // rank n - 1 sends shorter blocks than the others receive: every member is told
+            int mine = me == n - 1 ? block - 1000 : block;
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+                java.lang.foreign.MemorySegment send = arena.allocate(8L * n * mine);
+                java.lang.foreign.MemorySegment recv = arena.allocate(8L * n * mine);
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.alltoall(w, send, 0, mine, Kind.LONG, recv, 0,
+                        mine, Kind.LONG)).isInstanceOf(org.railyard.error.RailyardException.class)
+                        .hasMessageContaining("sends blocks of").satisfies(x -> assertThat(
+                                ((org.railyard.error.RailyardException) x).errorClass()).isEqualTo(org.railyard.error.ErrorClass.COUNT));
+            }
+            nativeAlltoallChecked(c, w, me, n, block, false, false, "after the error");
+            // a heap array at one member: that call, and the next ones for a while, through the cells
+            String cells = "alltoall [128 KiB, 256 KiB): " + CollShm.NAME + "\n";
+            int before = occurrences(e.describeChoices(), cells);
+            nativeAlltoallChecked(c, w, me, n, block, false, me == 1, "rank 1 with a heap array");
+            assertThat(occurrences(e.describeChoices(), cells)).as("through the cells").isEqualTo(before + 1);
+            int said = occurrences(e.describeChoices(), reads);
+            for (int i = 0; i < CollShm.SKIP_AFTER_HEAP; i++) {
+                nativeAlltoallChecked(c, w, me, n, block + i, false, false, "after a heap array, " + i);
+            }
+            assertThat(occurrences(e.describeChoices(), reads)).as("reads again too soon").isEqualTo(said);
+            nativeAlltoallChecked(c, w, me, n, block, false, false, "asking again");
+            assertThat(occurrences(e.describeChoices(), reads)).as("reads again").isEqualTo(said + 1);
+        });
+    }
+
+    private static int occurrences(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * An alltoall of {@code count} longs a block from native memory (a segment, or direct buffers
+     * with {@code direct}; a heap array with {@code heap}) at an offset of one element, checked.
+     */
+    private static void nativeAlltoallChecked(Collectives c, CommState w, int me, int n, int count, boolean direct,
+                                              boolean heap, String what) {
+        long cells = (long) n * count + 2;
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            java.lang.foreign.MemorySegment s = arena.allocate(8 * cells, 8);
+            java.lang.foreign.MemorySegment r = arena.allocate(8 * cells, 8);
+            for (int q = 0; q < n; q++) {
+                for (int i = 0; i < count; i++) {
+                    s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + (long) q * count + i, me * 1_000_000L + q * 1000L + i);
+                }
+            }
+            Object send = heap ? s.toArray(java.lang.foreign.ValueLayout.JAVA_LONG)
+                    : direct ? s.asByteBuffer().order(java.nio.ByteOrder.nativeOrder()) : s;
+            Object recv = direct ? r.asByteBuffer().order(java.nio.ByteOrder.nativeOrder()) : r;
+            c.alltoall(w, send, 1, count, Kind.LONG, recv, 1, count, Kind.LONG);
+            for (int q = 0; q < n; q++) {
+                for (int i = 0; i < count; i++) {
+                    assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + (long) q * count + i))
+                            .as("alltoall of %s, block from %d element %d", what, q, i).isEqualTo(q * 1_000_000L + me * 1000L + i);
+                }
+            }
+            assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 0)).as("before the blocks, %s", what).isZero();
+            assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, cells - 1)).as("after the blocks, %s", what).isZero();
+        }
+    }
+
     private static final ConcurrentHashMap<String, AtomicInteger> ARRIVED = new ConcurrentHashMap<>();
 
     @ParameterizedTest

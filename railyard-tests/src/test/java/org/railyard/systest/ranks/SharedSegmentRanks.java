@@ -2,7 +2,13 @@ package org.railyard.systest.ranks;
 
 import static org.railyard.systest.ranks.RankSupport.require;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.railyard.Comm;
+import org.railyard.Datatype;
 import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.error.RailyardException;
@@ -11,7 +17,8 @@ import org.railyard.error.RailyardException;
  * Large collectives of heap arrays between the processes of one node, which go through the
  * communicator's shared segment by default (the test reads the choice log to know). Argument
  * {@code check}: a bcast of 1 MiB and 8 bytes from every root, an allgather of 160 KB from each,
- * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, an allreduce, a reduce to
+ * an allgatherv with an empty block and gaps, an alltoall of 1 MiB blocks, an alltoall of 160 KB
+ * blocks from a native segment into a direct buffer, an allreduce, a reduce to
  * the last rank and a reduce_scatter_block (sums) of 1 MiB and 8 bytes, on the world and on a
  * split of it (all ranks but the last, and the last alone); each verified element by element,
  * then {@code OK shared rank R}. Argument
@@ -108,7 +115,36 @@ public final class SharedSegmentRanks {
                         name + ": alltoall block from " + r + " element " + i);
             }
         }
+        nativeAlltoall(c, name);
         allreduce(c, name);
+    }
+
+    /**
+     * An alltoall of 160 000-byte blocks from a native segment (one long in) into a direct
+     * ByteBuffer: by default every member reads its blocks straight from the others' memory.
+     */
+    private static void nativeAlltoall(Comm c, String name) {
+        int me = c.rank();
+        int p = c.size();
+        int block = 20_000; // longs
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment send = arena.allocate(8L * (p * block + 1), 8);
+            for (int r = 0; r < p; r++) {
+                for (int i = 0; i < block; i++) {
+                    send.setAtIndex(ValueLayout.JAVA_LONG, 1 + (long) r * block + i, me * 1_000_000_000L + r * 1_000_000L + i);
+                }
+            }
+            ByteBuffer recv = ByteBuffer.allocateDirect(8 * (p * block + 2)).order(ByteOrder.nativeOrder());
+            c.alltoall(send, 1, block, Datatype.LONG, recv, 1, block, Datatype.LONG);
+            for (int r = 0; r < p; r++) {
+                for (int i = 0; i < block; i++) {
+                    long got = recv.getLong(8 * (1 + r * block + i));
+                    require(got == r * 1_000_000_000L + me * 1_000_000L + i,
+                            name + ": native alltoall block from " + r + " element " + i + " is " + got);
+                }
+            }
+            require(recv.getLong(0) == 0 && recv.getLong(8 * (p * block + 1)) == 0, name + ": native alltoall wrote outside its blocks");
+        }
     }
 
     private static void allreduce(Comm c, String name) {
