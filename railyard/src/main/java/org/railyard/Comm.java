@@ -291,21 +291,28 @@ public final class Comm {
         return wrapColl(coll().iallreduce(state, sendbuf, sendoffset, recvbuf, recvoffset, count, kind(type), op.reduction()));
     }
 
-    /** Convenience: the sum (or other op) of one double over the communicator, at every process. */
+    /**
+     * Convenience: the sum (or other op) of one double over the communicator, at every process.
+     * Allocates nothing: the value and the result go through two elements kept per thread.
+     */
     public double allreduce(double value, Op op) {
-        double[] v = {value};
-        double[] r = new double[1];
-        allreduce(v, 0, r, 0, 1, op);
-        return r[0];
+        double[] v = ONE_DOUBLE.get();
+        v[0] = value;
+        allreduce(v, 0, v, 1, 1, op);
+        return v[1];
     }
 
-    /** Convenience: one long over the communicator, at every process. */
+    /** Convenience: one long over the communicator, at every process; allocates nothing, as {@link #allreduce(double, Op)}. */
     public long allreduce(long value, Op op) {
-        long[] v = {value};
-        long[] r = new long[1];
-        allreduce(v, 0, r, 0, 1, op);
-        return r[0];
+        long[] v = ONE_LONG.get();
+        v[0] = value;
+        allreduce(v, 0, v, 1, 1, op);
+        return v[1];
     }
+
+    /** The two elements (value, result) of the one-value allreduces, per thread. */
+    private static final ThreadLocal<double[]> ONE_DOUBLE = ThreadLocal.withInitial(() -> new double[2]);
+    private static final ThreadLocal<long[]> ONE_LONG = ThreadLocal.withInitial(() -> new long[2]);
 
     /**
      * Reduces everyone's {@code sendbuf} of {@code sum(recvcounts)} elements, then scatters it:

@@ -14,7 +14,8 @@ import org.railyard.Railyard;
 /**
  * The blocking collectives a solver calls in its loop (barrier, bcast, allreduce, reduce,
  * allgather, alltoall, reduce_scatter_block), each called {@code WARM} times and then
- * {@code MEASURED} times more, with heap arrays and with off-heap segments, at two sizes. For the
+ * {@code MEASURED} times more, with heap arrays and with off-heap segments, at two sizes, and
+ * the allreduce of one double that returns the result ({@code allreduce_value}). For the
  * measured calls it prints {@code ALLOC <collective> <bytes> <heap|offheap> <B/call>}: the heap
  * bytes every thread of this JVM allocated (the progress agent's included), per call. A call
  * that took a request, a list of counts or an error message per block from the heap would show
@@ -96,6 +97,10 @@ public final class CollAllocRanks {
                         () -> require(sout.get(java.lang.foreign.ValueLayout.JAVA_BYTE, (long) size * p - 1)
                                 == (byte) ((p - 1) * 7 + me * size + size - 1), "alltoall off-heap"));
             }
+            // the one-value convenience a solver calls for its residual
+            double[] got = new double[1];
+            measure(c, "allreduce_value", 8, "heap", () -> got[0] = c.allreduce(me + 1.0, Op.SUM),
+                    () -> require(got[0] == p * (p + 1) / 2.0, "allreduce of one value: " + got[0]));
             System.out.println("OK alloc rank " + me);
         }
     }
