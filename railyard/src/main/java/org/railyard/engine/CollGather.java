@@ -108,17 +108,28 @@ final class CollGather {
     /**
      * Ring allgather: p - 1 steps; in step i each process passes block {@code me - i} to its right
      * neighbour and receives block {@code me - i - 1} from its left, straight into place. Sends
-     * each byte once per process: the algorithm for long vectors.
+     * each byte once per process: the algorithm for long vectors. The first step sends this
+     * process's block from {@code sbuf} itself, and copies it into place after posting: the step
+     * does not wait for the copy, and a neighbour that reads the block from this process's memory
+     * reads the caller's buffer, not lines this call has just written on another core (which cost
+     * up to ten times more on the development machine: bench/probes/DirtyLineProbe.java).
      */
     static void ring(CollSchedule s, CollTeam t, Object sbuf, int soff, int scount, Kind sk,
                      Object rbuf, int roff, int[] counts, int[] displs, Kind rk) {
-        s.copy(sk, sbuf, soff, scount, rk, rbuf, roff + displs[t.me]);
-        s.round();
-        ringBlocks(s, t, rbuf, roff, rk, counts, displs);
+        ringSteps(s, t, rbuf, roff, rk, counts, displs, sbuf, soff, scount, sk);
     }
 
     /** The ring steps of {@link #ring}, over blocks already in {@code buf}; block {@code me} is in place. */
     static void ringBlocks(CollSchedule s, CollTeam t, Object buf, int off, Kind k, int[] counts, int[] displs) {
+        ringSteps(s, t, buf, off, k, counts, displs, null, 0, 0, null);
+    }
+
+    /**
+     * The ring steps; with {@code sbuf} non-null, block {@code me} is not in {@code buf} yet: the
+     * first step sends it from {@code sbuf} and copies it into place.
+     */
+    private static void ringSteps(CollSchedule s, CollTeam t, Object buf, int off, Kind k, int[] counts, int[] displs,
+                                  Object sbuf, int soff, int scount, Kind sk) {
         int p = t.size;
         int right = t.rank((t.me + 1) % p);
         int left = t.rank((t.me - 1 + p) % p);
@@ -126,11 +137,22 @@ final class CollGather {
             int out = ((t.me - i) % p + p) % p;
             int in = ((t.me - i - 1) % p + p) % p;
             if (counts[out] > 0) {
-                s.send(buf, k, off + displs[out], counts[out], right);
+                if (i == 0 && sbuf != null) {
+                    s.send(sbuf, sk, soff, scount, right);
+                } else {
+                    s.send(buf, k, off + displs[out], counts[out], right);
+                }
             }
             if (counts[in] > 0) {
                 s.recv(buf, k, off + displs[in], counts[in], left);
             }
+            if (i == 0 && sbuf != null) {
+                s.copy(sk, sbuf, soff, scount, k, buf, off + displs[t.me]);
+            }
+            s.round();
+        }
+        if (p == 1 && sbuf != null) {
+            s.copy(sk, sbuf, soff, scount, k, buf, off + displs[t.me]);
             s.round();
         }
     }
