@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.railyard.systest.ranks.SharedSegmentRanks;
 
 /**
@@ -20,7 +20,8 @@ import org.railyard.systest.ranks.SharedSegmentRanks;
  * choice log says so (not for the last rank's split, which holds it alone); with
  * {@code RAILYARD_COLL_SHM=false} the same results come through the point-to-point algorithms and
  * no segment is named. An alltoall of native buffers reads each block straight from the sender's
- * memory, and the choice log says so. A rank that halts once the segment is in use makes the others' next
+ * memory, and the choice log says so; with {@code RAILYARD_CMA=false} it goes through the
+ * segment's cells, and the log says why. A rank that halts once the segment is in use makes the others' next
  * collective fail with an error instead of a wait without end, and the segment file is gone.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
@@ -28,15 +29,16 @@ class SharedSegmentSystemTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
     private static final int NP = 4;
 
-    @ParameterizedTest(name = "segment {0}")
-    @ValueSource(booleans = {true, false})
-    void largeCollectivesDeliverWithAndWithoutTheSegment(boolean segment) {
+    @ParameterizedTest(name = "segment {0}, cross-memory reads {1}")
+    @CsvSource({"true, true", "false, true", "true, false"})
+    void largeCollectivesDeliverWithAndWithoutTheSegment(boolean segment, boolean cma) {
         Map<String, String> env = new HashMap<>();
         env.put("RAILYARD_TRANSPORTS", "shm");
         env.put("RAILYARD_PRINT_CHOICES", "true");
         env.put("RAILYARD_COLL_SHM", Boolean.toString(segment));
-        Jobs.Finished job = Jobs.run("shared-segment-" + segment, Jobs.spec(NP, SharedSegmentRanks.class, env, JOB_TIMEOUT,
-                "check"));
+        env.put("RAILYARD_CMA", Boolean.toString(cma));
+        Jobs.Finished job = Jobs.run("shared-segment-" + segment + "-" + cma, Jobs.spec(NP, SharedSegmentRanks.class, env,
+                JOB_TIMEOUT, "check"));
         assertThat(job.result().exitCode()).as("exit code\n%s", job.report()).isZero();
         Transcript t = job.transcript();
         for (int r = 0; r < NP; r++) {
@@ -53,11 +55,15 @@ class SharedSegmentSystemTest {
                             expected, job.report()).isEqualTo(expected);
                 }
             }
+            if (segment && !cma) {
+                assertThat(choices).as("rank %d says why it does not read\n%s", r, job.report())
+                        .anyMatch(l -> l.contains("no cross-memory reads through the shared segment, cross-memory reads are off"));
+            }
             // native buffers at every member: each reads its blocks from the others' memory
             for (String comm : List.of("WORLD (4 ranks)", ".split")) {
                 boolean read = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): alltoall [128 KiB, 256 KiB)")
                         && l.endsWith(": shared-segment+cross-memory-reads"));
-                boolean expected = segment && (comm.startsWith("WORLD") || r < NP - 1);
+                boolean expected = segment && cma && (comm.startsWith("WORLD") || r < NP - 1);
                 assertThat(read).as("rank %d says the native alltoall on %s read the others' buffers: %s\n%s", r, comm,
                         expected, job.report()).isEqualTo(expected);
             }

@@ -44,7 +44,6 @@ final class CollExchange {
                          Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
         int p = t.size;
         int me = t.me;
-        s.copy(sk, sbuf, soff + sdispls[me], scounts[me], rk, rbuf, roff + rdispls[me]);
         for (int i = 1; i < p; i++) {
             int to = (me + i) % p;
             int from = (me - i + p) % p;
@@ -54,7 +53,14 @@ final class CollExchange {
             if (rcounts[from] > 0) {
                 s.recv(rbuf, rk, roff + rdispls[from], rcounts[from], t.rank(from));
             }
+            if (i == 1) {
+                // this process's own block, once the first exchange is posted: the partner need not wait for it
+                s.copy(sk, sbuf, soff + sdispls[me], scounts[me], rk, rbuf, roff + rdispls[me]);
+            }
             s.round();
+        }
+        if (p == 1) {
+            s.copy(sk, sbuf, soff + sdispls[me], scounts[me], rk, rbuf, roff + rdispls[me]);
         }
         s.round();
     }

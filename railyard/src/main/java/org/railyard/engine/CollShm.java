@@ -58,8 +58,14 @@ final class CollShm {
      */
     private long[] pids;
     private ProcessMemory.Reader reader;
-    /** Alltoalls left that go through the cells without asking, since the last that found a heap buffer ({@link #tryReads}). */
-    private int skipOffers;
+    /**
+     * Per collective that may read (alltoall, allgather): calls left that go through the cells
+     * without asking, since the last that found a heap buffer ({@link #tryReads}).
+     */
+    private final int[] skipOffers = new int[2];
+    /** The collectives of {@link #tryReads}. */
+    static final int ALLTOALL = 0;
+    static final int ALLGATHER = 1;
 
     private CollShm(Arena arena, MemorySegment seg, long half) {
         this.arena = arena;
@@ -105,7 +111,7 @@ final class CollShm {
             int[] all = new int[1];
             coll.allreduce(c, new int[] {made != null ? 1 : 0}, 0, all, 0, 1, Kind.INT, Reduction.MIN);
             if (all[0] == 1) {
-                if (e.crossMemoryReads() && 32L * c.size() <= 2 * halfBytes) {
+                if (32L * c.size() <= 2 * halfBytes) {
                     made.agreeOnReads(e, coll, c);
                 }
                 return made;
@@ -132,25 +138,29 @@ final class CollShm {
      * its entry of the segment; after an allreduce that every member enters only once it has
      * written, each reads every other member's token back from that process id; a second
      * allreduce agrees whether all could, and ends the reads of the entries before any use of the
-     * segment writes over them. Collective.
+     * segment writes over them. A member whose cross-memory reads are off ({@code railyard.cma},
+     * or no {@code process_vm_readv}) takes part and says no. Collective.
      */
     private void agreeOnReads(Engine e, Collectives coll, CommState c) {
         int p = c.size();
-        ProcessMemory.Identity me = ProcessMemory.identity();
+        boolean can = e.crossMemoryReads();
+        ProcessMemory.Identity me = can ? ProcessMemory.identity() : null;
         long at = 32L * c.rank;
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, ProcessHandle.current().pid());
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, me.address());
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, me.word0());
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, me.word1());
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, can ? ProcessHandle.current().pid() : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, can ? me.address() : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, can ? me.word0() : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, can ? me.word1() : 0);
         int[] one = {1};
         int[] all = new int[1];
         coll.allreduce(c, one, 0, all, 0, 1, Kind.INT, Reduction.MIN);
         long[] found = new long[p];
-        String why = null;
+        String why = can ? null : "cross-memory reads are off in this process";
         for (int q = 0; q < p; q++) {
             long pid = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q);
             found[q] = pid;
-            if (q != c.rank && why == null && !ProcessMemory.Identity.verify(pid,
+            if (q != c.rank && why == null && pid == 0) {
+                why = "rank " + q + " has cross-memory reads off";
+            } else if (q != c.rank && why == null && !ProcessMemory.Identity.verify(pid,
                     seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 8), seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 16),
                     seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 24))) {
                 why = "the identity token of rank " + q + " (pid " + pid + ") could not be read back";
@@ -166,44 +176,47 @@ final class CollShm {
         }
     }
 
-    /** Alltoalls that take the cells without asking, after one found a member's buffer on the heap. */
+    /** Calls of a collective that take the cells without asking, after one found a member's buffer on the heap. */
     static final int SKIP_AFTER_HEAP = 63;
 
     /**
-     * True if this alltoall should ask whether every member's buffers are native ({@link #offer}):
-     * the members may read each other's memory ({@link #agreeOnReads}), and none of the last
-     * {@link #SKIP_AFTER_HEAP} alltoalls found a heap buffer. Asking costs a barrier; a program
-     * of Java arrays pays it once in that many calls. Every member counts alike.
+     * True if this call of {@code which} ({@link #ALLTOALL}, {@link #ALLGATHER}) should ask
+     * whether every member's buffers are native ({@link #offer}): the members may read each
+     * other's memory ({@link #agreeOnReads}), and none of the last {@link #SKIP_AFTER_HEAP} calls
+     * of it found a heap buffer. Asking costs a barrier; a program of Java arrays pays it once in
+     * that many calls, and a program that mixes both kinds of buffer in one collective reads only
+     * when a run of native calls outlasts the count. Every member counts alike.
      */
-    boolean tryReads() {
+    boolean tryReads(int which) {
         if (pids == null) {
             return false;
         }
-        if (skipOffers > 0) {
-            skipOffers--;
+        if (skipOffers[which] > 0) {
+            skipOffers[which]--;
             return false;
         }
         return true;
     }
 
-    /** The offer of this alltoall found a heap buffer: the next {@link #SKIP_AFTER_HEAP} take the cells. */
-    void heapFound() {
-        skipOffers = SKIP_AFTER_HEAP;
+    /** The offer of this call of {@code which} found a heap buffer: its next {@link #SKIP_AFTER_HEAP} take the cells. */
+    void heapFound(int which) {
+        skipOffers[which] = SKIP_AFTER_HEAP;
     }
 
     /**
-     * Alltoall by cross-memory reads, first use: this member writes into its entry of the next
-     * half the address of block 0 of {@code sbuf} and the block's bytes if both buffers are
-     * native memory, zeros if not. The caller then passes a barrier and asks {@link #allOffered}.
+     * A collective by cross-memory reads, first use: this member writes into its entry of the
+     * next half the address of {@code sbuf} at {@code soff} and {@code bytes} (its block: of an
+     * alltoall, each of its blocks) if both its buffers are native memory, zeros if not. The
+     * caller then passes a barrier and asks {@link #allOffered}.
      *
      * @return the offset of the half this use took
      */
-    int offer(CollTeam t, Object sbuf, int soff, Kind sk, Object rbuf, long block) {
+    int offer(CollTeam t, Object sbuf, int soff, Kind sk, Object rbuf, long bytes) {
         int at = next();
         boolean native_ = isNative(sbuf) && isNative(rbuf);
         long entry = at + 16L * t.me;
         seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, native_ ? CollSchedule.segment(sbuf).address() + (long) soff * sk.size : 0);
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, native_ ? block : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, native_ ? bytes : 0);
         return at;
     }
 
@@ -241,13 +254,53 @@ final class CollShm {
                 return new RailyardException(ErrorClass.COUNT, "alltoall: rank " + t.rank(q) + " sends blocks of " + theirs
                         + " bytes, rank " + t.rank(t.me) + " receives blocks of " + block);
             }
-            long r = reader.read(pids[t.rank(q)], dst + q * block, base + t.me * block, block);
-            if (r != block) {
-                return new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, "alltoall: reading the block of rank "
-                        + t.rank(q) + " (pid " + pids[t.rank(q)] + ") failed: " + ProcessMemory.errorName(r));
+            RailyardException failed = read(t, q, dst + q * block, base + t.me * block, block, "alltoall");
+            if (failed != null) {
+                return failed;
             }
         }
         return null;
+    }
+
+    /**
+     * Allgather(v) when every member offered ({@link #offer} with its block's bytes): copies this
+     * member's own block, then reads each other member's block from its send buffer straight into
+     * place, starting with the next rank up; takes a use for the closing barrier, as
+     * {@link #readBlocks}.
+     *
+     * @return null, or what failed (the caller still passes the barrier, then throws it)
+     */
+    RailyardException readGathered(CollTeam t, int at, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
+                                   int[] counts, int[] displs, Kind rk) {
+        int p = t.size;
+        next();
+        CollSchedule.copyNow(sk, sbuf, soff, scount, rk, rbuf, roff + displs[t.me]);
+        long dst = CollSchedule.segment(rbuf).address() + (long) roff * rk.size;
+        for (int i = 1; i < p; i++) {
+            int q = (t.me + i) % p;
+            long base = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q);
+            long theirs = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q + 8);
+            long expect = (long) counts[q] * rk.size;
+            if (theirs != expect) {
+                return new RailyardException(ErrorClass.COUNT, "allgather: rank " + t.rank(q) + " sends a block of " + theirs
+                        + " bytes, rank " + t.rank(t.me) + " receives " + expect + " from it");
+            }
+            RailyardException failed = read(t, q, dst + (long) displs[q] * rk.size, base, expect, "allgather");
+            if (failed != null) {
+                return failed;
+            }
+        }
+        return null;
+    }
+
+    private RailyardException read(CollTeam t, int q, long dst, long remote, long bytes, String what) {
+        if (bytes == 0) {
+            return null;
+        }
+        long pid = pids[t.rank(q)];
+        long r = reader.read(pid, dst, remote, bytes);
+        return r == bytes ? null : new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, what
+                + ": reading the block of rank " + t.rank(q) + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r));
     }
 
     private static boolean isNative(Object buf) {

@@ -165,6 +165,21 @@ final class CollTuning {
     static final long ALLTOALL_READS_DEFAULT = 64 * 1024;
 
     /**
+     * allgather(v) through the shared segment: from this many bytes in all, when every member's
+     * buffers are native memory and cross-memory reads are on, each member reads the others'
+     * blocks straight from their send buffers ({@link CollShm#readGathered}). Off by default:
+     * the cells copy each block in once and out p - 1 times, and those copies beat p - 1
+     * cross-memory reads while the machine is calm. Four alternating runs at np 4, off-heap,
+     * blocks of 64 KiB / 256 KiB / 1 MiB, mean us: cells 101.7 / 136.0 / 1364, 35.8 / 115.0 /
+     * 528.2, 35.0 / 116.3 / 514.2, 34.9 / 129.7 / 513.3; reads 77.7 / 190.4 / 658.6, 67.0 /
+     * 218.4 / 695.3, 65.1 / 210.1 / 676.2, 68.5 / 202.8 / 664.4. The reads hold their level when
+     * written lines crossing cores turn dear (bench/probes/DirtyLineProbe.java), as in the first
+     * run of the cells.
+     */
+    static final String ALLGATHER_READS_PROP = "railyard.coll.allgather.reads";
+    static final long ALLGATHER_READS_DEFAULT = Long.MAX_VALUE;
+
+    /**
      * allreduce: from vectors of this many bytes, through the shared segment (blocking, p &ge; 3,
      * one node; any operation, since each range is folded in rank order). Its two barriers replace
      * the 2 log p exchanges of Rabenseifner or the 2 (p - 1) steps of the ring. Heap arrays, mean
@@ -227,6 +242,7 @@ final class CollTuning {
     final long allgatherShared = Config.bytes(ALLGATHER_SHARED_PROP, ALLGATHER_SHARED_DEFAULT);
     long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
     long alltoallReads = Config.bytes(ALLTOALL_READS_PROP, ALLTOALL_READS_DEFAULT);
+    long allgatherReads = Config.bytes(ALLGATHER_READS_PROP, ALLGATHER_READS_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
@@ -274,6 +290,11 @@ final class CollTuning {
     /** Sets the block size from which alltoall reads the others' native buffers (tests see the segment's cells with it high). */
     void alltoallReads(long bytes) {
         alltoallReads = bytes;
+    }
+
+    /** Sets the total size from which allgather(v) reads the others' native buffers (tests turn it on). */
+    void allgatherReads(long bytes) {
+        allgatherReads = bytes;
     }
 
     /** Sets the size of the shared segments mapped from now on (tests use small ones to make many pieces). */

@@ -292,11 +292,37 @@ public final class Collectives {
     }
 
     /**
-     * A dissemination barrier of {@code c}, logged as the alltoall that reads the others' buffers
-     * ({@code block} its size class), or not logged ({@code block} -1).
+     * A blocking collective {@code id} through the segment by cross-memory reads: this member
+     * offers its send buffer ({@code offered} bytes from {@code soff}) if both its buffers are
+     * native, and passes a barrier (not logged: what follows it is); if every member offered,
+     * {@code reads} (given the offset of the half) copies the blocks in, and a closing barrier,
+     * returned, keeps every member in the call until all have read. Null if some member's buffer
+     * is on the heap: the caller goes through the cells, and the next calls do not ask for a
+     * while ({@link CollShm#heapFound}). A failed read is thrown once the closing barrier has passed.
      */
-    private CollSchedule barrierOf(CommState c, CollTeam t, long block) {
-        CollSchedule s = schedule(c, ALLTOALL, null, block, CollShm.READS);
+    private Transfer viaReads(CommState c, int id, CollShm shm, CollTeam t, int which, Object sbuf, int soff, Kind sk,
+                              Object rbuf, long offered, long bytes, java.util.function.IntFunction<RailyardException> reads) {
+        int at = shm.offer(t, sbuf, soff, sk, rbuf, offered);
+        finish(start(barrierOf(c, id, t, -1)));
+        if (!shm.allOffered(t, at)) {
+            shm.heapFound(which);
+            return null;
+        }
+        RailyardException failed = reads.apply(at);
+        Transfer closing = start(barrierOf(c, id, t, bytes));
+        if (failed != null) {
+            finish(closing);
+            throw failed;
+        }
+        return closing;
+    }
+
+    /**
+     * A dissemination barrier of {@code c}, logged as collective {@code id} that reads the others'
+     * buffers ({@code bytes} its size class), or not logged ({@code bytes} -1).
+     */
+    private CollSchedule barrierOf(CommState c, int id, CollTeam t, long bytes) {
+        CollSchedule s = schedule(c, id, null, bytes, CollShm.READS);
         CollTree.dissemination(s, t);
         return s;
     }
@@ -1079,8 +1105,16 @@ public final class Collectives {
         long total = sum(counts, p) * rk.size;
         CollShm shm = blocking ? shared(c, id, total, tuning.allgatherShared) : null;
         if (shm != null) {
+            CollTeam t = CollTeam.of(c);
+            if (total >= tuning.allgatherReads && shm.tryReads(CollShm.ALLGATHER)) {
+                Transfer read = viaReads(c, id, shm, t, CollShm.ALLGATHER, sbuf, soff, sk, rbuf, (long) scount * sk.size,
+                        total, at -> shm.readGathered(t, at, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
+                if (read != null) {
+                    return read;
+                }
+            }
             CollSchedule s = schedule(c, id, null, total, CollShm.NAME);
-            shm.allgatherv(s, CollTeam.of(c), sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
+            shm.allgatherv(s, t, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
             return start(s);
         }
         boolean pof2 = Integer.bitCount(p) == 1;
@@ -1142,19 +1176,12 @@ public final class Collectives {
         CollShm shm = blocking ? shared(c, ALLTOALL, block, tuning.alltoallShared) : null;
         if (shm != null) {
             CollTeam t = CollTeam.of(c);
-            if (block >= tuning.alltoallReads && shm.tryReads()) {
-                // a first use says whose buffers may be read; when all, one read a block and a barrier
-                int at = shm.offer(t, sbuf, soff, sk, rbuf, block);
-                finish(start(barrierOf(c, t, -1))); // not logged: what follows it is
-                if (shm.allOffered(t, at)) {
-                    RailyardException failed = shm.readBlocks(t, at, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, block);
-                    if (failed != null) {
-                        finish(start(barrierOf(c, t, block)));
-                        throw failed;
-                    }
-                    return start(barrierOf(c, t, block));
+            if (block >= tuning.alltoallReads && shm.tryReads(CollShm.ALLTOALL)) {
+                Transfer read = viaReads(c, ALLTOALL, shm, t, CollShm.ALLTOALL, sbuf, soff, sk, rbuf, block, block,
+                        at -> shm.readBlocks(t, at, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, block));
+                if (read != null) {
+                    return read;
                 }
-                shm.heapFound();
             }
             CollSchedule s = schedule(c, ALLTOALL, null, block, CollShm.NAME);
             shm.alltoall(s, t, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);

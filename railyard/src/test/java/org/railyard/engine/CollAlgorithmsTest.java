@@ -725,6 +725,76 @@ class CollAlgorithmsTest {
         });
     }
 
+    /**
+     * allgather and allgatherv of native buffers through the shared segment, with reads turned on
+     * from 256 KiB: every member reads the others' blocks from their send buffers; allgatherv with blocks laid out backwards, gaps
+     * between them and rank 1's empty; a member that sends a block of another size than the
+     * others receive from it gets an error at the members that read it, and every member's next
+     * call works.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {3, 4, 5})
+    void allgatherOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
+        InMemoryJob.run(n, "shm", e -> {
+            CommState w = e.world();
+            Collectives c = e.collectives();
+            int me = e.rank();
+            int each = 40_000; // longs: 320 000 B a block
+            c.tuning().allgatherReads(256 * 1024);
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+                java.lang.foreign.MemorySegment send = arena.allocate(8L * (each + 1), 8);
+                for (int i = 0; i < each; i++) {
+                    send.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + i, value(me, i));
+                }
+                java.lang.foreign.MemorySegment all = arena.allocate(8L * n * each, 8);
+                c.allgather(w, send, 1, each, Kind.LONG, all, 0, each, Kind.LONG);
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < each; i += 97) {
+                        assertThat(all.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, (long) r * each + i))
+                                .as("allgather block %d element %d", r, i).isEqualTo(value(r, i));
+                    }
+                }
+                assertThat(e.describeChoices()).contains("allgather [").contains("): " + CollShm.READS + "\n");
+                int[] counts = new int[n];
+                int[] displs = new int[n];
+                int at = 0;
+                for (int r = n - 1; r >= 0; r--) {
+                    counts[r] = r == 1 ? 0 : each - 1000 * r;
+                    displs[r] = at;
+                    at += counts[r] + 2;
+                }
+                java.lang.foreign.MemorySegment v = arena.allocate(8L * at, 8);
+                c.allgatherv(w, send, 1, counts[me], Kind.LONG, v, 0, counts, displs, Kind.LONG);
+                for (int r = 0; r < n; r++) {
+                    for (int i = 0; i < counts[r]; i++) {
+                        assertThat(v.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, displs[r] + i))
+                                .as("allgatherv block %d element %d", r, i).isEqualTo(value(r, i));
+                    }
+                    assertThat(v.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, displs[r] + counts[r]))
+                            .as("gap after block %d", r).isZero();
+                }
+                assertThat(e.describeChoices()).contains("allgatherv [").contains("): " + CollShm.READS + "\n");
+                // rank 0 sends one long fewer than the others expect from it
+                int[] wrong = counts.clone();
+                int mine = me == 0 ? counts[0] - 1 : counts[me];
+                if (me == 0) {
+                    wrong[0] = mine;
+                }
+                try {
+                    c.allgatherv(w, send, 1, mine, Kind.LONG, v, 0, wrong, displs, Kind.LONG);
+                    assertThat(me).as("only rank 0 reads no block of the wrong size").isZero();
+                } catch (org.railyard.error.RailyardException x) {
+                    assertThat(me).as("rank 0 reads none of the wrong size").isNotZero();
+                    assertThat(x.errorClass()).isEqualTo(org.railyard.error.ErrorClass.COUNT);
+                    assertThat(x.getMessage()).contains("rank 0 sends a block of");
+                }
+                c.allgather(w, send, 1, each, Kind.LONG, all, 0, each, Kind.LONG);
+                assertThat(all.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, (long) (n - 1) * each + each - 1))
+                        .as("the next allgather").isEqualTo(value(n - 1, each - 1));
+            }
+        });
+    }
+
     private static int occurrences(String text, String part) {
         int n = 0;
         for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
