@@ -43,7 +43,7 @@ import org.railyard.util.SharedFiles;
 final class CollShm {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
     static final String NAME = "shared-segment";
-    /** The alltoall whose members read their blocks from each other's buffers ({@link #offer}). */
+    /** The alltoall or allgather whose members read their blocks from each other's buffers ({@link #offer}). */
     static final String READS = "shared-segment+cross-memory-reads";
     private static final int NAME_BYTES = 200;
 
@@ -213,10 +213,10 @@ final class CollShm {
      */
     int offer(CollTeam t, Object sbuf, int soff, Kind sk, Object rbuf, long bytes) {
         int at = next();
-        boolean native_ = isNative(sbuf) && isNative(rbuf);
+        boolean readable = isNative(sbuf) && isNative(rbuf);
         long entry = at + 16L * t.me;
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, native_ ? CollSchedule.segment(sbuf).address() + (long) soff * sk.size : 0);
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, native_ ? bytes : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, readable ? CollSchedule.segment(sbuf).address() + (long) soff * sk.size : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, readable ? bytes : 0);
         return at;
     }
 
