@@ -404,6 +404,12 @@ public class Intracomm extends Comm {
                         regular(p, recvcount), null, recvtype);
                 return;
             }
+            if (sendtype.contiguous && recvtype.contiguous) {
+                // the user's arrays as they are: nothing to pack, nothing allocated per call
+                nat.allgather(sendbuf, sendoffset, values(sendcount, sendtype), sendtype.nativeType, recvbuf, recvoffset,
+                        values(recvcount, recvtype), recvtype.nativeType);
+                return;
+            }
             Run s = Run.send(sendbuf, sendoffset, sendcount, sendtype);
             Run r = Run.recv(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
             nat.allgather(s.buf, s.off, s.n, sendtype.nativeType, r.buf, r.off, values(recvcount, recvtype),
@@ -449,6 +455,12 @@ public class Intracomm extends Comm {
             if (sendtype.isObject()) {
                 Collective.alltoallObjects(this, sendbuf, sendoffset, regular(p, sendcount), null, sendtype, recvbuf,
                         recvoffset, regular(p, recvcount), null, recvtype);
+                return;
+            }
+            if (sendtype.contiguous && recvtype.contiguous) {
+                // the user's arrays as they are: nothing to pack, nothing allocated per call
+                nat.alltoall(sendbuf, sendoffset, values(sendcount, sendtype), sendtype.nativeType, recvbuf, recvoffset,
+                        values(recvcount, recvtype), recvtype.nativeType);
                 return;
             }
             Run s = Run.send(sendbuf, sendoffset, blocks(p, sendcount), sendtype);

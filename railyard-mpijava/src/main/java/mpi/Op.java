@@ -108,13 +108,25 @@ public class Op {
             }
             return;
         }
+        int bit = 1 << type.kind.ordinal();
+        if ((appliesTo & bit) != 0) {
+            return;
+        }
         Object empty = type.kind.newArray(0);
         try {
             predefined.apply(type.kind, empty, 0, empty, 0, 0);
         } catch (org.railyard.error.RailyardException e) {
             throw MPIException.of(e);
         }
+        appliesTo |= bit;
     }
+
+    /**
+     * The base kinds (a bit per {@code Kind} ordinal) this predefined operation was found to apply
+     * to, so that a collective's call checks a kind once, not once a call (the check applied the
+     * operation to an empty array it allocated). A race only repeats a check.
+     */
+    private volatile int appliesTo;
 
     @Override
     public String toString() {
