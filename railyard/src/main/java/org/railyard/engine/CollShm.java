@@ -213,9 +213,10 @@ final class CollShm {
      */
     int offer(CollTeam t, Object sbuf, int soff, Kind sk, Object rbuf, long bytes) {
         int at = next();
-        boolean readable = isNative(sbuf) && isNative(rbuf);
+        long from = addressOf(sbuf);
+        boolean readable = from != 0 && addressOf(rbuf) != 0;
         long entry = at + 16L * t.me;
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, readable ? CollSchedule.segment(sbuf).address() + (long) soff * sk.size : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry, readable ? from + (long) soff * sk.size : 0);
         seg.set(ValueLayout.JAVA_LONG_UNALIGNED, entry + 8, readable ? bytes : 0);
         return at;
     }
@@ -231,80 +232,53 @@ final class CollShm {
     }
 
     /**
-     * When every member offered: copies this member's own block, then reads block {@code me} of
-     * each other member's send buffer straight into its place in {@code rbuf}, one copy, starting
-     * with the next rank up so that the members do not all read from the same one. Then takes a
-     * use for the barrier that the caller passes next: no member returns (and may write its send
-     * buffer) before every member has read from it, and the entries are read before the half is
-     * written again.
+     * When every member offered: copies this member's own block ({@code scount} elements of
+     * {@code sk} at {@code ownOff} of {@code sbuf}) into place, then reads each other member q's
+     * block for this member, {@code counts[q]} elements of {@code rk}, from q's offered buffer
+     * at {@code me * stride} bytes (alltoall: {@code stride} is the block; allgather: 0) straight
+     * into {@code rbuf} at {@code roff + displs[q]}, one copy, starting with the next rank up so
+     * that the members do not all read from the same one. Then takes a use for the barrier that
+     * the caller passes next: no member returns (and may write its send buffer) before every
+     * member has read from it, and the entries are read before the half is written again.
      *
      * @return null, or what failed (the caller still passes the barrier, then throws it)
      */
-    RailyardException readBlocks(CollTeam t, int at, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int rcount,
-                      Kind rk, long block) {
+    RailyardException readBlocks(CollTeam t, int at, Object sbuf, int ownOff, int scount, Kind sk, Object rbuf, int roff,
+                                 int[] counts, int[] displs, Kind rk, long stride, String what) {
         int p = t.size;
         next();
-        CollSchedule.copyNow(sk, sbuf, soff + t.me * scount, scount, rk, rbuf, roff + t.me * rcount);
-        long dst = CollSchedule.segment(rbuf).address() + (long) roff * rk.size;
-        for (int i = 1; i < p; i++) {
-            int q = (t.me + i) % p;
-            long base = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q);
-            long theirs = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q + 8);
-            if (theirs != block) {
-                return new RailyardException(ErrorClass.COUNT, "alltoall: rank " + t.rank(q) + " sends blocks of " + theirs
-                        + " bytes, rank " + t.rank(t.me) + " receives blocks of " + block);
-            }
-            RailyardException failed = read(t, q, dst + q * block, base + t.me * block, block, "alltoall");
-            if (failed != null) {
-                return failed;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Allgather(v) when every member offered ({@link #offer} with its block's bytes): copies this
-     * member's own block, then reads each other member's block from its send buffer straight into
-     * place, starting with the next rank up; takes a use for the closing barrier, as
-     * {@link #readBlocks}.
-     *
-     * @return null, or what failed (the caller still passes the barrier, then throws it)
-     */
-    RailyardException readGathered(CollTeam t, int at, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
-                                   int[] counts, int[] displs, Kind rk) {
-        int p = t.size;
-        next();
-        CollSchedule.copyNow(sk, sbuf, soff, scount, rk, rbuf, roff + displs[t.me]);
-        long dst = CollSchedule.segment(rbuf).address() + (long) roff * rk.size;
+        CollSchedule.copyNow(sk, sbuf, ownOff, scount, rk, rbuf, roff + displs[t.me]);
+        long dst = addressOf(rbuf) + (long) roff * rk.size;
         for (int i = 1; i < p; i++) {
             int q = (t.me + i) % p;
             long base = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q);
             long theirs = seg.get(ValueLayout.JAVA_LONG_UNALIGNED, at + 16L * q + 8);
             long expect = (long) counts[q] * rk.size;
             if (theirs != expect) {
-                return new RailyardException(ErrorClass.COUNT, "allgather: rank " + t.rank(q) + " sends a block of " + theirs
-                        + " bytes, rank " + t.rank(t.me) + " receives " + expect + " from it");
+                return new RailyardException(ErrorClass.COUNT, what + ": rank " + t.rank(q) + " sends "
+                        + (stride != 0 ? "blocks of " : "a block of ") + theirs + " bytes, rank " + t.rank(t.me) + " receives "
+                        + expect + " from it");
             }
-            RailyardException failed = read(t, q, dst + (long) displs[q] * rk.size, base, expect, "allgather");
-            if (failed != null) {
-                return failed;
+            if (expect == 0) {
+                continue;
+            }
+            long pid = pids[t.rank(q)];
+            long r = reader.read(pid, dst + (long) displs[q] * rk.size, base + t.me * stride, expect);
+            if (r != expect) {
+                return new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, what + ": reading the block of rank "
+                        + t.rank(q) + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r));
             }
         }
         return null;
     }
 
-    private RailyardException read(CollTeam t, int q, long dst, long remote, long bytes, String what) {
-        if (bytes == 0) {
-            return null;
+    /** The address of a native buffer ({@code MemorySegment}, direct {@code ByteBuffer}); 0 for anything else. */
+    private static long addressOf(Object buf) {
+        if (CollSchedule.isArray(buf)) {
+            return 0;
         }
-        long pid = pids[t.rank(q)];
-        long r = reader.read(pid, dst, remote, bytes);
-        return r == bytes ? null : new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, what
-                + ": reading the block of rank " + t.rank(q) + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r));
-    }
-
-    private static boolean isNative(Object buf) {
-        return !CollSchedule.isArray(buf) && CollSchedule.segment(buf).isNative();
+        MemorySegment m = CollSchedule.segment(buf);
+        return m.isNative() ? m.address() : 0;
     }
 
     private static Path create(Path dir, String jobId, long bytes) throws IOException {

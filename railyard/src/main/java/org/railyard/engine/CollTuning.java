@@ -167,7 +167,7 @@ final class CollTuning {
     /**
      * allgather(v) through the shared segment: from this many bytes in all, when every member's
      * buffers are native memory and cross-memory reads are on, each member reads the others'
-     * blocks straight from their send buffers ({@link CollShm#readGathered}). Off by default:
+     * blocks straight from their send buffers ({@link CollShm#readBlocks}). Off by default:
      * the cells copy each block in once and out p - 1 times, and those copies beat p - 1
      * cross-memory reads while the machine is calm. Four alternating runs at np 4, off-heap,
      * blocks of 64 KiB / 256 KiB / 1 MiB, mean us: cells 101.7 / 136.0 / 1364, 35.8 / 115.0 /

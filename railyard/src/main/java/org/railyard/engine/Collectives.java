@@ -1108,7 +1108,7 @@ public final class Collectives {
             CollTeam t = CollTeam.of(c);
             if (total >= tuning.allgatherReads && shm.tryReads(CollShm.ALLGATHER)) {
                 Transfer read = viaReads(c, id, shm, t, CollShm.ALLGATHER, sbuf, soff, sk, rbuf, (long) scount * sk.size,
-                        total, at -> shm.readGathered(t, at, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk));
+                        total, at -> shm.readBlocks(t, at, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, 0, NAMES[id]));
                 if (read != null) {
                     return read;
                 }
@@ -1177,8 +1177,10 @@ public final class Collectives {
         if (shm != null) {
             CollTeam t = CollTeam.of(c);
             if (block >= tuning.alltoallReads && shm.tryReads(CollShm.ALLTOALL)) {
+                int[][] rc = CollTree.regular(p, rcount);
                 Transfer read = viaReads(c, ALLTOALL, shm, t, CollShm.ALLTOALL, sbuf, soff, sk, rbuf, block, block,
-                        at -> shm.readBlocks(t, at, sbuf, soff, scount, sk, rbuf, roff, rcount, rk, block));
+                        at -> shm.readBlocks(t, at, sbuf, soff + t.me * scount, scount, sk, rbuf, roff, rc[0], rc[1], rk,
+                                block, "alltoall"));
                 if (read != null) {
                     return read;
                 }
