@@ -8,7 +8,7 @@
 # implementation, and the ratios of Railyard to Open MPI and to MPJ Express), then issue 3's targets.
 #
 # Usage: bench/compare-coll.sh [--repeat N] [--stat median|best] [--only LIST] [--np LIST] [--sizes SPEC]
-#                              [--iters N] [--colls LIST] [--out DIR] [--calm US]
+#                              [--iters N] [--colls LIST] [--out DIR] [--calm US] [--touch]
 #        bench/compare-coll.sh --tables-from DIR [--stat median|best] [--calm US]
 #   --repeat N    run every measurement N times (default 3)
 #   --stat S      how the runs combine: median (default), or best (the lowest mean: the machine's
@@ -24,6 +24,10 @@
 #   --out DIR     where builds, raw TSV and the tables go (default bench/out/compare-coll-<time>)
 #   --calm US     tables from the runs only that the machine probe (below) timed at US or less both
 #                 before and after; a cell with no such run shows -
+#   --touch       every program writes one byte (one double for allreduce) in every 64 bytes of what
+#                 a call sends before each call, untimed, as a program that computes its data between
+#                 calls does; without it, a reader may find the lines of a send buffer that never
+#                 changes still in its cache from the call before. The tables' title says so
 #   --tables-from DIR  runs nothing: the tables again from DIR's raw.tsv and machine.tsv, into
 #                 DIR/tables-<stat>[-calm<US>].md
 #
@@ -54,6 +58,7 @@ COLLS="all"
 OUT=""
 CALM=""
 FROM=""
+TOUCH=""
 STEP_TIMEOUT=${STEP_TIMEOUT:-1800}
 
 while [ $# -gt 0 ]; do
@@ -67,8 +72,9 @@ while [ $# -gt 0 ]; do
     --colls) COLLS="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --calm) CALM="$2"; shift 2 ;;
+    --touch) TOUCH=1; shift ;;
     --tables-from) FROM="$2"; shift 2 ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -83,6 +89,7 @@ if [ -n "$FROM" ]; then
   ONLY=$(awk -F'\t' '{ print $1 }' "$FROM/raw.tsv" | sort -u | paste -sd, -)
   NPS=$(awk -F'\t' '{ print $5 }' "$FROM/raw.tsv" | sort -nu | paste -sd, -)
   REPEAT=$(awk -F'\t' '$2 > n { n = $2 } END { print n + 0 }' "$FROM/raw.tsv")
+  if [ -f "$FROM/touched" ]; then TOUCH=1; fi
   OUT="$FROM"
 fi
 case "$NPS" in ''|*[!0-9,]*|*,,*|,*|*,) fail "--np needs comma-separated process counts, e.g. 2,4,8" ;; esac
@@ -135,6 +142,7 @@ probe() { if [ -n "$PROBE" ]; then "$PROBE" 1 | awk '{ print $1 }'; else echo -;
 # ---------------------------------------------------------------- runners (each prints TSV on stdout)
 ARGS=("$COLLS" --sizes "$SIZES")
 if [ -n "$ITERS" ]; then ARGS+=(--iters "$ITERS"); fi
+if [ -n "$TOUCH" ]; then ARGS+=(--touch); touch "$OUT/touched"; else rm -f "$OUT/touched"; fi
 
 # run_impl NAME NP: one measurement of an implementation, every collective and size
 run_impl() {
@@ -183,12 +191,13 @@ fi
 # the runs the tables use: all, or with --calm those the probe found the machine calm around
 USED="$RAW"
 CALMNOTE=""
+if [ -n "$TOUCH" ]; then CALMNOTE="; send buffers written before each call (--touch)"; fi
 if [ -n "$CALM" ]; then
   USED="$OUT/raw-calm$CALM.tsv"
   awk -F'\t' -v calm="$CALM" '
     NR == FNR { if (FNR > 1 && $4 != "-" && $5 != "-" && $4 + 0 <= calm && $5 + 0 <= calm) ok[$3, $1, $2] = 1; next }
     ($1, $2, $5) in ok' "$MACHINE" "$RAW" > "$USED"
-  CALMNOTE="; only runs with the cross-core copy probe at $CALM us or less before and after"
+  CALMNOTE="$CALMNOTE; only runs with the cross-core copy probe at $CALM us or less before and after"
 fi
 
 # ---------------------------------------------------------------- the tables

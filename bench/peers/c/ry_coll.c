@@ -11,11 +11,15 @@
  * once, at size 0. bcast's root is rank 0. The first result of each size is checked.
  *
  * Usage: mpirun -np N ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC]
- *                             [--iters N] [--transport LABEL]
+ *                             [--iters N] [--transport LABEL] [--touch]
  *   SPEC   comma-separated items, each a size (8, 64k, 1m) or a range LO:HI of powers of two;
  *          default 1:1m.
  *   N      timed calls up to 8 KiB (default 1000); a fifth of it up to 64 KiB, a twentieth beyond.
  *   LABEL  free text written in the transport column (the caller knows which BTL it selected).
+ *   --touch  before each call, untimed, write one byte (one double for allreduce) in every 64 bytes
+ *          of what the call sends, as a program does that computes its data between calls: the
+ *          call then moves lines just written by this process's core instead of lines that every
+ *          reader still holds from the call before.
  *   --no-jit-warmup is accepted, and ignored, for the Java programs' command line.
  *
  * Build: mpicc -O2 -o ry_coll ry_coll.c
@@ -176,6 +180,22 @@ static int result_ok(enum coll c, long size, const unsigned char *rbuf, const do
     }
 }
 
+/* --touch: write what the next call sends (one byte, or one double, in every 64 bytes), untimed. */
+static int touch;
+
+static void touch_send(enum coll c, long size, unsigned char *sbuf, double *din, long count, long i) {
+    if (c == ALLREDUCE) {
+        for (long k = 0; k < count; k += 8) {
+            din[k] = (double) i;
+        }
+    } else if (c == ALLGATHER || c == ALLTOALL || (c == BCAST && rank == 0)) {
+        long n = c == ALLTOALL ? size * nprocs : size;
+        for (long k = 0; k < n; k += 64) {
+            sbuf[k] = (unsigned char) i;
+        }
+    }
+}
+
 /* Times collective c at one size on every rank; rank 0 prints the row. */
 static void measure(enum coll c, const char *name, long size, unsigned char *sbuf, unsigned char *rbuf, double *din,
                     double *dout, double *samples) {
@@ -194,6 +214,9 @@ static void measure(enum coll c, const char *name, long size, unsigned char *sbu
     MPI_Barrier(MPI_COMM_WORLD);
     double sum = 0;
     for (long i = 0; i < warm + iters; i++) {
+        if (touch && i > 0) { /* the first call's result is checked against the values filled above */
+            touch_send(c, size, sbuf, din, count, i);
+        }
         double t0 = now_ns();
         switch (c) {
         case BARRIER:
@@ -257,6 +280,8 @@ int main(int argc, char **argv) {
             }
         } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
             transport = argv[++i];
+        } else if (strcmp(a, "--touch") == 0) {
+            touch = 1;
         } else if (strcmp(a, "--no-jit-warmup") == 0) {
             /* the Java programs' option; nothing to warm up here */
         } else if (a[0] != '-') {
@@ -276,7 +301,7 @@ int main(int argc, char **argv) {
             free(copy);
         } else {
             die("usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
-                "[--transport LABEL]");
+                "[--transport LABEL] [--touch]");
         }
     }
     if (colls == 0) {

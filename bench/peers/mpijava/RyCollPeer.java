@@ -29,8 +29,12 @@ import mpi.MPI;
  *
  * <pre>
  * java RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N]
- *     [--transport LABEL] [--no-jit-warmup]
+ *     [--transport LABEL] [--no-jit-warmup] [--touch]
  * </pre>
+ *
+ * <p>With {@code --touch}, before each call after the first (untimed) the rank writes one byte (one
+ * double for allreduce) in every 64 bytes of what the call sends, as a program does that computes
+ * its data between calls (bench/peers/c/ry_coll.c and CollectiveBenchRank do the same).
  */
 public class RyCollPeer {
     private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
@@ -44,6 +48,7 @@ public class RyCollPeer {
     private long iterBase = -1;
     private String transport = "mpijava";
     private boolean jitWarmup = true;
+    private boolean touch;
 
     private RyCollPeer(int rank, int np) {
         this.rank = rank;
@@ -81,9 +86,11 @@ public class RyCollPeer {
                     transport = args[++i];
                 } else if (a.equals("--no-jit-warmup")) {
                     jitWarmup = false;
+                } else if (a.equals("--touch")) {
+                    touch = true;
                 } else if (a.startsWith("-")) {
                     return "unknown option " + a + "; usage: RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...]"
-                            + " [--sizes SPEC] [--iters N] [--transport LABEL] [--no-jit-warmup]";
+                            + " [--sizes SPEC] [--iters N] [--transport LABEL] [--no-jit-warmup] [--touch]";
                 } else {
                     for (String c : a.split(",")) {
                         String n = c.trim().toLowerCase(Locale.ROOT);
@@ -281,7 +288,7 @@ public class RyCollPeer {
             System.err.println("RyCollPeer: " + c + " at rank " + rank + ", " + size + " B: wrong result");
             MPI.COMM_WORLD.Abort(3);
         }
-        long sum = timed(call, warm - 1, iters, samples);
+        long sum = timed(call, touch ? touch(c, size, sbuf, din, count) : null, warm - 1, iters, samples);
         double[] mine = {sum / 1e3 / iters};
         double[] total = new double[1];
         MPI.COMM_WORLD.Allreduce(mine, 0, total, 0, 1, MPI.DOUBLE, MPI.SUM);
@@ -306,12 +313,18 @@ public class RyCollPeer {
      * checked its result, that whole method with every collective inlined was the unit of the
      * on-stack replacement, and its optimizing compilation ran beside the timed calls.
      */
-    private static long timed(Call call, long warm, long iters, double[] samples) throws Exception {
+    private static long timed(Call call, Touch touch, long warm, long iters, double[] samples) throws Exception {
         for (long i = 0; i < warm; i++) {
+            if (touch != null) {
+                touch.write(i);
+            }
             call.run();
         }
         long sum = 0;
         for (int i = 0; i < iters; i++) {
+            if (touch != null) {
+                touch.write(warm + i);
+            }
             long t0 = System.nanoTime();
             call.run();
             long dt = System.nanoTime() - t0;
@@ -319,6 +332,35 @@ public class RyCollPeer {
             sum += dt;
         }
         return sum;
+    }
+
+    /** --touch: writes what the next call sends. */
+    private interface Touch {
+        void write(long i);
+    }
+
+    /** One byte (one double for allreduce) in every 64 bytes of what collective {@code c} sends; null if it sends nothing. */
+    private Touch touch(String c, int size, final byte[] sbuf, final double[] din, final int count) {
+        if (c.equals("allreduce")) {
+            return new Touch() {
+                public void write(long i) {
+                    for (int k = 0; k < count; k += 8) {
+                        din[k] = i;
+                    }
+                }
+            };
+        }
+        if (!(c.equals("allgather") || c.equals("alltoall") || (c.equals("bcast") && rank == 0))) {
+            return null;
+        }
+        final int n = c.equals("alltoall") ? size * np : size;
+        return new Touch() {
+            public void write(long i) {
+                for (int k = 0; k < n; k += 64) {
+                    sbuf[k] = (byte) i;
+                }
+            }
+        };
     }
 
     /** One call of collective {@code c} at {@code size} on these buffers. */

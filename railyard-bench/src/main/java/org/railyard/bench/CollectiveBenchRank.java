@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.LongConsumer;
 import org.HdrHistogram.Histogram;
 import org.railyard.Comm;
 import org.railyard.Datatype;
@@ -23,7 +24,7 @@ import org.railyard.util.Config;
  *
  * <pre>
  * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...]
- *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--alloc] [--transport LABEL] [--no-jit-warmup]
+ *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--alloc] [--touch] [--transport LABEL] [--no-jit-warmup]
  * </pre>
  *
  * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
@@ -37,6 +38,12 @@ import org.railyard.util.Config;
  * doubles of allreduce too, passed with {@link Datatype#DOUBLE}), 64-byte aligned, allocated once
  * per collective and size from a shared arena and freed after it; the transport column then ends
  * in {@code +offheap}.
+ *
+ * <p>With {@code --touch}, before each call after the first (untimed), every rank writes one byte
+ * (one double for allreduce and the reductions) in every 64 bytes of what the call sends, as a
+ * program does that computes its data between calls. The call then moves lines just written on
+ * this rank's core; without it, a reader of a send buffer the benchmark never changes may still
+ * hold its lines from the call before. bench/peers/c/ry_coll.c and RyCollPeer take the same option.
  *
  * <p>With {@code --alloc} each row also has the heap bytes allocated per call during the timed
  * calls, by every thread of a rank's JVM (the progress agent's too), the largest over the ranks.
@@ -58,7 +65,7 @@ public final class CollectiveBenchRank {
 
     /** Options of one run; {@code transport} is the TSV column (with {@code +offheap} for off-heap buffers). */
     record Options(Set<String> collectives, long[] sizes, long iterBase, boolean offHeap, String transport,
-                   boolean jitWarmup, boolean alloc) {
+                   boolean jitWarmup, boolean alloc, boolean touch) {
         static Options parse(String... args) {
             Set<String> colls = new LinkedHashSet<>();
             long[] sizes = Sizes.parseList("1:1m");
@@ -67,6 +74,7 @@ public final class CollectiveBenchRank {
             String transport = null;
             boolean jit = true;
             boolean alloc = false;
+            boolean touch = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -76,12 +84,13 @@ public final class CollectiveBenchRank {
                     case "--transport" -> transport = value(args, ++i, a);
                     case "--no-jit-warmup" -> jit = false;
                     case "--alloc" -> alloc = true;
+                    case "--touch" -> touch = true;
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
                                     + "[allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...] "
                                     + "[--sizes SPEC] [--iters N] "
-                                    + "[--buffers heap|offheap] [--alloc] [--transport LABEL] [--no-jit-warmup]");
+                                    + "[--buffers heap|offheap] [--alloc] [--touch] [--transport LABEL] [--no-jit-warmup]");
                         }
                         for (String c : a.split(",")) {
                             String n = c.trim().toLowerCase(Locale.ROOT);
@@ -107,7 +116,7 @@ public final class CollectiveBenchRank {
             if (offHeap) {
                 transport += "+offheap";
             }
-            return new Options(colls, sizes, iters, offHeap, transport, jit, alloc);
+            return new Options(colls, sizes, iters, offHeap, transport, jit, alloc, touch);
         }
 
         private static boolean offHeap(String buffers) {
@@ -235,7 +244,7 @@ public final class CollectiveBenchRank {
         call.run(); // the first of the untimed calls: its result is checked
         check(c, size, rbuf);
         long allocStart = opt.alloc() ? BenchRank.Alloc.total() : 0;
-        long sum = timed(call, warm - 1, iters);
+        long sum = timed(call, opt.touch() ? touch(c, size, sbuf) : null, warm - 1, iters);
         double alloc = Double.NaN;
         if (opt.alloc()) {
             // the warm-up calls are in the loop too: per call over all of them
@@ -255,12 +264,18 @@ public final class CollectiveBenchRank {
      * inlined into it, the unit of an on-stack replacement, and the optimizing compiler then
      * worked on it for a second and more of processor time while the ranks took their timed calls.
      */
-    private long timed(Runnable call, long warm, long iters) {
+    private long timed(Runnable call, LongConsumer touch, long warm, long iters) {
         for (long i = 0; i < warm; i++) {
+            if (touch != null) {
+                touch.accept(i);
+            }
             call.run();
         }
         long sum = 0;
         for (long i = 0; i < iters; i++) {
+            if (touch != null) {
+                touch.accept(warm + i);
+            }
             long t0 = System.nanoTime();
             call.run();
             long dt = System.nanoTime() - t0;
@@ -268,6 +283,47 @@ public final class CollectiveBenchRank {
             sum += dt;
         }
         return sum;
+    }
+
+    /**
+     * {@code --touch}: writes one byte (one double for the reductions) in every 64 bytes of what
+     * collective {@code c} sends at {@code size}; null if this rank sends nothing.
+     */
+    private LongConsumer touch(String c, int size, Object sbuf) {
+        boolean reduction = c.equals("allreduce") || c.equals("reduce") || c.equals("reduce_scatter_block");
+        if (reduction) {
+            int count = size / Double.BYTES;
+            if (din instanceof MemorySegment d) {
+                return i -> {
+                    for (int k = 0; k < count; k += 8) {
+                        d.setAtIndex(DOUBLE_LE, k, i);
+                    }
+                };
+            }
+            double[] d = (double[]) din;
+            return i -> {
+                for (int k = 0; k < count; k += 8) {
+                    d[k] = i;
+                }
+            };
+        }
+        if (!(c.equals("allgather") || c.equals("alltoall") || (c.equals("bcast") && rank == 0))) {
+            return null;
+        }
+        long n = c.equals("alltoall") ? (long) size * np : size;
+        if (sbuf instanceof MemorySegment s) {
+            return i -> {
+                for (long k = 0; k < n; k += 64) {
+                    s.set(ValueLayout.JAVA_BYTE, k, (byte) i);
+                }
+            };
+        }
+        byte[] b = (byte[]) sbuf;
+        return i -> {
+            for (int k = 0; k < n; k += 64) {
+                b[k] = (byte) i;
+            }
+        };
     }
 
     /** One call of collective {@code c} at {@code size} on these buffers. */
