@@ -457,11 +457,20 @@ public abstract class Datatype implements Freeable {
 
     /** Checks {@code buf} is an array of this type's base type and covers {@code count} elements from {@code offset}. */
     void checkBuffer(Object buf, int offset, int count, String what) {
+        checkBuffer(buf, offset, count, what, -1);
+    }
+
+    /**
+     * As {@link #checkBuffer(Object, int, int, String)}, for the block of rank {@code block} of a
+     * v collective (none if negative): the message names it, and is put together only if a check
+     * fails, so that a correct call allocates nothing.
+     */
+    void checkBuffer(Object buf, int offset, int count, String call, int block) {
         if (count < 0) {
-            throw MPIException.error(what + ": count " + count + " is negative");
+            throw MPIException.error(where(call, block) + ": count " + count + " is negative");
         }
         if (buf == null) {
-            throw MPIException.error(what + ": buffer is null");
+            throw MPIException.error(where(call, block) + ": buffer is null");
         }
         boolean ok = switch (base) {
             case B_OBJECT -> buf instanceof Object[];
@@ -476,7 +485,7 @@ public abstract class Datatype implements Freeable {
             default -> false;
         };
         if (!ok) {
-            throw MPIException.error(what + ": a buffer of type " + buf.getClass().getSimpleName()
+            throw MPIException.error(where(call, block) + ": a buffer of type " + buf.getClass().getSimpleName()
                     + " does not hold datatype " + name + " (base type " + BASE_NAMES[base] + ")");
         }
         if (count == 0 || disp.length == 0) {
@@ -487,9 +496,13 @@ public abstract class Datatype implements Freeable {
         long first = offset + dataLo + Math.min(0, (count - 1) * ext);
         long last = offset + dataHi - 1 + Math.max(0, (count - 1) * ext);
         if (first < 0 || last >= len) {
-            throw MPIException.error(what + ": " + count + " elements of " + name + " at offset " + offset
+            throw MPIException.error(where(call, block) + ": " + count + " elements of " + name + " at offset " + offset
                     + " cover slots " + first + ".." + last + ", outside the buffer of length " + len);
         }
+    }
+
+    private static String where(String call, int block) {
+        return block < 0 ? call : call + " block of rank " + block;
     }
 
     /** The base values of {@code count} elements at {@code offset}, gathered into a new array. */

@@ -233,10 +233,10 @@ public class Intracomm extends Comm {
             }
             int n = values(count, datatype);
             org.railyard.Op red = op.nativeOp(datatype);
-            Run s = Run.send(sendbuf, sendoffset, count, datatype);
-            Run r = Run.recv(recvbuf, recvoffset, count, datatype);
-            nat.scan(s.buf, s.off, r.buf, r.off, n, datatype.nativeType, red);
-            r.finish(recvbuf, recvoffset, count, datatype);
+            Object r = space(recvbuf, n, datatype);
+            nat.scan(area(sendbuf, sendoffset, count, datatype), at(sendoffset, datatype), r, at(recvoffset, datatype), n,
+                    datatype.nativeType, red);
+            unpack(r, n, recvbuf, recvoffset, datatype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -262,10 +262,10 @@ public class Intracomm extends Comm {
             }
             org.railyard.Op red = op.nativeOp(datatype);
             int[] n = scaled(recvcounts, datatype.size(), p);
-            Run s = Run.send(sendbuf, sendoffset, total, datatype);
-            Run r = Run.recv(recvbuf, recvoffset, recvcounts[me], datatype);
-            nat.reduceScatter(s.buf, s.off, r.buf, r.off, n, datatype.nativeType, red);
-            r.finish(recvbuf, recvoffset, recvcounts[me], datatype);
+            Object r = space(recvbuf, n[me], datatype);
+            nat.reduceScatter(area(sendbuf, sendoffset, total, datatype), at(sendoffset, datatype), r,
+                    at(recvoffset, datatype), n, datatype.nativeType, red);
+            unpack(r, n[me], recvbuf, recvoffset, datatype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -292,13 +292,14 @@ public class Intracomm extends Comm {
                         regular(p, recvcount), null, recvtype, root);
                 return;
             }
-            Run s = Run.send(sendbuf, sendoffset, sendcount, sendtype);
             int rn = isRoot ? values(recvcount, recvtype) : 0;
-            Run r = isRoot ? Run.recv(recvbuf, recvoffset, blocks(p, recvcount), recvtype) : Run.NONE;
-            nat.gather(s.buf, s.off, s.n, sendtype.nativeType, r.buf, r.off, rn,
+            int all = isRoot ? values(blocks(p, recvcount), recvtype) : 0;
+            Object r = isRoot ? space(recvbuf, all, recvtype) : null;
+            nat.gather(area(sendbuf, sendoffset, sendcount, sendtype), at(sendoffset, sendtype), values(sendcount, sendtype),
+                    sendtype.nativeType, r, isRoot ? at(recvoffset, recvtype) : 0, rn,
                     isRoot ? recvtype.nativeType : sendtype.nativeType, root);
             if (isRoot) {
-                r.finish(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
+                unpack(r, all, recvbuf, recvoffset, recvtype);
             }
         } catch (RailyardException e) {
             throw MPIException.of(e);
@@ -323,12 +324,14 @@ public class Intracomm extends Comm {
                         displs, recvtype, root);
                 return;
             }
-            Run s = Run.send(sendbuf, sendoffset, sendcount, sendtype);
-            Blocks r = isRoot ? Blocks.recv(recvbuf, recvoffset, recvcount, displs, recvtype, p) : Blocks.NONE;
-            nat.gatherv(s.buf, s.off, s.n, sendtype.nativeType, r.buf, r.off, r.counts, r.displs,
+            int[] rc = isRoot ? scaled(recvcount, recvtype.size(), p) : null;
+            int[] rd = isRoot ? baseDispls(rc, displs, recvtype, p) : null;
+            Object r = isRoot ? space(recvbuf, sum(rc, p), recvtype) : null;
+            nat.gatherv(area(sendbuf, sendoffset, sendcount, sendtype), at(sendoffset, sendtype), values(sendcount, sendtype),
+                    sendtype.nativeType, r, isRoot ? at(recvoffset, recvtype) : 0, rc, rd,
                     isRoot ? recvtype.nativeType : sendtype.nativeType, root);
             if (isRoot) {
-                r.finish(recvbuf, recvoffset, recvcount, displs, recvtype, p);
+                unpackBlocks(r, rc, rd, recvbuf, recvoffset, displs, recvtype, p);
             }
         } catch (RailyardException e) {
             throw MPIException.of(e);
@@ -353,12 +356,13 @@ public class Intracomm extends Comm {
                         recvoffset, recvcount, recvtype, root);
                 return;
             }
-            Run s = isRoot ? Run.send(sendbuf, sendoffset, blocks(p, sendcount), sendtype) : Run.NONE;
             int sn = isRoot ? values(sendcount, sendtype) : 0;
-            Run r = Run.recv(recvbuf, recvoffset, recvcount, recvtype);
-            nat.scatter(s.buf, s.off, sn, isRoot ? sendtype.nativeType : recvtype.nativeType, r.buf, r.off,
-                    values(recvcount, recvtype), recvtype.nativeType, root);
-            r.finish(recvbuf, recvoffset, recvcount, recvtype);
+            int rn = values(recvcount, recvtype);
+            Object r = space(recvbuf, rn, recvtype);
+            nat.scatter(isRoot ? area(sendbuf, sendoffset, blocks(p, sendcount), sendtype) : null,
+                    isRoot ? at(sendoffset, sendtype) : 0, sn, isRoot ? sendtype.nativeType : recvtype.nativeType, r,
+                    at(recvoffset, recvtype), rn, recvtype.nativeType, root);
+            unpack(r, rn, recvbuf, recvoffset, recvtype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -382,11 +386,14 @@ public class Intracomm extends Comm {
                         recvcount, recvtype, root);
                 return;
             }
-            Blocks s = isRoot ? Blocks.send(sendbuf, sendoffset, sendcount, displs, sendtype, p) : Blocks.NONE;
-            Run r = Run.recv(recvbuf, recvoffset, recvcount, recvtype);
-            nat.scatterv(s.buf, s.off, s.counts, s.displs, isRoot ? sendtype.nativeType : recvtype.nativeType, r.buf,
-                    r.off, values(recvcount, recvtype), recvtype.nativeType, root);
-            r.finish(recvbuf, recvoffset, recvcount, recvtype);
+            int[] sc = isRoot ? scaled(sendcount, sendtype.size(), p) : null;
+            int[] sd = isRoot ? baseDispls(sc, displs, sendtype, p) : null;
+            int rn = values(recvcount, recvtype);
+            Object r = space(recvbuf, rn, recvtype);
+            nat.scatterv(isRoot ? packBlocks(sendbuf, sendoffset, sendcount, displs, sc, sd, sendtype, p) : null,
+                    isRoot ? at(sendoffset, sendtype) : 0, sc, sd, isRoot ? sendtype.nativeType : recvtype.nativeType, r,
+                    at(recvoffset, recvtype), rn, recvtype.nativeType, root);
+            unpack(r, rn, recvbuf, recvoffset, recvtype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -404,17 +411,12 @@ public class Intracomm extends Comm {
                         regular(p, recvcount), null, recvtype);
                 return;
             }
-            if (sendtype.contiguous && recvtype.contiguous) {
-                // the user's arrays as they are: nothing to pack, nothing allocated per call
-                nat.allgather(sendbuf, sendoffset, values(sendcount, sendtype), sendtype.nativeType, recvbuf, recvoffset,
-                        values(recvcount, recvtype), recvtype.nativeType);
-                return;
-            }
-            Run s = Run.send(sendbuf, sendoffset, sendcount, sendtype);
-            Run r = Run.recv(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
-            nat.allgather(s.buf, s.off, s.n, sendtype.nativeType, r.buf, r.off, values(recvcount, recvtype),
-                    recvtype.nativeType);
-            r.finish(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
+            int all = values(blocks(p, recvcount), recvtype);
+            Object r = space(recvbuf, all, recvtype);
+            nat.allgather(area(sendbuf, sendoffset, sendcount, sendtype), at(sendoffset, sendtype),
+                    values(sendcount, sendtype), sendtype.nativeType, r, at(recvoffset, recvtype),
+                    values(recvcount, recvtype), recvtype.nativeType);
+            unpack(r, all, recvbuf, recvoffset, recvtype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -432,10 +434,12 @@ public class Intracomm extends Comm {
                         displs, recvtype);
                 return;
             }
-            Run s = Run.send(sendbuf, sendoffset, sendcount, sendtype);
-            Blocks r = Blocks.recv(recvbuf, recvoffset, recvcount, displs, recvtype, p);
-            nat.allgatherv(s.buf, s.off, s.n, sendtype.nativeType, r.buf, r.off, r.counts, r.displs, recvtype.nativeType);
-            r.finish(recvbuf, recvoffset, recvcount, displs, recvtype, p);
+            int[] rc = scaled(recvcount, recvtype.size(), p);
+            int[] rd = baseDispls(rc, displs, recvtype, p);
+            Object r = space(recvbuf, sum(rc, p), recvtype);
+            nat.allgatherv(area(sendbuf, sendoffset, sendcount, sendtype), at(sendoffset, sendtype),
+                    values(sendcount, sendtype), sendtype.nativeType, r, at(recvoffset, recvtype), rc, rd, recvtype.nativeType);
+            unpackBlocks(r, rc, rd, recvbuf, recvoffset, displs, recvtype, p);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -457,17 +461,12 @@ public class Intracomm extends Comm {
                         recvoffset, regular(p, recvcount), null, recvtype);
                 return;
             }
-            if (sendtype.contiguous && recvtype.contiguous) {
-                // the user's arrays as they are: nothing to pack, nothing allocated per call
-                nat.alltoall(sendbuf, sendoffset, values(sendcount, sendtype), sendtype.nativeType, recvbuf, recvoffset,
-                        values(recvcount, recvtype), recvtype.nativeType);
-                return;
-            }
-            Run s = Run.send(sendbuf, sendoffset, blocks(p, sendcount), sendtype);
-            Run r = Run.recv(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
-            nat.alltoall(s.buf, s.off, values(sendcount, sendtype), sendtype.nativeType, r.buf, r.off,
+            int all = values(blocks(p, recvcount), recvtype);
+            Object r = space(recvbuf, all, recvtype);
+            nat.alltoall(area(sendbuf, sendoffset, blocks(p, sendcount), sendtype), at(sendoffset, sendtype),
+                    values(sendcount, sendtype), sendtype.nativeType, r, at(recvoffset, recvtype),
                     values(recvcount, recvtype), recvtype.nativeType);
-            r.finish(recvbuf, recvoffset, blocks(p, recvcount), recvtype);
+            unpack(r, all, recvbuf, recvoffset, recvtype);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -489,11 +488,14 @@ public class Intracomm extends Comm {
                         recvcount, rdispls, recvtype);
                 return;
             }
-            Blocks s = Blocks.send(sendbuf, sendoffset, sendcount, sdispls, sendtype, p);
-            Blocks r = Blocks.recv(recvbuf, recvoffset, recvcount, rdispls, recvtype, p);
-            nat.alltoallv(s.buf, s.off, s.counts, s.displs, sendtype.nativeType, r.buf, r.off, r.counts, r.displs,
-                    recvtype.nativeType);
-            r.finish(recvbuf, recvoffset, recvcount, rdispls, recvtype, p);
+            int[] sc = scaled(sendcount, sendtype.size(), p);
+            int[] sd = baseDispls(sc, sdispls, sendtype, p);
+            int[] rc = scaled(recvcount, recvtype.size(), p);
+            int[] rd = baseDispls(rc, rdispls, recvtype, p);
+            Object r = space(recvbuf, sum(rc, p), recvtype);
+            nat.alltoallv(packBlocks(sendbuf, sendoffset, sendcount, sdispls, sc, sd, sendtype, p), at(sendoffset, sendtype),
+                    sc, sd, sendtype.nativeType, r, at(recvoffset, recvtype), rc, rd, recvtype.nativeType);
+            unpackBlocks(r, rc, rd, recvbuf, recvoffset, rdispls, recvtype, p);
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -501,90 +503,72 @@ public class Intracomm extends Comm {
 
     // ---------------------------------------------------------------- adapting buffers
 
-    /**
-     * A run of consecutive elements as Railyard sees it: the user's array in place for a dense
-     * type, else a packed array of the base values.
-     */
-    static final class Run {
-        static final Run NONE = new Run(null, 0, 0);
-        final Object buf;
-        final int off;
-        final int n;
+    // A dense type passes the user's array and offset as they are. Any other type goes through an
+    // array of its base values, packed before a send and unpacked after a receive. These helpers
+    // return plain values, not holder objects, so that a dense call allocates nothing.
 
-        private Run(Object buf, int off, int n) {
-            this.buf = buf;
-            this.off = off;
-            this.n = n;
-        }
+    /** What Railyard sends for {@code count} elements at {@code offset}: the user's array, or its base values packed. */
+    static Object area(Object buf, int offset, int count, Datatype t) {
+        return t.contiguous ? buf : t.gather(buf, offset, count);
+    }
 
-        static Run send(Object buf, int offset, int count, Datatype t) {
-            int n = values(count, t);
-            return t.contiguous ? new Run(buf, offset, n) : new Run(t.gather(buf, offset, count), 0, n);
-        }
+    /** Where Railyard receives {@code n} base values: the user's array, or a new packed array. */
+    static Object space(Object buf, int n, Datatype t) {
+        return t.contiguous ? buf : t.newBaseArray(n);
+    }
 
-        static Run recv(Object buf, int offset, int count, Datatype t) {
-            int n = values(count, t);
-            return t.contiguous ? new Run(buf, offset, n) : new Run(t.newBaseArray(n), 0, n);
-        }
+    /** The offset in {@link #area} or {@link #space}: the user's, or 0 in a packed array. */
+    static int at(int offset, Datatype t) {
+        return t.contiguous ? offset : 0;
+    }
 
-        /** Scatters a packed receive into the user's slots. */
-        void finish(Object userBuf, int offset, int count, Datatype t) {
-            if (!t.contiguous) {
-                t.scatter(buf, 0, n, userBuf, offset);
-            }
+    /** Scatters {@code n} packed base values received into {@code space} to the user's slots. */
+    static void unpack(Object space, int n, Object buf, int offset, Datatype t) {
+        if (!t.contiguous) {
+            t.scatter(space, 0, n, buf, offset);
         }
     }
 
     /**
-     * Blocks of the v variants as Railyard sees them: counts and displacements in base values,
-     * over the user's array for a dense type, else over a packed array (blocks back to back).
+     * Displacements of a v collective in base values: the user's, scaled, for a dense type; else
+     * the blocks back to back in rank order, as {@link #packBlocks} lays them out.
      */
-    static final class Blocks {
-        static final Blocks NONE = new Blocks(null, 0, null, null);
-        final Object buf;
-        final int off;
-        final int[] counts;
-        final int[] displs;
+    static int[] baseDispls(int[] baseCounts, int[] displs, Datatype t, int p) {
+        return t.contiguous ? scaled(displs, t.size(), p) : java.util.Arrays.copyOf(prefix(baseCounts, p), p);
+    }
 
-        private Blocks(Object buf, int off, int[] counts, int[] displs) {
-            this.buf = buf;
-            this.off = off;
-            this.counts = counts;
-            this.displs = displs;
+    /** What Railyard sends for the blocks of a v collective: the user's array, or the blocks packed at {@code baseDispls}. */
+    static Object packBlocks(Object buf, int offset, int[] counts, int[] displs, int[] baseCounts, int[] baseDispls,
+                             Datatype t, int p) {
+        if (t.contiguous) {
+            return buf;
         }
+        Object packed = t.newBaseArray(sum(baseCounts, p));
+        for (int r = 0; r < p; r++) {
+            System.arraycopy(t.gather(buf, offset + displs[r] * t.extent(), counts[r]), 0, packed, baseDispls[r],
+                    baseCounts[r]);
+        }
+        return packed;
+    }
 
-        static Blocks send(Object buf, int offset, int[] counts, int[] displs, Datatype t, int p) {
-            if (t.contiguous) {
-                return new Blocks(buf, offset, scaled(counts, t.size(), p), scaled(displs, t.size(), p));
-            }
-            int[] c = scaled(counts, t.size(), p);
-            int[] d = prefix(c, p);
-            Object packed = t.newBaseArray(d[p]);
+    /** Scatters the packed blocks received into {@code space} to the user's blocks at {@code displs}. */
+    static void unpackBlocks(Object space, int[] baseCounts, int[] baseDispls, Object buf, int offset, int[] displs,
+                             Datatype t, int p) {
+        if (!t.contiguous) {
             for (int r = 0; r < p; r++) {
-                System.arraycopy(t.gather(buf, offset + displs[r] * t.extent(), counts[r]), 0, packed, d[r], c[r]);
-            }
-            return new Blocks(packed, 0, c, java.util.Arrays.copyOf(d, p));
-        }
-
-        static Blocks recv(Object buf, int offset, int[] counts, int[] displs, Datatype t, int p) {
-            if (t.contiguous) {
-                return new Blocks(buf, offset, scaled(counts, t.size(), p), scaled(displs, t.size(), p));
-            }
-            int[] c = scaled(counts, t.size(), p);
-            int[] d = prefix(c, p);
-            return new Blocks(t.newBaseArray(d[p]), 0, c, java.util.Arrays.copyOf(d, p));
-        }
-
-        void finish(Object userBuf, int offset, int[] userCounts, int[] userDispls, Datatype t, int p) {
-            if (!t.contiguous) {
-                for (int r = 0; r < p; r++) {
-                    t.scatter(buf, displs[r], counts[r], userBuf, offset + userDispls[r] * t.extent());
-                }
+                t.scatter(space, baseDispls[r], baseCounts[r], buf, offset + displs[r] * t.extent());
             }
         }
     }
 
+    /**
+     * Counts or displacements in base values: {@code a} itself for a type of one base value (the
+     * predefined types), which the engine reads and never keeps past the call; else a new array.
+     */
     static int[] scaled(int[] a, int by, int p) {
+        if (by == 1) {
+            return a;
+        }
         int[] out = new int[p];
         for (int i = 0; i < p; i++) {
             out[i] = Math.multiplyExact(a[i], by);
@@ -602,7 +586,11 @@ public class Intracomm extends Comm {
     }
 
     static int sum(int[] a, int p) {
-        return prefix(a, p)[p];
+        int total = 0;
+        for (int i = 0; i < p; i++) {
+            total = Math.addExact(total, a[i]);
+        }
+        return total;
     }
 
     /** {@code p} blocks of {@code count} elements, as one count. */
@@ -627,11 +615,17 @@ public class Intracomm extends Comm {
     }
 
     private static void checkRecv(Object buf, int offset, int count, Datatype t, Datatype other, String what) {
+        checkRecv(buf, offset, count, t, other, what, -1);
+    }
+
+    /** As above, for the block of rank {@code block} (none if negative); the message is made only on failure. */
+    private static void checkRecv(Object buf, int offset, int count, Datatype t, Datatype other, String what, int block) {
         t.checkForMessage();
         if (t.isObject() != other.isObject()) {
-            throw MPIException.error(what + ": MPI.OBJECT data must be sent and received as MPI.OBJECT");
+            throw MPIException.error((block < 0 ? what : what + " block of rank " + block)
+                    + ": MPI.OBJECT data must be sent and received as MPI.OBJECT");
         }
-        t.checkBuffer(buf, offset, count, what);
+        t.checkBuffer(buf, offset, count, what, block);
     }
 
     private static void checkCounts(int[] counts, int[] displs, int p, String what) {
@@ -649,7 +643,7 @@ public class Intracomm extends Comm {
                                     String what) {
         checkCounts(counts, displs, p, what);
         for (int r = 0; r < p; r++) {
-            checkRecv(buf, offset + (displs == null ? 0 : displs[r] * t.extent()), counts[r], t, other, what + " block of rank " + r);
+            checkRecv(buf, offset + (displs == null ? 0 : displs[r] * t.extent()), counts[r], t, other, what, r);
         }
     }
 

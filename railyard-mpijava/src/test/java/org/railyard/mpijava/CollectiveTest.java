@@ -33,7 +33,7 @@ class CollectiveTest {
         MpiJob.Output out = MpiJob.run(np, CollectiveAllocRank.class).succeeded(np);
         for (int r = 0; r < np; r++) {
             List<String> rows = out.of(r).stream().filter(l -> l.startsWith("ALLOC ")).toList();
-            assertThat(rows).as("rank %d measurements\n%s", r, out.report()).hasSize(5);
+            assertThat(rows).as("rank %d measurements\n%s", r, out.report()).hasSize(14);
             for (String row : rows) {
                 assertThat(Double.parseDouble(row.split(" ")[2])).as("rank %d: %s (bytes allocated per call)", r, row)
                         .isLessThan(BOUND);

@@ -966,9 +966,14 @@ public final class Engine implements FrameSink {
         if (!channels.bellUsable()) {
             return false;
         }
-        // the application came back into the library: let the loop keep off it
-        return channels.sleepOnBell(sleepBound(nanos), () -> drivers.get() > 0 ? 1 : dutyIfFree(true));
+        return channels.sleepOnBell(sleepBound(nanos), agentLastLook);
     }
+
+    /**
+     * The agent's last look before it sleeps on the doorbell, made once rather than per sleep: a
+     * duty if the application is outside the library; if it came back in, 1, and the loop keeps off it.
+     */
+    private final java.util.function.IntSupplier agentLastLook = () -> drivers.get() > 0 ? 1 : dutyIfFree(true);
 
     /** Sleeps of this process's waiting threads that a ring of the doorbell ended before their time. */
     public long doorbellWakes() {

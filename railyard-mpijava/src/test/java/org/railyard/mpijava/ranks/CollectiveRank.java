@@ -66,6 +66,7 @@ public class CollectiveRank {
         locations();
         gathersAndScatters();
         allToAll();
+        typesWithHoles();
         reduceScatterAndScan();
         objectCollectives();
         communicatorsAndGroups();
@@ -262,14 +263,10 @@ public class CollectiveRank {
             // Gatherv: rank r sends r elements (rank 0 sends none), placed in reverse rank order.
             int[] mine = new int[me];
             Arrays.fill(mine, me);
-            int[] counts = new int[np];
-            int[] displs = new int[np];
-            int at = 0;
-            for (int r = np - 1; r >= 0; r--) {
-                counts[r] = r;
-                displs[r] = at;
-                at += r;
-            }
+            int[][] layout = reversedBlocks(0);
+            int[] counts = layout[0];
+            int[] displs = layout[1];
+            int at = layout[2][0];
             int[] gv = new int[at];
             world.Gatherv(mine, 0, me, MPI.INT, gv, 0, counts, displs, MPI.INT, root);
             if (me == root) {
@@ -334,27 +331,18 @@ public class CollectiveRank {
             Check.equal(in[2 * q] + "," + in[2 * q + 1], (q * 100 + me) + "," + -(q * 100 + me), "Alltoall block from " + q);
         }
         // Alltoallv: rank q gets (q + me) % 3 elements from me; displacements with gaps.
-        int[] sc = new int[np];
-        int[] sd = new int[np];
-        int[] rc = new int[np];
-        int[] rd = new int[np];
-        int sat = 0;
-        int rat = 0;
-        for (int q = 0; q < np; q++) {
-            sc[q] = (q + me) % 3;
-            sd[q] = sat;
-            sat += sc[q] + 1;
-            rc[q] = (me + q) % 3;
-            rd[q] = rat;
-            rat += rc[q] + 2;
-        }
-        double[] sb = new double[sat];
+        Exchange ex = Exchange.ofThisRank();
+        int[] sc = ex.sc();
+        int[] sd = ex.sd();
+        int[] rc = ex.rc();
+        int[] rd = ex.rd();
+        double[] sb = new double[ex.sendLength()];
         for (int q = 0; q < np; q++) {
             for (int i = 0; i < sc[q]; i++) {
                 sb[sd[q] + i] = me * 1000 + q * 10 + i;
             }
         }
-        double[] rb = new double[rat];
+        double[] rb = new double[ex.recvLength()];
         Arrays.fill(rb, -1);
         world.Alltoallv(sb, 0, sc, sd, MPI.DOUBLE, rb, 0, rc, rd, MPI.DOUBLE);
         for (int q = 0; q < np; q++) {
@@ -374,6 +362,130 @@ public class CollectiveRank {
         int q = np - 1;
         int e = q * 1000 + 999; // last element of the block from rank q
         Check.equal(fr[3 * e + 2], q + (3 * (me * 1000 + 999) + 2) * 1e-3f, "Alltoall with types with holes");
+    }
+
+    /**
+     * The blocks of the Gatherv tests: r elements from rank r, in reverse rank order, {@code gap}
+     * elements between blocks. Counts, displacements, and the elements in all.
+     */
+    private static int[][] reversedBlocks(int gap) {
+        int[] counts = new int[np];
+        int[] displs = new int[np];
+        int at = 0;
+        for (int r = np - 1; r >= 0; r--) {
+            counts[r] = r;
+            displs[r] = at;
+            at += r + gap;
+        }
+        return new int[][] {counts, displs, {at}};
+    }
+
+    /**
+     * The blocks of the Alltoallv tests: rank q gets (q + me) % 3 elements from this rank; one
+     * element between send blocks and two between receive blocks are left alone. Counts,
+     * displacements and the elements each side's buffer needs.
+     */
+    private record Exchange(int[] sc, int[] sd, int[] rc, int[] rd, int sendLength, int recvLength) {
+        static Exchange ofThisRank() {
+            int[] sc = new int[np];
+            int[] sd = new int[np];
+            int[] rc = new int[np];
+            int[] rd = new int[np];
+            int sat = 0;
+            int rat = 0;
+            for (int q = 0; q < np; q++) {
+                sc[q] = (q + me) % 3;
+                sd[q] = sat;
+                sat += sc[q] + 1;
+                rc[q] = (me + q) % 3;
+                rd[q] = rat;
+                rat += rc[q] + 2;
+            }
+            return new Exchange(sc, sd, rc, rd, sat, rat);
+        }
+    }
+
+    /**
+     * Gather, Gatherv, Scatter, Scatterv and Alltoallv with a type with holes (two ints, one slot
+     * apart): what is sent skips the holes, what is received leaves them alone.
+     */
+    private static void typesWithHoles() {
+        Datatype v = Datatype.Vector(2, 1, 2, MPI.INT); // slots 0 and 2; extent 3
+        for (int root : new int[] {0, np - 1}) {
+            int[] out = {me, 555, me + 100};
+            int[] all = new int[3 * np];
+            Arrays.fill(all, -1);
+            world.Gather(out, 0, 1, v, all, 0, 1, v, root);
+            if (me == root) {
+                for (int r = 0; r < np; r++) {
+                    Check.equal(all[3 * r] + "," + all[3 * r + 1] + "," + all[3 * r + 2], r + ",-1," + (r + 100),
+                            "Gather with holes, block " + r);
+                }
+            }
+            int[] got = {-1, -1, -1};
+            world.Scatter(all, 0, 1, v, got, 0, 1, v, root);
+            Check.equal(got, new int[] {me, -1, me + 100}, "Scatter with holes");
+            // Gatherv: rank r sends 2r ints, received as r elements of v, blocks in reverse rank order.
+            int[][] layout = reversedBlocks(1); // an element of v between blocks
+            int[] counts = layout[0];
+            int[] displs = layout[1];
+            int at = layout[2][0];
+            int[] mine = new int[2 * me];
+            for (int i = 0; i < mine.length; i++) {
+                mine[i] = me * 10 + i;
+            }
+            int[] gv = new int[3 * at];
+            Arrays.fill(gv, -1);
+            world.Gatherv(mine, 0, 2 * me, MPI.INT, gv, 0, counts, displs, v, root);
+            if (me == root) {
+                for (int r = 0; r < np; r++) {
+                    for (int j = 0; j < r; j++) {
+                        int slot = 3 * (displs[r] + j);
+                        Check.equal(gv[slot] + "," + gv[slot + 1] + "," + gv[slot + 2],
+                                (r * 10 + 2 * j) + ",-1," + (r * 10 + 2 * j + 1), "Gatherv with holes, rank " + r);
+                    }
+                    Check.equal(gv[3 * (displs[r] + r)], -1, "Gatherv leaves the element between blocks alone");
+                }
+            }
+            int[] sv = new int[2 * me];
+            world.Scatterv(gv, 0, counts, displs, v, sv, 0, 2 * me, MPI.INT, root);
+            Check.equal(sv, mine, "Scatterv with holes gives back what Gatherv collected");
+        }
+        // Alltoallv: rank q gets (q + me) % 3 elements of v from me, gaps between blocks on both sides.
+        Exchange ex = Exchange.ofThisRank();
+        int[] sc = ex.sc();
+        int[] sd = ex.sd();
+        int[] rc = ex.rc();
+        int[] rd = ex.rd();
+        int[] sb = new int[3 * ex.sendLength()];
+        Arrays.fill(sb, 555);
+        for (int q = 0; q < np; q++) {
+            for (int i = 0; i < sc[q]; i++) {
+                sb[3 * (sd[q] + i)] = me * 1000 + q * 10 + i;
+                sb[3 * (sd[q] + i) + 2] = -(me * 1000 + q * 10 + i);
+            }
+        }
+        int[] rb = new int[3 * ex.recvLength()];
+        Arrays.fill(rb, -1);
+        world.Alltoallv(sb, 0, sc, sd, v, rb, 0, rc, rd, v);
+        for (int q = 0; q < np; q++) {
+            for (int i = 0; i < rc[q]; i++) {
+                int slot = 3 * (rd[q] + i);
+                int x = q * 1000 + me * 10 + i;
+                Check.equal(rb[slot] + "," + rb[slot + 1] + "," + rb[slot + 2], x + ",-1," + -x,
+                        "Alltoallv with holes, from " + q);
+            }
+            Check.equal(rb[3 * (rd[q] + rc[q])], -1, "Alltoallv with holes leaves gaps alone");
+        }
+        // a block outside the receive buffer: every rank refuses the call before it starts, naming the block
+        int[] ones = new int[np];
+        int[] past = new int[np];
+        for (int q = 0; q < np; q++) {
+            ones[q] = 1;
+            past[q] = q == np - 1 ? np + 5 : q;
+        }
+        Check.fails(() -> world.Allgatherv(new int[] {me}, 0, 1, MPI.INT, new int[np], 0, ones, past, MPI.INT),
+                "Allgatherv block of rank " + (np - 1), "a receive block outside the buffer");
     }
 
     private static void reduceScatterAndScan() {
