@@ -136,8 +136,17 @@ class MultiRailEngineTest {
                         e.send(w, big, Kind.BYTE, 0, big.length, 1, 1, Engine.MODE_STANDARD);
                         e.await(e.isend(w, big, Kind.BYTE, 0, big.length, 1, 2, Engine.MODE_STANDARD));
                         e.await(e.isend(w, big, Kind.BYTE, 0, big.length, 1, 3, Engine.MODE_STANDARD));
-                        Thread.sleep(300); // two samples later, the counters are in the stats
-                        // one blocking message striped (1 MiB each) + two whole non-blocking ones, one per rail
+                        // one blocking message striped (1 MiB each) + two whole non-blocking ones, one per rail;
+                        // the stats hold the counters as last sampled, so wait (bounded) until each rail shows
+                        // its 3 MiB, then check that neither carried more
+                        long deadline = System.nanoTime() + 10_000_000_000L;
+                        while (sentOn(0, 0) - before[0] < (3L << 20) || sentOn(0, 1) - before[1] < (3L << 20)) {
+                            if (System.nanoTime() > deadline) {
+                                throw new AssertionError("not 3 MiB on each rail within 10 s: " + (sentOn(0, 0) - before[0])
+                                        + " and " + (sentOn(0, 1) - before[1]) + " bytes");
+                            }
+                            Thread.sleep(5); // the stats sampler records the counters meanwhile
+                        }
                         for (int r = 0; r < 2; r++) {
                             assertThat(sentOn(0, r) - before[r]).as("rail %d", r).isBetween(3L << 20, (3L << 20) + (64 << 10));
                         }
