@@ -42,7 +42,8 @@ class CrossMemorySystemTest {
             "unexpected", new int[] {0, 0, 1},
             "truncate", new int[] {0, 1, 0},
             "alltoall", new int[] {6, 6, 6},
-            "to-self", new int[] {0, 1, 0});
+            "to-self", new int[] {0, 1, 0},
+            "bcast-pair", new int[] {0, 0, 0});
 
     private final Map<String, Jobs.Finished> jobs = new HashMap<>();
 

@@ -36,6 +36,8 @@ final class CollSchedule extends Transfer {
     private static final byte RECV = 1;
     private static final byte COPY = 2;
     private static final byte REDUCE = 3;
+    /** A send whose receiver is not offered a read of the buffer: see {@link #sendCopied}. */
+    private static final byte SEND_COPIED = 4;
 
     /**
      * Intermediate buffers up to this size stay with a pooled schedule for its next use
@@ -220,6 +222,16 @@ final class CollSchedule extends Transfer {
         post(SEND, target, buf, k, off, count, to, 0);
     }
 
+    /**
+     * As {@link #send(Object, Kind, int, int, int)}, but a receiver on this node is never offered a
+     * read of the buffer (cross-memory attach): the message goes through the channel, where the
+     * sender's copy in and the receiver's copy out overlap on two processors. For a message that
+     * one side only sends while the other only receives; a read leaves the sender idle.
+     */
+    void sendCopied(Object buf, Kind k, int off, int count, int to) {
+        post(SEND_COPIED, target, buf, k, off, count, to, 0);
+    }
+
     /** Receives at most {@code count} elements from rank {@code from} of the current communicator. */
     void recv(Object buf, Kind k, int off, int count, int from) {
         post(RECV, target, buf, k, off, count, from, 0);
@@ -369,13 +381,13 @@ final class CollSchedule extends Transfer {
         checked = 0;
         for (int i = from; i < to; i++) {
             switch (type[i]) {
-                case SEND -> {
+                case SEND, SEND_COPIED -> {
                     CommState c = comms[i];
                     // a small message goes straight into the rail when it can: complete at once, no request
                     if (!engine.sendEagerDirect(c, c.context + 1, bufA[i], kindA[i], offA[i], count[i], c.worldRanks[peer[i]],
                             tagBase | offB[i])) {
                         inflight[inflightCount++] = engine.isendScheduled(c, c.context + 1, bufA[i], kindA[i], offA[i],
-                                count[i], peer[i], tagBase | offB[i]);
+                                count[i], peer[i], tagBase | offB[i], type[i] == SEND);
                     }
                 }
                 case RECV -> inflight[inflightCount++] = engine.irecvScheduled(comms[i], comms[i].context + 1, bufA[i],

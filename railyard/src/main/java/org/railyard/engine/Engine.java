@@ -438,10 +438,15 @@ public final class Engine implements FrameSink {
     /**
      * A send of a collective schedule (context {@code ctx}, the communicator's second), taken from
      * the pool: the schedule hands it back with {@link #recycle} once it has seen it done, so a
-     * collective called in a loop allocates no requests. Called with the lock held.
+     * collective called in a loop allocates no requests. With {@code mayBeRead} false, a receiver
+     * on this node is not offered a read of the buffer ({@link CollSchedule#sendCopied}). Called
+     * with the lock held.
      */
-    Transfer isendScheduled(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag) {
-        return isendInto(acquireSend(), c, ctx, buf, k, off, count, dest, tag, MODE_STANDARD);
+    Transfer isendScheduled(CommState c, int ctx, Object buf, Kind k, int off, int count, int dest, int tag,
+                            boolean mayBeRead) {
+        SendTransfer t = acquireSend();
+        t.mayBeRead = mayBeRead;
+        return isendInto(t, c, ctx, buf, k, off, count, dest, tag, MODE_STANDARD);
     }
 
     /** A receive of a collective schedule, from the pool; as {@link #isendScheduled}. Called with the lock held. */
@@ -480,7 +485,7 @@ public final class Engine implements FrameSink {
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
         }
-        t.readAddress = remoteRead && t.phase == SendTransfer.PHASE_RTS && t.capacityBytes >= remoteReadMin
+        t.readAddress = remoteRead && t.mayBeRead && t.phase == SendTransfer.PHASE_RTS && t.capacityBytes >= remoteReadMin
                 && peerMemory[destWorld] >= 0 && ch.sharesMemory() ? nativeAddress(buf, k, off) : 0;
         ch.sendEnvelope(t);
         ch.progressSend();
@@ -1205,6 +1210,7 @@ public final class Engine implements FrameSink {
     private SendTransfer acquireSend() {
         SendTransfer t = sendPoolCount > 0 ? sendPool[--sendPoolCount] : new SendTransfer(this);
         t.pooled = true;
+        t.mayBeRead = true;
         return t;
     }
 

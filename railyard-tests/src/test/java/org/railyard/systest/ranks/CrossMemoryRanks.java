@@ -83,7 +83,7 @@ public final class CrossMemoryRanks {
 
     /** The checks, in the order they run; the test knows their names. */
     public static final List<String> CHECKS = List.of("native-to-native", "native-to-heap", "heap-to-native",
-            "direct-buffers", "unexpected", "truncate", "alltoall", "to-self");
+            "direct-buffers", "unexpected", "truncate", "alltoall", "to-self", "bcast-pair");
 
     private Map<String, Runnable> checks() {
         Map<String, Runnable> m = new LinkedHashMap<>();
@@ -95,6 +95,7 @@ public final class CrossMemoryRanks {
         m.put("truncate", this::truncate);
         m.put("alltoall", this::alltoall);
         m.put("to-self", this::toSelf);
+        m.put("bcast-pair", this::bcastPair);
         require(m.keySet().equals(new java.util.LinkedHashSet<>(CHECKS)), "check list out of date");
         return m;
     }
@@ -226,6 +227,30 @@ public final class CrossMemoryRanks {
             await(r, "receive from itself");
             verify(d, 0, size, 1, 1);
         }
+    }
+
+    /**
+     * A bcast of 1 MiB of native memory in a communicator of two processes (ranks 0 and 1): the
+     * receiver does not read the root's memory, the message goes through the channel, where the
+     * two copies overlap (CollTree.binomialBcast); three times, so a pooled send is reused.
+     */
+    private void bcastPair() {
+        Comm pair = world.split(rank < 2 ? 0 : Comm.UNDEFINED, rank);
+        if (pair == null) {
+            return;
+        }
+        int size = 1024 * 1024 + 7;
+        MemorySegment b = arena.allocate(size, 64);
+        for (int round = 0; round < 3; round++) {
+            if (rank == 0) {
+                fill(b, 0, size, 0, round);
+            } else {
+                b.fill((byte) 0);
+            }
+            pair.bcast(b, 0, size, 0);
+            verify(b, 0, size, 0, round);
+        }
+        pair.free();
     }
 
     private Object buffer(boolean nativeMemory, int bytes) {
