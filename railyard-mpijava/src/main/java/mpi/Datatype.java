@@ -501,7 +501,8 @@ public abstract class Datatype implements Freeable {
         }
     }
 
-    private static String where(String call, int block) {
+    /** What a check's message names: the call, and the block of rank {@code block} of a v collective if not negative. */
+    static String where(String call, int block) {
         return block < 0 ? call : call + " block of rank " + block;
     }
 

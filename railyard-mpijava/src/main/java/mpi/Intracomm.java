@@ -622,8 +622,7 @@ public class Intracomm extends Comm {
     private static void checkRecv(Object buf, int offset, int count, Datatype t, Datatype other, String what, int block) {
         t.checkForMessage();
         if (t.isObject() != other.isObject()) {
-            throw MPIException.error((block < 0 ? what : what + " block of rank " + block)
-                    + ": MPI.OBJECT data must be sent and received as MPI.OBJECT");
+            throw MPIException.error(Datatype.where(what, block) + ": MPI.OBJECT data must be sent and received as MPI.OBJECT");
         }
         t.checkBuffer(buf, offset, count, what, block);
     }

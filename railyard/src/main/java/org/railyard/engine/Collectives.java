@@ -1180,7 +1180,7 @@ public final class Collectives {
                 int[][] rc = CollTree.regular(p, rcount);
                 Transfer read = viaReads(c, ALLTOALL, shm, t, CollShm.ALLTOALL, sbuf, soff, sk, rbuf, block, block,
                         at -> shm.readBlocks(t, at, sbuf, soff + t.me * scount, scount, sk, rbuf, roff, rc[0], rc[1], rk,
-                                block, "alltoall"));
+                                block, NAMES[ALLTOALL]));
                 if (read != null) {
                     return read;
                 }

@@ -2,12 +2,17 @@ package org.railyard.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 
 /**
  * Every collective algorithm, forced one by one, on 1 to 8 engines (powers of two and not), with
@@ -171,17 +176,17 @@ class CollAlgorithmsTest {
                     assertThat(all[displs[r] + counts[r]]).as("gap after block %d", r).isZero();
                 }
                 // bytes from a native segment at the root into heap arrays elsewhere, and back
-                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
-                    java.lang.foreign.MemorySegment seg = arena.allocate(70_001);
+                try (Arena arena = Arena.ofShared()) {
+                    MemorySegment seg = arena.allocate(70_001);
                     byte[] heap = new byte[70_001];
                     for (int i = 0; i < heap.length; i++) {
                         heap[i] = (byte) (i * 31 + 7);
                     }
                     if (me == n - 1) {
-                        seg.copyFrom(java.lang.foreign.MemorySegment.ofArray(heap));
+                        seg.copyFrom(MemorySegment.ofArray(heap));
                     }
                     c.bcast(w, seg, Kind.BYTE, 0, 70_001, n - 1);
-                    assertThat(seg.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).as("native bcast").isEqualTo(heap);
+                    assertThat(seg.toArray(ValueLayout.JAVA_BYTE)).as("native bcast").isEqualTo(heap);
                 }
                 if (n > 1) {
                     assertThat(e.describeChoices()).contains("bcast").contains(": " + CollShm.NAME);
@@ -228,10 +233,10 @@ class CollAlgorithmsTest {
                 double[] res = new double[6];
                 c.allreduce(w, pairs, 0, res, 0, 6, Kind.DOUBLE, Reduction.MAXLOC);
                 assertThat(res).containsExactly(n > 1 ? 1 : 0, n > 1 ? 1 : 0, 5.0, 10 - (n - 1), 0, 0);
-                try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+                try (Arena arena = Arena.ofShared()) {
                     long[] mine = contribution(me, 30_001, Reduction.SUM);
-                    java.lang.foreign.MemorySegment in = arena.allocate(8L * mine.length, 8);
-                    in.copyFrom(java.lang.foreign.MemorySegment.ofArray(mine));
+                    MemorySegment in = arena.allocate(8L * mine.length, 8);
+                    in.copyFrom(MemorySegment.ofArray(mine));
                     ByteBuffer bb = ByteBuffer.allocate(8 * mine.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
                     c.allreduce(w, in, 0, bb, 0, mine.length, Kind.LONG, Reduction.SUM);
                     long[] expect = fold(Reduction.SUM, 0, n, mine.length);
@@ -701,13 +706,13 @@ class CollAlgorithmsTest {
             c.tuning().alltoallReads(CollTuning.ALLTOALL_READS_DEFAULT);
             // rank n - 1 sends shorter blocks than the others receive: every member is told
             int mine = me == n - 1 ? block - 1000 : block;
-            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
-                java.lang.foreign.MemorySegment send = arena.allocate(8L * n * mine);
-                java.lang.foreign.MemorySegment recv = arena.allocate(8L * n * mine);
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment send = arena.allocate(8L * n * mine);
+                MemorySegment recv = arena.allocate(8L * n * mine);
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.alltoall(w, send, 0, mine, Kind.LONG, recv, 0,
-                        mine, Kind.LONG)).isInstanceOf(org.railyard.error.RailyardException.class)
+                        mine, Kind.LONG)).isInstanceOf(RailyardException.class)
                         .hasMessageContaining("sends blocks of").satisfies(x -> assertThat(
-                                ((org.railyard.error.RailyardException) x).errorClass()).isEqualTo(org.railyard.error.ErrorClass.COUNT));
+                                ((RailyardException) x).errorClass()).isEqualTo(ErrorClass.COUNT));
             }
             nativeAlltoallChecked(c, w, me, n, block, false, false, "after the error");
             // a heap array at one member: that call, and the next ones for a while, through the cells
@@ -741,16 +746,16 @@ class CollAlgorithmsTest {
             int me = e.rank();
             int each = 40_000; // longs: 320 000 B a block
             c.tuning().allgatherReads(256 * 1024);
-            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
-                java.lang.foreign.MemorySegment send = arena.allocate(8L * (each + 1), 8);
+            try (Arena arena = Arena.ofShared()) {
+                MemorySegment send = arena.allocate(8L * (each + 1), 8);
                 for (int i = 0; i < each; i++) {
-                    send.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + i, value(me, i));
+                    send.setAtIndex(ValueLayout.JAVA_LONG, 1 + i, value(me, i));
                 }
-                java.lang.foreign.MemorySegment all = arena.allocate(8L * n * each, 8);
+                MemorySegment all = arena.allocate(8L * n * each, 8);
                 c.allgather(w, send, 1, each, Kind.LONG, all, 0, each, Kind.LONG);
                 for (int r = 0; r < n; r++) {
                     for (int i = 0; i < each; i += 97) {
-                        assertThat(all.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, (long) r * each + i))
+                        assertThat(all.getAtIndex(ValueLayout.JAVA_LONG, (long) r * each + i))
                                 .as("allgather block %d element %d", r, i).isEqualTo(value(r, i));
                     }
                 }
@@ -763,14 +768,14 @@ class CollAlgorithmsTest {
                     displs[r] = at;
                     at += counts[r] + 2;
                 }
-                java.lang.foreign.MemorySegment v = arena.allocate(8L * at, 8);
+                MemorySegment v = arena.allocate(8L * at, 8);
                 c.allgatherv(w, send, 1, counts[me], Kind.LONG, v, 0, counts, displs, Kind.LONG);
                 for (int r = 0; r < n; r++) {
                     for (int i = 0; i < counts[r]; i++) {
-                        assertThat(v.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, displs[r] + i))
+                        assertThat(v.getAtIndex(ValueLayout.JAVA_LONG, displs[r] + i))
                                 .as("allgatherv block %d element %d", r, i).isEqualTo(value(r, i));
                     }
-                    assertThat(v.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, displs[r] + counts[r]))
+                    assertThat(v.getAtIndex(ValueLayout.JAVA_LONG, displs[r] + counts[r]))
                             .as("gap after block %d", r).isZero();
                 }
                 assertThat(e.describeChoices()).contains("allgatherv [").contains("): " + CollShm.READS + "\n");
@@ -783,13 +788,13 @@ class CollAlgorithmsTest {
                 try {
                     c.allgatherv(w, send, 1, mine, Kind.LONG, v, 0, wrong, displs, Kind.LONG);
                     assertThat(me).as("only rank 0 reads no block of the wrong size").isZero();
-                } catch (org.railyard.error.RailyardException x) {
+                } catch (RailyardException x) {
                     assertThat(me).as("rank 0 reads none of the wrong size").isNotZero();
-                    assertThat(x.errorClass()).isEqualTo(org.railyard.error.ErrorClass.COUNT);
+                    assertThat(x.errorClass()).isEqualTo(ErrorClass.COUNT);
                     assertThat(x.getMessage()).contains("rank 0 sends a block of");
                 }
                 c.allgather(w, send, 1, each, Kind.LONG, all, 0, each, Kind.LONG);
-                assertThat(all.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, (long) (n - 1) * each + each - 1))
+                assertThat(all.getAtIndex(ValueLayout.JAVA_LONG, (long) (n - 1) * each + each - 1))
                         .as("the next allgather").isEqualTo(value(n - 1, each - 1));
             }
         });
@@ -810,26 +815,26 @@ class CollAlgorithmsTest {
     private static void nativeAlltoallChecked(Collectives c, CommState w, int me, int n, int count, boolean direct,
                                               boolean heap, String what) {
         long cells = (long) n * count + 2;
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
-            java.lang.foreign.MemorySegment s = arena.allocate(8 * cells, 8);
-            java.lang.foreign.MemorySegment r = arena.allocate(8 * cells, 8);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment s = arena.allocate(8 * cells, 8);
+            MemorySegment r = arena.allocate(8 * cells, 8);
             for (int q = 0; q < n; q++) {
                 for (int i = 0; i < count; i++) {
-                    s.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + (long) q * count + i, me * 1_000_000L + q * 1000L + i);
+                    s.setAtIndex(ValueLayout.JAVA_LONG, 1 + (long) q * count + i, me * 1_000_000L + q * 1000L + i);
                 }
             }
-            Object send = heap ? s.toArray(java.lang.foreign.ValueLayout.JAVA_LONG)
+            Object send = heap ? s.toArray(ValueLayout.JAVA_LONG)
                     : direct ? s.asByteBuffer().order(java.nio.ByteOrder.nativeOrder()) : s;
             Object recv = direct ? r.asByteBuffer().order(java.nio.ByteOrder.nativeOrder()) : r;
             c.alltoall(w, send, 1, count, Kind.LONG, recv, 1, count, Kind.LONG);
             for (int q = 0; q < n; q++) {
                 for (int i = 0; i < count; i++) {
-                    assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 1 + (long) q * count + i))
+                    assertThat(r.getAtIndex(ValueLayout.JAVA_LONG, 1 + (long) q * count + i))
                             .as("alltoall of %s, block from %d element %d", what, q, i).isEqualTo(q * 1_000_000L + me * 1000L + i);
                 }
             }
-            assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, 0)).as("before the blocks, %s", what).isZero();
-            assertThat(r.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, cells - 1)).as("after the blocks, %s", what).isZero();
+            assertThat(r.getAtIndex(ValueLayout.JAVA_LONG, 0)).as("before the blocks, %s", what).isZero();
+            assertThat(r.getAtIndex(ValueLayout.JAVA_LONG, cells - 1)).as("after the blocks, %s", what).isZero();
         }
     }
 
