@@ -12,6 +12,7 @@
  *
  * Usage: mpirun -np N ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC]
  *                             [--iters N] [--transport LABEL] [--touch]
+ *                             [--serve FILE]
  *   SPEC   comma-separated items, each a size (8, 64k, 1m) or a range LO:HI of powers of two;
  *          default 1:1m.
  *   N      timed calls up to 8 KiB (default 1000); a fifth of it up to 64 KiB, a twentieth beyond.
@@ -21,6 +22,10 @@
  *          call then moves lines just written by this process's core instead of lines that every
  *          reader still holds from the call before.
  *   --no-jit-warmup is accepted, and ignored, for the Java programs' command line.
+ *   --serve FILE  measure no list: after the header, every rank reads lines from FILE as the driver
+ *          (bench/compare-coll.sh --paired) appends them, each "COLLECTIVE BYTES" (one row, bytes up
+ *          to the largest of --sizes) or "quit". A rank waiting for a line looks at the file every
+ *          10 ms, not inside an MPI call that would spin, and gives up after 30 minutes.
  *
  * Build: mpicc -O2 -o ry_coll ry_coll.c
  */
@@ -258,12 +263,74 @@ static void measure(enum coll c, const char *name, long size, unsigned char *sbu
     }
 }
 
+/* --serve: the next complete line of the command file into line (without its end), waited for. */
+static void next_command(FILE *f, const char *path, char *line, size_t cap) {
+    size_t len = 0;
+    double deadline = now_ns() + 30.0 * 60 * 1e9;
+    for (;;) {
+        int ch = getc(f);
+        if (ch == '\n') {
+            line[len] = '\0';
+            return;
+        }
+        if (ch != EOF) {
+            if (len + 1 >= cap) {
+                die("--serve: a command line is too long");
+            }
+            line[len++] = (char) ch;
+            continue;
+        }
+        clearerr(f); /* at the end for now: what the driver appends later is read then */
+        if (now_ns() > deadline) {
+            fprintf(stderr, "ry_coll: --serve: no command in %s for 30 minutes (the driver is gone?)\n", path);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* --serve: one cell a line of the command file until "quit"; every rank reads it on its own. */
+static void serve(const char *path, long maxsize, unsigned char *sbuf, unsigned char *rbuf, double *din, double *dout,
+                  double *samples) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "ry_coll: --serve: cannot read the command file %s\n", path);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    char line[256];
+    for (;;) {
+        next_command(f, path, line, sizeof line);
+        char name[64];
+        long size = -1;
+        char extra;
+        if (sscanf(line, " %63s %ld %c", name, &size, &extra) == 1 && strcmp(name, "quit") == 0) {
+            break;
+        }
+        int k = -1;
+        for (int j = 0; j < 5; j++) {
+            if (strcasecmp(name, NAMES[j]) == 0) {
+                k = j;
+            }
+        }
+        if (sscanf(line, " %63s %ld %c", name, &size, &extra) != 2 || k < 0 || size < 0 || size > maxsize ||
+            ((1 << k) == ALLREDUCE && size < (long) sizeof(double))) {
+            fprintf(stderr, "ry_coll: --serve: cannot measure '%s' from %s: expected COLLECTIVE BYTES (bytes up to %ld, "
+                            "at least 8 for allreduce) or quit\n", line, path, maxsize);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        measure((enum coll) (1 << k), NAMES[k], size, sbuf, rbuf, din, dout, samples);
+    }
+    fclose(f);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
     int colls = 0;
+    const char *serve_file = NULL;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:1m", sizes);
     for (int i = 1; i < argc; i++) {
@@ -282,6 +349,8 @@ int main(int argc, char **argv) {
             transport = argv[++i];
         } else if (strcmp(a, "--touch") == 0) {
             touch = 1;
+        } else if (strcmp(a, "--serve") == 0 && i + 1 < argc) {
+            serve_file = argv[++i];
         } else if (strcmp(a, "--no-jit-warmup") == 0) {
             /* the Java programs' option; nothing to warm up here */
         } else if (a[0] != '-') {
@@ -301,7 +370,7 @@ int main(int argc, char **argv) {
             free(copy);
         } else {
             die("usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
-                "[--transport LABEL] [--touch]");
+                "[--transport LABEL] [--touch] [--serve FILE]");
         }
     }
     if (colls == 0) {
@@ -328,6 +397,10 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     static const long barrier_size[] = {0};
+    if (serve_file) {
+        serve(serve_file, maxsize, sbuf, rbuf, din, dout, samples);
+        colls = 0; /* measured what the file named */
+    }
     for (int k = 0; k < 5; k++) {
         enum coll c = (enum coll) (1 << k);
         if (!(colls & c)) {

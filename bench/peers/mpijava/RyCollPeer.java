@@ -1,6 +1,11 @@
+import java.io.BufferedInputStream;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.InputStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -29,12 +34,18 @@ import mpi.MPI;
  *
  * <pre>
  * java RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N]
- *     [--transport LABEL] [--no-jit-warmup] [--touch]
+ *     [--transport LABEL] [--no-jit-warmup] [--touch] [--serve FILE]
  * </pre>
  *
  * <p>With {@code --touch}, before each call after the first (untimed) the rank writes one byte (one
  * double for allreduce) in every 64 bytes of what the call sends, as a program does that computes
  * its data between calls (bench/peers/c/ry_coll.c and CollectiveBenchRank do the same).
+ *
+ * <p>With {@code --serve FILE} it measures no list: after its header every rank reads lines from
+ * FILE, which the driver (bench/compare-coll.sh {@code --paired}) appends to, each
+ * {@code COLLECTIVE BYTES} (one row; the JIT warm-up only the first time of a cell) or {@code quit}.
+ * A rank waiting for a line looks at the file every 10 ms and gives up after 30 minutes, as
+ * CollectiveBenchRank's CommandFile does.
  */
 public class RyCollPeer {
     private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
@@ -49,6 +60,7 @@ public class RyCollPeer {
     private String transport = "mpijava";
     private boolean jitWarmup = true;
     private boolean touch;
+    private File serve;
 
     private RyCollPeer(int rank, int np) {
         this.rank = rank;
@@ -88,9 +100,11 @@ public class RyCollPeer {
                     jitWarmup = false;
                 } else if (a.equals("--touch")) {
                     touch = true;
+                } else if (a.equals("--serve")) {
+                    serve = new File(args[++i]);
                 } else if (a.startsWith("-")) {
                     return "unknown option " + a + "; usage: RyCollPeer [allreduce|bcast|alltoall|allgather|barrier|all][,...]"
-                            + " [--sizes SPEC] [--iters N] [--transport LABEL] [--no-jit-warmup] [--touch]";
+                            + " [--sizes SPEC] [--iters N] [--transport LABEL] [--no-jit-warmup] [--touch] [--serve FILE]";
                 } else {
                     for (String c : a.split(",")) {
                         String n = c.trim().toLowerCase(Locale.ROOT);
@@ -199,6 +213,10 @@ public class RyCollPeer {
             System.out.println("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s");
             System.out.flush();
         }
+        if (serve != null) {
+            serve(max, sbuf, rbuf, din, dout, samples);
+            return;
+        }
         for (String c : ORDER) {
             if (!colls.contains(c)) {
                 continue;
@@ -211,6 +229,54 @@ public class RyCollPeer {
                     settle(c, (int) size, sbuf, rbuf, din, dout, samples);
                 }
                 measure(c, (int) size, sbuf, rbuf, din, dout, samples, true);
+            }
+        }
+    }
+
+    /** {@code --serve}: one cell a line of the command file until {@code quit}; every rank reads it on its own. */
+    private void serve(long max, byte[] sbuf, byte[] rbuf, double[] din, double[] dout, double[] samples) throws Exception {
+        Set<String> warmed = new HashSet<String>();
+        InputStream in = new BufferedInputStream(new FileInputStream(serve));
+        try {
+            for (String line = nextCommand(in); !line.trim().equals("quit"); line = nextCommand(in)) {
+                String[] f = line.trim().split("\\s+");
+                String c = f[0].toLowerCase(Locale.ROOT);
+                long size = -1;
+                try {
+                    size = f.length == 2 ? Long.parseLong(f[1]) : -1;
+                } catch (NumberFormatException e) {
+                    size = -1;
+                }
+                if (!Arrays.asList(ORDER).contains(c) || size < 0 || size > max || c.equals("allreduce") && size < 8) {
+                    throw new IllegalArgumentException("--serve: cannot measure '" + line + "' from " + serve
+                            + ": expected COLLECTIVE BYTES (one of " + Arrays.toString(ORDER) + ", bytes up to " + max
+                            + " and at least 8 for allreduce) or quit");
+                }
+                if (jitWarmup && warmed.add(c + " " + size)) {
+                    settle(c, (int) size, sbuf, rbuf, din, dout, samples);
+                }
+                measure(c, (int) size, sbuf, rbuf, din, dout, samples, true);
+            }
+        } finally {
+            in.close();
+        }
+    }
+
+    /** The next complete line of the command file, waited for (every 10 ms, for at most 30 minutes). */
+    private String nextCommand(InputStream in) throws Exception {
+        StringBuilder line = new StringBuilder();
+        long deadline = System.nanoTime() + 30L * 60 * 1_000_000_000L;
+        while (true) {
+            int b = in.read(); // at the end of the file -1, and later what was appended since
+            if (b == '\n') {
+                return line.toString();
+            }
+            if (b >= 0) {
+                line.append((char) b);
+            } else if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("--serve: no command in " + serve + " for 30 minutes (the driver is gone?)");
+            } else {
+                Thread.sleep(10);
             }
         }
     }

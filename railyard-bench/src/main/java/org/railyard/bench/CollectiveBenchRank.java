@@ -5,6 +5,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -25,6 +28,7 @@ import org.railyard.util.Config;
  * <pre>
  * railyard run -np 4 org.railyard.bench.CollectiveBenchRank [allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...]
  *     [--sizes 1:1m] [--iters N] [--buffers heap|offheap] [--alloc] [--touch] [--transport LABEL] [--no-jit-warmup]
+ *     [--serve FILE]
  * </pre>
  *
  * <p>Sizes follow OSU: allreduce and bcast move a vector of that many bytes (allreduce sums
@@ -45,6 +49,13 @@ import org.railyard.util.Config;
  * this rank's core; without it, a reader of a send buffer the benchmark never changes may still
  * hold its lines from the call before. bench/peers/c/ry_coll.c and RyCollPeer take the same option.
  *
+ * <p>With {@code --serve FILE} the program measures no list: after its header it waits for lines
+ * in FILE ({@link CommandFile}), each {@code COLLECTIVE BYTES} (one row, measured as above; the
+ * JIT warm-up only the first time of a cell) or {@code quit}, with sizes up to the largest of
+ * {@code --sizes}. bench/compare-coll.sh {@code --paired} keeps one such job of every implementation
+ * alive and has them measure each cell in turn, seconds apart, so that a cell's implementations
+ * meet the machine in the same state. ry_coll.c and RyCollPeer take the same option.
+ *
  * <p>With {@code --alloc} each row also has the heap bytes allocated per call during the timed
  * calls, by every thread of a rank's JVM (the progress agent's too), the largest over the ranks.
  */
@@ -56,6 +67,8 @@ public final class CollectiveBenchRank {
     private static final String[] ORDER = {"barrier", "bcast", "allreduce", "allgather", "alltoall", "reduce",
         "reduce_scatter_block"};
     private static final long HIGHEST_NS = 3_600_000_000_000L;
+    /** {@code --serve}: how long a rank waits for the next command before it gives up. */
+    private static final Duration SERVE_IDLE = Duration.ofMinutes(30);
     private static final long SMALL = 8 * 1024;
     private static final long MEDIUM = 64 * 1024;
     /** Alignment of the off-heap buffers: a cache line. */
@@ -65,7 +78,7 @@ public final class CollectiveBenchRank {
 
     /** Options of one run; {@code transport} is the TSV column (with {@code +offheap} for off-heap buffers). */
     record Options(Set<String> collectives, long[] sizes, long iterBase, boolean offHeap, String transport,
-                   boolean jitWarmup, boolean alloc, boolean touch) {
+                   boolean jitWarmup, boolean alloc, boolean touch, Path serve) {
         static Options parse(String... args) {
             Set<String> colls = new LinkedHashSet<>();
             long[] sizes = Sizes.parseList("1:1m");
@@ -75,6 +88,7 @@ public final class CollectiveBenchRank {
             boolean jit = true;
             boolean alloc = false;
             boolean touch = false;
+            Path serve = null;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -85,12 +99,13 @@ public final class CollectiveBenchRank {
                     case "--no-jit-warmup" -> jit = false;
                     case "--alloc" -> alloc = true;
                     case "--touch" -> touch = true;
+                    case "--serve" -> serve = Path.of(value(args, ++i, a));
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; usage: CollectiveBenchRank "
                                     + "[allreduce|bcast|alltoall|allgather|barrier|reduce|reduce_scatter_block|all][,...] "
                                     + "[--sizes SPEC] [--iters N] "
-                                    + "[--buffers heap|offheap] [--alloc] [--touch] [--transport LABEL] [--no-jit-warmup]");
+                                    + "[--buffers heap|offheap] [--alloc] [--touch] [--transport LABEL] [--no-jit-warmup] [--serve FILE]");
                         }
                         for (String c : a.split(",")) {
                             String n = c.trim().toLowerCase(Locale.ROOT);
@@ -116,7 +131,7 @@ public final class CollectiveBenchRank {
             if (offHeap) {
                 transport += "+offheap";
             }
-            return new Options(colls, sizes, iters, offHeap, transport, jit, alloc, touch);
+            return new Options(colls, sizes, iters, offHeap, transport, jit, alloc, touch, serve);
         }
 
         private static boolean offHeap(String buffers) {
@@ -194,37 +209,78 @@ public final class CollectiveBenchRank {
             out.println(Tsv.header(opt.alloc()));
             out.flush();
         }
+        if (opt.serve() != null) {
+            serve(max, sbuf, rbuf);
+            return;
+        }
         for (String c : ORDER) {
             if (!opt.collectives().contains(c)) {
                 continue;
             }
             for (long size : c.equals("barrier") ? new long[] {0} : opt.sizes()) {
-                if (c.equals("reduce_scatter_block") && size < (long) Double.BYTES * np) {
-                    continue;
-                }
-                if ((c.equals("allreduce") || c.equals("reduce")) && size < Double.BYTES) {
-                    continue;
-                }
-                if (!opt.offHeap()) {
-                    measureAndPrint(c, (int) size, sbuf, rbuf);
-                    continue;
-                }
-                // shared, not confined: the engine's progress agent may move the bytes of a collective
-                try (Arena arena = Arena.ofShared()) {
-                    int count = (int) size / Double.BYTES;
-                    din = arena.allocate((long) count * Double.BYTES, ALIGN);
-                    dout = arena.allocate((long) count * Double.BYTES, ALIGN);
-                    measureAndPrint(c, (int) size, arena.allocate(size * np, ALIGN), arena.allocate(size * np, ALIGN));
-                } finally {
-                    din = null;
-                    dout = null;
+                if (measured(c, size)) {
+                    cell(c, (int) size, sbuf, rbuf, opt.jitWarmup());
                 }
             }
         }
     }
 
-    private void measureAndPrint(String c, int size, Object sbuf, Object rbuf) {
-        if (opt.jitWarmup()) {
+    /** Whether collective {@code c} has a row at {@code size}: the reductions need whole doubles. */
+    private boolean measured(String c, long size) {
+        return switch (c) {
+            case "reduce_scatter_block" -> size >= (long) Double.BYTES * np;
+            case "allreduce", "reduce" -> size >= Double.BYTES;
+            default -> true;
+        };
+    }
+
+    /**
+     * {@code --serve}: one cell a line of the command file until {@code quit}. Every rank reads the
+     * file on its own, so all of them take the same collective and size in the same order.
+     */
+    private void serve(long max, byte[] sbuf, byte[] rbuf) {
+        Set<String> warmed = new HashSet<>();
+        try (CommandFile commands = new CommandFile(opt.serve(), SERVE_IDLE)) {
+            for (String line = commands.next(); !line.strip().equals("quit"); line = commands.next()) {
+                String[] f = line.strip().split("\\s+");
+                String c = f[0].toLowerCase(Locale.ROOT);
+                long size;
+                try {
+                    size = f.length == 2 ? Long.parseLong(f[1]) : -1;
+                } catch (NumberFormatException e) {
+                    size = -1;
+                }
+                if (!ALL.contains(c) && !EXTRA.contains(c) || size < 0 || size > max || !measured(c, size)) {
+                    throw new IllegalArgumentException("--serve: cannot measure '" + line + "' from " + opt.serve()
+                            + ": expected COLLECTIVE BYTES (one of " + String.join(", ", ORDER) + "; bytes up to " + max
+                            + " and at least 8 for the reductions) or quit");
+                }
+                cell(c, (int) size, sbuf, rbuf, opt.jitWarmup() && warmed.add(c + " " + size));
+            }
+        }
+    }
+
+    /** Measures collective {@code c} at {@code size} and prints its row, in the buffers {@code --buffers} asks for. */
+    private void cell(String c, int size, byte[] sbuf, byte[] rbuf, boolean warmUp) {
+        if (!opt.offHeap()) {
+            measureAndPrint(c, size, sbuf, rbuf, warmUp);
+            return;
+        }
+        // shared, not confined: the engine's progress agent may move the bytes of a collective
+        try (Arena arena = Arena.ofShared()) {
+            int count = size / Double.BYTES;
+            din = arena.allocate((long) count * Double.BYTES, ALIGN);
+            dout = arena.allocate((long) count * Double.BYTES, ALIGN);
+            measureAndPrint(c, size, arena.allocate((long) size * np, ALIGN), arena.allocate((long) size * np, ALIGN),
+                    warmUp);
+        } finally {
+            din = null;
+            dout = null;
+        }
+    }
+
+    private void measureAndPrint(String c, int size, Object sbuf, Object rbuf, boolean warmUp) {
+        if (warmUp) {
             JitSettle.settle(comm, () -> measure(c, size, sbuf, rbuf));
         }
         Row row = measure(c, size, sbuf, rbuf);
