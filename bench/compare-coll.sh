@@ -160,9 +160,6 @@ if [ -n "$TOUCH" ]; then ARGS+=(--touch); touch "$OUT/touched"; else rm -f "$OUT
 # --serve, what its command file names), its output as it comes
 JOB_TIMEOUT=$STEP_TIMEOUT
 run_impl_raw() {
-  local impl=$1 np=$2
-  shift 2
-  set -- "$impl" "$np" "$@"
   local more=("${@:3}")
   case "$1" in
     ompi-vader)
@@ -245,7 +242,7 @@ await_rows() {
 }
 run_paired() {
   local np impl cell r i k n pid before out want _np
-  local -a list impls_here
+  local -a list
   mapfile -t list < <(cells)
   [ ${#list[@]} -gt 0 ] || fail "--paired: no cell to measure (--colls $COLLS, --sizes $SIZES)"
   JOB_TIMEOUT=$((STEP_TIMEOUT * (REPEAT + 1) * ${#list[@]}))
@@ -270,7 +267,8 @@ run_paired() {
         if [ "${cell#* }" -ge 65536 ]; then before=$(probe); fi
         [ "$r" -eq 0 ] || printf '%s\t%s\t%s\t%s\n' "$r" "$np" "${cell// /$'\t'}" "$before" >> "$OUT/cells.tsv"
         echo "$PROG: round $r/$REPEAT$([ "$r" -gt 0 ] || echo ' (warm-up, not kept)'): np $np: $cell (cross-core copy $before us)" >&2
-        # the order turns from cell to cell and round to round, so that no implementation is always first
+        # the order turns from cell to cell and round to round, so that no implementation is always
+        # first (a rotation: each still follows the same one)
         n=${#SERVING[@]}
         for k in $(seq 0 $((n - 1))); do
           read -r impl _np pid <<< "${SERVING[$(((k + i + r) % n))]}"

@@ -304,7 +304,8 @@ static void serve(const char *path, long maxsize, unsigned char *sbuf, unsigned 
         char name[64];
         long size = -1;
         char extra;
-        if (sscanf(line, " %63s %ld %c", name, &size, &extra) == 1 && strcmp(name, "quit") == 0) {
+        int fields = sscanf(line, " %63s %ld %c", name, &size, &extra);
+        if (fields == 1 && strcmp(name, "quit") == 0) {
             break;
         }
         int k = -1;
@@ -313,7 +314,7 @@ static void serve(const char *path, long maxsize, unsigned char *sbuf, unsigned 
                 k = j;
             }
         }
-        if (sscanf(line, " %63s %ld %c", name, &size, &extra) != 2 || k < 0 || size < 0 || size > maxsize ||
+        if (fields != 2 || k < 0 || size < 0 || size > maxsize ||
             ((1 << k) == ALLREDUCE && size < (long) sizeof(double))) {
             fprintf(stderr, "ry_coll: --serve: cannot measure '%s' from %s: expected COLLECTIVE BYTES (bytes up to %ld, "
                             "at least 8 for allreduce) or quit\n", line, path, maxsize);

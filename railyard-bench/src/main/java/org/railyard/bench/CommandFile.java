@@ -1,6 +1,7 @@
 package org.railyard.bench;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +25,8 @@ final class CommandFile implements AutoCloseable {
     private final Path file;
     private final InputStream in;
     private final Duration idleLimit;
-    private final StringBuilder line = new StringBuilder();
+    /** The bytes of the line being read, kept across a wait that ended before its end. */
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
 
     /** Opens {@code file}, which must exist; {@link #next()} fails after {@code idleLimit} without a new line. */
     CommandFile(Path file, Duration idleLimit) {
@@ -47,12 +49,12 @@ final class CommandFile implements AutoCloseable {
             while (true) {
                 int b = in.read(); // at the end of the file -1, and later what was appended since
                 if (b == '\n') {
-                    String s = new String(line.toString().getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
-                    line.setLength(0);
+                    String s = line.toString(StandardCharsets.UTF_8);
+                    line.reset();
                     return s;
                 }
                 if (b >= 0) {
-                    line.append((char) b);
+                    line.write(b);
                     continue;
                 }
                 if (System.nanoTime() - deadline > 0) {
