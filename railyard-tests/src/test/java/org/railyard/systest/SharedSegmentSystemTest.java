@@ -61,7 +61,7 @@ class SharedSegmentSystemTest {
             }
             // native buffers at every member: each reads its blocks from the others' memory
             for (String comm : List.of("WORLD (4 ranks)", ".split")) {
-                boolean read = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): alltoall [128 KiB, 256 KiB)")
+                boolean read = choices.stream().anyMatch(l -> l.contains(comm) && l.contains("): alltoall [512 KiB, 1 MiB)")
                         && l.endsWith(": shared-segment+cross-memory-reads"));
                 boolean expected = segment && cma && (comm.startsWith("WORLD") || r < NP - 1);
                 assertThat(read).as("rank %d says the native alltoall on %s read the others' buffers: %s\n%s", r, comm,

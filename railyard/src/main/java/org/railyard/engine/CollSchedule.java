@@ -55,6 +55,11 @@ final class CollSchedule extends Transfer {
     Reduction op;
     private int tagBase;
     String algorithm = "";
+    /**
+     * Sends of fewer bytes than this go as {@link #sendCopied}: set by an exchange (alltoall,
+     * allgather) whose every member sends and receives at once ({@code railyard.coll.exchange.reads}).
+     */
+    long copiedBelow;
     private boolean started;
     /** Intermediate buffers kept for later calls, and the call ({@link #useStamp}) each was last lent to. */
     private final Object[] kept = new Object[KEPT];
@@ -113,6 +118,7 @@ final class CollSchedule extends Transfer {
         useStamp++;
         intsUsed = 0;
         algorithm = "";
+        copiedBelow = 0;
         nextActive = null;
         error = null;
         state = PENDING;
@@ -219,7 +225,7 @@ final class CollSchedule extends Transfer {
 
     /** Sends {@code count} elements to rank {@code to} of the current communicator. */
     void send(Object buf, Kind k, int off, int count, int to) {
-        post(SEND, target, buf, k, off, count, to, 0);
+        post((long) count * k.size < copiedBelow ? SEND_COPIED : SEND, target, buf, k, off, count, to, 0);
     }
 
     /**
@@ -239,7 +245,7 @@ final class CollSchedule extends Transfer {
 
     /** A send on communicator {@code c} (an intercommunicator's local view, say) with sub-tag {@code sub}. */
     void send(CommState c, Object buf, Kind k, int off, int count, int to, int sub) {
-        post(SEND, c, buf, k, off, count, to, sub);
+        post((long) count * k.size < copiedBelow ? SEND_COPIED : SEND, c, buf, k, off, count, to, sub);
     }
 
     void recv(CommState c, Object buf, Kind k, int off, int count, int from, int sub) {

@@ -159,10 +159,27 @@ final class CollTuning {
      * alltoall through the shared segment: from blocks of this many bytes, when every member's
      * buffers are native memory and cross-memory reads are on, each member reads its blocks
      * straight from the others' send buffers (one copy, {@link CollShm#readBlocks}) instead of
-     * through the segment's cells (a copy in, a copy out).
+     * through the segment's cells (a copy in, a copy out). Paired runs at np 4 (median of five
+     * rounds, us, bench/results/collectives-large-np4-paired-*-2026-11-27.md), native buffers read
+     * from 64 KiB against heap arrays through the cells: with {@code --touch} 128 KiB 227.4 against
+     * 116.1, 256 KiB 381.1 against 238.1, 512 KiB 1047 against 1063, 1 MiB 2424 against 2324;
+     * without, 188.1 against 110.9, 332.2 against 189.6, 599.0 against 508.7, 1310 against 1405.
+     * From 512 KiB the reads draw with the cells and keep their level in the slow spells where the
+     * cells' written lines cross cores at a high price.
      */
     static final String ALLTOALL_READS_PROP = "railyard.coll.alltoall.reads";
-    static final long ALLTOALL_READS_DEFAULT = 64 * 1024;
+    static final long ALLTOALL_READS_DEFAULT = 512 * 1024;
+
+    /**
+     * alltoall(v, w) and allgather(v) over point-to-point messages (between two processes, say, or
+     * when the shared segment is off): a message of fewer bytes than this is not offered for a
+     * cross-memory read even from native memory, and goes through the channel. Every member sends
+     * and receives at once there, and the channel's copy in by the sender and copy out by the
+     * receiver run side by side. Between two processes with native buffers the reads lost from
+     * 256 KiB to 1 MiB and won at 4 MiB; see bench/results/coll-exchange-reads-2026-11-27.md.
+     */
+    static final String EXCHANGE_READS_PROP = "railyard.coll.exchange.reads";
+    static final long EXCHANGE_READS_DEFAULT = 2L << 20;
 
     /**
      * allgather(v) through the shared segment: from this many bytes in all, when every member's
@@ -243,6 +260,7 @@ final class CollTuning {
     long alltoallShared = Config.bytes(ALLTOALL_SHARED_PROP, ALLTOALL_SHARED_DEFAULT);
     long alltoallReads = Config.bytes(ALLTOALL_READS_PROP, ALLTOALL_READS_DEFAULT);
     long allgatherReads = Config.bytes(ALLGATHER_READS_PROP, ALLGATHER_READS_DEFAULT);
+    final long exchangeReads = Config.bytes(EXCHANGE_READS_PROP, EXCHANGE_READS_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);

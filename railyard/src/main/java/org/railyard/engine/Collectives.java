@@ -1126,6 +1126,7 @@ public final class Collectives {
             algo = BRUCK;
         }
         CollSchedule s = schedule(c, id, null, total, algo);
+        s.copiedBelow = tuning.exchangeReads;
         CollTeam t = CollTeam.of(c);
         switch (algo) {
             case LOCAL -> s.copy(sk, sbuf, soff, scount, rk, rbuf, roff + displs[0]);
@@ -1194,6 +1195,7 @@ public final class Collectives {
                 : block >= alltoallLong(c) ? PAIRWISE : LINEAR;
         String algo = dflt == LOCAL ? LOCAL : pick(ALLTOALL, dflt, ALLTOALL_ALGOS);
         CollSchedule s = schedule(c, ALLTOALL, null, block, algo);
+        s.copiedBelow = tuning.exchangeReads;
         CollTeam t = CollTeam.of(c);
         if (algo == BRUCK) {
             CollExchange.bruck(s, t, sbuf, soff, scount, sk, rbuf, roff, rcount, rk);
@@ -1224,6 +1226,7 @@ public final class Collectives {
         }
         String algo = pick(ALLTOALLV, most / p >= alltoallLong(c) ? PAIRWISE : LINEAR, ALLTOALLV_ALGOS);
         CollSchedule s = schedule(c, ALLTOALLV, null, most / p, algo);
+        s.copiedBelow = tuning.exchangeReads;
         if (algo == PAIRWISE) {
             CollExchange.pairwise(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
         } else {
@@ -1264,6 +1267,7 @@ public final class Collectives {
             return start(s);
         }
         CollSchedule s = schedule(c, ALLTOALLW, null, bytes / p, LINEAR);
+        s.copiedBelow = tuning.exchangeReads;
         CollExchange.linearW(s, CollTeam.of(c), sbuf, scounts, sdispls, sks, rbuf, rcounts, rdispls, rks);
         return start(s);
     }

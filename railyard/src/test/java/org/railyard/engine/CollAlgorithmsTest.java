@@ -694,12 +694,12 @@ class CollAlgorithmsTest {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
-            int block = 20_000; // longs: 160 000 B, through the segment by default
-            String reads = "alltoall [128 KiB, 256 KiB): " + CollShm.READS;
+            int block = 80_000; // longs: 640 000 B, through the segment and read by default
+            String reads = "alltoall [512 KiB, 1 MiB): " + CollShm.READS;
             nativeAlltoallChecked(c, w, me, n, block, false, false, "segments");
             assertThat(e.describeChoices()).contains(reads);
             nativeAlltoallChecked(c, w, me, n, block, true, false, "direct buffers");
-            assertThat(e.describeChoices()).doesNotContain("alltoall [128 KiB, 256 KiB): " + CollShm.NAME + "\n");
+            assertThat(e.describeChoices()).doesNotContain("alltoall [512 KiB, 1 MiB): " + CollShm.NAME + "\n");
             assertThat(e.remoteReads()).as("no rendezvous read: the blocks went by the alltoall's own reads").isZero();
             c.tuning().alltoallReads(Long.MAX_VALUE);
             nativeAlltoallChecked(c, w, me, n, block, false, false, "reads off");
@@ -716,7 +716,7 @@ class CollAlgorithmsTest {
             }
             nativeAlltoallChecked(c, w, me, n, block, false, false, "after the error");
             // a heap array at one member: that call, and the next ones for a while, through the cells
-            String cells = "alltoall [128 KiB, 256 KiB): " + CollShm.NAME + "\n";
+            String cells = "alltoall [512 KiB, 1 MiB): " + CollShm.NAME + "\n";
             int before = occurrences(e.describeChoices(), cells);
             nativeAlltoallChecked(c, w, me, n, block, false, me == 1, "rank 1 with a heap array");
             assertThat(occurrences(e.describeChoices(), cells)).as("through the cells").isEqualTo(before + 1);

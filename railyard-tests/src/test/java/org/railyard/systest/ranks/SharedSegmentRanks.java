@@ -17,7 +17,7 @@ import org.railyard.error.RailyardException;
  * Large collectives of heap arrays between the processes of one node, which go through the
  * communicator's shared segment by default (the test reads the choice log to know). Argument
  * {@code check}: a bcast of 1 MiB and 8 bytes from every root, an allgather of 160 KB from each,
- * an allgatherv with an empty block and gaps, an alltoall of 160 KB blocks from a native segment
+ * an allgatherv with an empty block and gaps, an alltoall of 640 KB blocks from a native segment
  * into a direct buffer, an alltoall of 1 MiB blocks, an allreduce, a reduce to
  * the last rank and a reduce_scatter_block (sums) of 1 MiB and 8 bytes, on the world and on a
  * split of it (all ranks but the last, and the last alone); each verified element by element,
@@ -121,13 +121,13 @@ public final class SharedSegmentRanks {
     }
 
     /**
-     * An alltoall of 160 000-byte blocks from a native segment (one long in) into a direct
+     * An alltoall of 640 000-byte blocks from a native segment (one long in) into a direct
      * ByteBuffer: by default every member reads its blocks straight from the others' memory.
      */
     private static void nativeAlltoall(Comm c, String name) {
         int me = c.rank();
         int p = c.size();
-        int block = 20_000; // longs
+        int block = 80_000; // longs: blocks from 512 KiB are read by default
         try (Arena arena = Arena.ofShared()) {
             MemorySegment send = arena.allocate(8L * (p * block + 1), 8);
             for (int r = 0; r < p; r++) {
