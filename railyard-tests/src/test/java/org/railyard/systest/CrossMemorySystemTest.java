@@ -27,8 +27,9 @@ import org.railyard.systest.ranks.CrossMemoryRanks;
  * with both ends native over shm, one per rendezvous message of at least the minimum received;
  * with a heap buffer at either end, a truncated receive, reads switched off, or tcp, none (a
  * message a process sends itself goes over the self link, which shares memory: read over tcp too).
- * alltoall's messages (blocks of 300 KiB) are read only where railyard.coll.exchange.reads is
- * lowered: by default, an exchange's messages below 2 MiB go through the channel.
+ * The messages of alltoall (blocks of 300 KiB) and of the allgather of a pair (512 KiB) are read
+ * only where railyard.coll.exchange.reads is lowered: by default, an exchange's messages below
+ * 2 MiB go through the channel.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
@@ -46,7 +47,8 @@ class CrossMemorySystemTest {
             "truncate", new int[] {0, 1, 0},
             "alltoall", new int[] {0, 0, 0},
             "to-self", new int[] {0, 1, 0},
-            "bcast-pair", new int[] {0, 0, 0});
+            "bcast-pair", new int[] {0, 0, 0},
+            "allgather-pair", new int[] {0, 0, 0});
 
     private final Map<String, Jobs.Finished> jobs = new HashMap<>();
 
@@ -76,6 +78,8 @@ class CrossMemorySystemTest {
             int extra = config.endsWith("min64k") && check.equals("native-to-native") && r > 0 ? 1 : 0;
             // with the exchange's reads from 64 KiB, each rank reads its 2 blocks in each of 3 rounds
             extra += config.endsWith("min64k") && check.equals("alltoall") ? 6 : 0;
+            // and in the pair's allgather, each of ranks 0 and 1 reads the other's block in each of 3 rounds
+            extra += config.endsWith("min64k") && check.equals("allgather-pair") && r < 2 ? 3 : 0;
             int expected = reads ? READS.get(check)[r] + extra : 0;
             assertEquals(expected, Integer.parseInt(words[0]), "cross-memory reads by rank " + r + " in '" + check
                     + "' (" + config + "): " + ok.get());

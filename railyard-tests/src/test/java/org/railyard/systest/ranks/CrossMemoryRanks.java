@@ -83,7 +83,7 @@ public final class CrossMemoryRanks {
 
     /** The checks, in the order they run; the test knows their names. */
     public static final List<String> CHECKS = List.of("native-to-native", "native-to-heap", "heap-to-native",
-            "direct-buffers", "unexpected", "truncate", "alltoall", "to-self", "bcast-pair");
+            "direct-buffers", "unexpected", "truncate", "alltoall", "to-self", "bcast-pair", "allgather-pair");
 
     private Map<String, Runnable> checks() {
         Map<String, Runnable> m = new LinkedHashMap<>();
@@ -96,6 +96,7 @@ public final class CrossMemoryRanks {
         m.put("alltoall", this::alltoall);
         m.put("to-self", this::toSelf);
         m.put("bcast-pair", this::bcastPair);
+        m.put("allgather-pair", this::allgatherPair);
         require(m.keySet().equals(new java.util.LinkedHashSet<>(CHECKS)), "check list out of date");
         return m;
     }
@@ -249,6 +250,30 @@ public final class CrossMemoryRanks {
             }
             pair.bcast(b, 0, size, 0);
             verify(b, 0, size, 0, round);
+        }
+        pair.free();
+    }
+
+    /**
+     * An allgather of 512 KiB blocks of native memory in a communicator of two processes (ranks 0
+     * and 1): both send and receive at once, and by default neither reads the other's memory
+     * (railyard.coll.exchange.reads); three times.
+     */
+    private void allgatherPair() {
+        Comm pair = world.split(rank < 2 ? 0 : Comm.UNDEFINED, rank);
+        if (pair == null) {
+            return;
+        }
+        int block = 512 * 1024 + 8;
+        MemorySegment s = arena.allocate(block, 64);
+        MemorySegment d = arena.allocate(2L * block, 64);
+        for (int round = 0; round < 3; round++) {
+            fill(s, 0, block, rank, round);
+            d.fill((byte) 0);
+            pair.allgather(s, 0, block, d, 0, block);
+            for (int from = 0; from < 2; from++) {
+                verify(d, (long) from * block, block, from, round);
+            }
         }
         pair.free();
     }
