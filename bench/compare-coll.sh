@@ -33,7 +33,8 @@
 #                 implementation in turn, seconds apart, the order turning from cell to cell, so that
 #                 they meet the machine in the same state. Round 0 (not kept) warms every cell up.
 #                 The ratio columns and the targets are then the median of the per-round ratios (with
-#                 --stat best, the lowest), and the probe is read before each cell's round from 64 KiB
+#                 --stat best, the ratio of the two implementations' fastest rounds, which favours
+#                 neither side), and the probe is read before each cell's round from 64 KiB
 #   --tables-from DIR  runs nothing: the tables again from DIR's raw.tsv and machine.tsv, into
 #                 DIR/tables-<stat>[-calm<US>].md
 #
@@ -341,9 +342,10 @@ function mean(who, procs, coll, bytes) { return combine(who SUBSEP procs SUBSEP 
 function cell(v) { return v < 0 ? "-" : v < 10 ? sprintf("%.3f", v) : v < 1000 ? sprintf("%.1f", v) : sprintf("%.0f", v) }
 function ratio(a, b) { return (a < 0 || b <= 0) ? "-" : sprintf("%.2f", a / b) }
 # rel(x, y, procs, coll, bytes): how x compares with y, -1 if unknown: the ratio of their combined
-# means, or in a paired run the median (with stat best, the lowest) of the per-round ratios
+# means (with stat best, of their fastest rounds; the lowest per-round ratio would favour x), or in
+# a paired run with stat median the median of the per-round ratios
 function rel(x, y, procs, coll, bytes,   kx, ky, r, key, a, b) {
-  if (!paired) { a = mean(x, procs, coll, bytes); b = mean(y, procs, coll, bytes); return (a < 0 || b <= 0) ? -1 : a / b }
+  if (!paired || stat == "best") { a = mean(x, procs, coll, bytes); b = mean(y, procs, coll, bytes); return (a < 0 || b <= 0) ? -1 : a / b }
   kx = x SUBSEP procs SUBSEP coll SUBSEP bytes; ky = y SUBSEP procs SUBSEP coll SUBSEP bytes
   key = "rel" SUBSEP kx SUBSEP ky
   if (!(key in cnt)) for (r = 1; r <= repeat; r++) if ((kx, r) in byrun && (ky, r) in byrun && byrun[ky, r] > 0) put(key, byrun[kx, r] / byrun[ky, r])
@@ -382,8 +384,13 @@ END {
   printf "for railyard-shm-offheap (Railyard with off-heap buffers).\n"
   if (paired) {
     printf "\nPaired run: in each round every implementation measured a cell (a collective at a size) in\n"
-    printf "turn, seconds apart. The ratio columns and the targets are the %s of the per-round ratios,\n", stat == "best" ? "lowest" : "median"
-    printf "so each ratio compares times taken with the machine in the same state.\n"
+    if (stat == "best") {
+      printf "turn, seconds apart. The ratio columns and the targets compare each implementation'"'"'s fastest\n"
+      printf "round of a cell (the time columns), a measure of what each can do when the machine lets it.\n"
+    } else {
+      printf "turn, seconds apart. The ratio columns and the targets are the median of the per-round ratios,\n"
+      printf "so each ratio compares times taken with the machine in the same state.\n"
+    }
   }
   for (c = 1; c <= nc; c++) {
     C = colls[c]

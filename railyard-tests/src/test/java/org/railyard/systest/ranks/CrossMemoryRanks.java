@@ -236,13 +236,9 @@ public final class CrossMemoryRanks {
      * two copies overlap (CollTree.binomialBcast); three times, so a pooled send is reused.
      */
     private void bcastPair() {
-        Comm pair = world.split(rank < 2 ? 0 : Comm.UNDEFINED, rank);
-        if (pair == null) {
-            return;
-        }
         int size = 1024 * 1024 + 7;
         MemorySegment b = arena.allocate(size, 64);
-        for (int round = 0; round < 3; round++) {
+        onPair((pair, round) -> {
             if (rank == 0) {
                 fill(b, 0, size, 0, round);
             } else {
@@ -250,6 +246,17 @@ public final class CrossMemoryRanks {
             }
             pair.bcast(b, 0, size, 0);
             verify(b, 0, size, 0, round);
+        });
+    }
+
+    /** Runs {@code body} three times (rounds 0 to 2) on a communicator of ranks 0 and 1; the others only split. */
+    private void onPair(java.util.function.ObjIntConsumer<Comm> body) {
+        Comm pair = world.split(rank < 2 ? 0 : Comm.UNDEFINED, rank);
+        if (pair == null) {
+            return;
+        }
+        for (int round = 0; round < 3; round++) {
+            body.accept(pair, round);
         }
         pair.free();
     }
@@ -260,22 +267,17 @@ public final class CrossMemoryRanks {
      * (railyard.coll.exchange.reads); three times.
      */
     private void allgatherPair() {
-        Comm pair = world.split(rank < 2 ? 0 : Comm.UNDEFINED, rank);
-        if (pair == null) {
-            return;
-        }
         int block = 512 * 1024 + 8;
         MemorySegment s = arena.allocate(block, 64);
         MemorySegment d = arena.allocate(2L * block, 64);
-        for (int round = 0; round < 3; round++) {
+        onPair((pair, round) -> {
             fill(s, 0, block, rank, round);
             d.fill((byte) 0);
             pair.allgather(s, 0, block, d, 0, block);
             for (int from = 0; from < 2; from++) {
                 verify(d, (long) from * block, block, from, round);
             }
-        }
-        pair.free();
+        });
     }
 
     private Object buffer(boolean nativeMemory, int bytes) {
