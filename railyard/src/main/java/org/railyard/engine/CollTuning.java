@@ -175,8 +175,9 @@ final class CollTuning {
      * when the shared segment is off): a message of fewer bytes than this is not offered for a
      * cross-memory read even from native memory, and goes through the channel. Every member sends
      * and receives at once there, and the channel's copy in by the sender and copy out by the
-     * receiver run side by side. Between two processes with native buffers the reads lost from
-     * 256 KiB to 1 MiB and won at 4 MiB; see bench/results/coll-exchange-reads-2026-11-27.md.
+     * receiver run side by side. Between two processes with native buffers the reads mostly lost
+     * from 256 KiB to 1 MiB (allgather at 1 MiB was split) and won at 4 MiB; see
+     * bench/results/coll-exchange-reads-2026-11-27.md and bench/RESULTS.md.
      */
     static final String EXCHANGE_READS_PROP = "railyard.coll.exchange.reads";
     static final long EXCHANGE_READS_DEFAULT = 2L << 20;
