@@ -13,14 +13,14 @@ final class ByeOutbound extends Outbound {
     }
 
     @Override
-    protected int nextFrameLength(int maxFrame) {
-        return FrameHeader.LENGTH;
+    protected int nextFrame(FrameFields header, int maxPayload) {
+        // acknowledged at once, so a peer that is closing learns early that nothing is left to resend
+        header.set(FrameType.BYE, FrameHeader.FLAG_ACK_REQUEST, 0, source, 0, 0, 0, 0);
+        return 0;
     }
 
     @Override
-    protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-        // acknowledged at once, so a peer that is closing learns early that nothing is left to resend
-        FrameHeader.write(seg, offset, frameLength, FrameType.BYE, FrameHeader.FLAG_ACK_REQUEST, 0, source, 0, 0, 0, 0);
+    protected boolean writePayload(MemorySegment seg, long offset, int length) {
         return true;
     }
 

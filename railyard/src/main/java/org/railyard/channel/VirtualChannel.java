@@ -78,8 +78,8 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private boolean printedPolicy;
     private int polls;
     private Rail polling;
-    private Rail directRail;
-    private long directOffset;
+    /** The header of the frame being written: filled by the outbound, written only by {@link #put}. */
+    private final FrameFields header = new FrameFields();
 
     private final OutboundQueue envelopes = new OutboundQueue();
     private final OutboundQueue bulk = new OutboundQueue();
@@ -298,65 +298,88 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         failover.railDown(r, why, now);
     }
 
-    // ================================================================== the short path
+    // ================================================================== sending
 
     /**
-     * The short path for a frame that can go at once: when the channel is up and nothing is queued
-     * ahead of it, reserves {@code frameLength} bytes on the rail the policy picks and returns their
-     * offset in {@link #directSegment()}; the caller writes the whole frame there and calls
-     * {@link #commitDirect()}. Returns -1 when the frame must be queued instead (order first).
+     * Sends a message at once if nothing is queued ahead of it and a rail has room now: its first
+     * frame is written, stamped, committed and flushed during this call (the latency path: a small
+     * message costs no queueing and no request). Further frames, if any, are queued behind it.
+     * Returns false, having written nothing, when the message must be queued with
+     * {@link #sendEnvelope} instead (order first).
      */
-    public long claimDirect(int frameLength) {
+    public boolean sendNow(Outbound o) {
         if (state != State.UP || !envelopes.isEmpty() || rails.liveCount == 0) {
-            return -1;
+            return false;
         }
-        if (reliable && !failover.clearFor(frameLength)) {
-            return -1;
+        int payload = o.nextFrame(header, Integer.MAX_VALUE);
+        int len = FrameHeader.LENGTH + payload;
+        if (reliable && !failover.clearFor(len)) {
+            return false;
         }
-        Rail rail = rails.pick(frameLength - FrameHeader.LENGTH, Outbound.BLOCKING, false);
-        if (frameLength > rail.link.maxFrame()) {
-            return -1;
+        Rail r = railFor(o, payload);
+        if (len > r.link.maxFrame()) {
+            return false;
         }
-        long off = rail.link.tryClaim(frameLength);
+        long off = r.link.tryClaim(len);
         if (off < 0) {
-            return -1;
+            return false;
         }
-        directRail = rail;
-        directOffset = off;
-        return off;
-    }
-
-    /** The memory of the last {@link #claimDirect}. */
-    public MemorySegment directSegment() {
-        return directRail.link.claimSegment();
-    }
-
-    /** Stamps the sequence number on the frame written after {@link #claimDirect}, publishes and flushes it. */
-    public void commitDirect() {
-        Link link = directRail.link;
-        MemorySegment seg = link.claimSegment();
         if (reliable) {
             now = table.nanoTime();
         }
-        stamp(directRail, seg, directOffset, FrameHeader.frameLength(seg, directOffset));
-        link.commit();
-        link.flush();
+        if (put(r, o, off, payload, -1, (byte) 0)) {
+            written(o);
+        } else {
+            envelopes.add(o);
+        }
+        r.link.flush();
+        return true;
     }
 
-    /** PSN, retransmit copy, counters: what every sequenced frame gets when handed to a rail. */
-    private void stamp(Rail r, MemorySegment seg, long off, int len) {
+    /**
+     * The one routine that puts a frame on a rail, for every path: at {@code off}, which the caller
+     * claimed on {@code r}, writes the header from {@link #header} (with {@code arg} the message
+     * offset of a DATA frame, or -1 to keep the described one), then the payload from {@code o},
+     * stamps the packet sequence number (and keeps the retransmit copy), and commits. Returns true
+     * if that was the outbound's last frame.
+     */
+    private boolean put(Rail r, Outbound o, long off, int payload, long messageOffset, byte extraFlags) {
+        Link link = r.link;
+        MemorySegment seg = link.claimSegment();
+        FrameFields h = header;
+        int len = FrameHeader.LENGTH + payload;
+        FrameHeader.write(seg, off, len, h.type, (byte) (h.flags | extraFlags), h.context, h.source, h.tag,
+                h.messageLength, h.cookie, messageOffset < 0 ? h.arg : messageOffset);
+        boolean last;
+        if (messageOffset < 0) {
+            last = o.writePayload(seg, off + FrameHeader.LENGTH, payload);
+        } else {
+            o.writeBulk(seg, off + FrameHeader.LENGTH, payload, messageOffset);
+            last = false;
+        }
         r.stats.sent(len);
-        if (!FrameType.sequenced(FrameHeader.type(seg, off))) {
-            return; // outside the sequence (a VALUE frame): never reordered, never sent again
-        }
-        long psn = order.stamp();
-        FrameHeader.psn(seg, off, psn);
-        if (reliable) {
-            failover.sent(psn, r, seg, off, len, now);
-        }
+        if (FrameType.sequenced(h.type)) {
+            long psn = order.stamp();
+            FrameHeader.psn(seg, off, psn);
+            if (reliable) {
+                failover.sent(psn, r, seg, off, len, now);
+            }
+        } // else outside the sequence (a VALUE frame): never reordered, never sent again
+        link.commit();
+        return last;
     }
 
-    // ================================================================== sending
+    /** The outbound's last frame is handed off. */
+    private void written(Outbound o) {
+        o.lastPsn = order.nextPsn() - 1;
+        o.onWritten();
+    }
+
+    /** The rail for the frame {@link #header} describes: a value of an iterative scheme stays on the first. */
+    private Rail railFor(Outbound o, int payload) {
+        // a VALUE keeps its flow's order without a sequence number by never changing rails
+        return FrameType.sequenced(header.type) ? rails.pick(payload, o.pattern(), false) : rails.live[0];
+    }
 
     /** Writes queued frames while the rails take them; returns the number of frames written. */
     public int progressSend() {
@@ -372,7 +395,8 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         }
         while (state == State.UP && rails.liveCount > 0) {
             if (!envelopes.isEmpty()) {
-                if (!sendEnvelopeFrame()) {
+                Outbound o = envelopes.head();
+                if (!sendSequential(railFor(o, o.nextFrame(header, Integer.MAX_VALUE)), o, envelopes)) {
                     break;
                 }
             } else if (!bulk.isEmpty()) {
@@ -392,30 +416,16 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         return work;
     }
 
-    private boolean sendEnvelopeFrame() {
-        Outbound o = envelopes.head();
-        // a value of an iterative scheme stays on the first rail: its flow keeps its order without a sequence number
-        Rail r = o.unsequenced() ? rails.live[0]
-                : rails.pick(o.nextFrameLength(Integer.MAX_VALUE) - FrameHeader.LENGTH, o.pattern(), false);
-        return sendSequential(r, o, false);
-    }
-
-    /** One frame of {@code o} through {@link Outbound#writeFrame}; false if the rail cannot take it now. */
-    private boolean sendSequential(Rail r, Outbound o, boolean bulk) {
-        Link link = r.link;
-        int len = o.nextFrameLength(link.maxFrame());
-        long off = claim(r, len);
+    /** The next frame of {@code o}, the head of {@code queue}, on {@code r}; false if the rail cannot take it now. */
+    private boolean sendSequential(Rail r, Outbound o, OutboundQueue queue) {
+        int payload = o.nextFrame(header, r.link.maxFrame() - FrameHeader.LENGTH);
+        long off = claim(r, FrameHeader.LENGTH + payload);
         if (off < 0) {
             return false;
         }
-        MemorySegment seg = link.claimSegment();
-        boolean last = o.writeFrame(seg, off, len);
-        stamp(r, seg, off, len);
-        link.commit();
-        if (last) {
-            (bulk ? this.bulk : envelopes).pop();
-            o.lastPsn = order.nextPsn() - 1;
-            o.onWritten();
+        if (put(r, o, off, payload, -1, (byte) 0)) {
+            queue.pop();
+            written(o);
         }
         return true;
     }
@@ -446,7 +456,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         if (!rails.planned()) {
             long n = o.bulkBytes();
             if (n < 0) {
-                return sendSequential(rails.pick(Long.MAX_VALUE, o.pattern(), true), o, true);
+                return sendSequential(rails.pick(Long.MAX_VALUE, o.pattern(), true), o, bulk);
             }
             rails.plan(o, n, reliable && n >= settings.stripeThreshold(), now);
             if (n == 0) {
@@ -466,10 +476,8 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
             if (reliable && r.inFlight() >= rails.window(r)) {
                 continue;
             }
-            Link link = r.link;
-            long payload = rails.payload(i, link.maxFrame());
-            int len = (int) (FrameHeader.LENGTH + payload);
-            long off = claim(r, len);
+            long payload = rails.payload(i, r.link.maxFrame());
+            long off = claim(r, (int) (FrameHeader.LENGTH + payload));
             if (off == FULL) {
                 return false;
             }
@@ -479,14 +487,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
             if (off < 0) {
                 continue;
             }
-            MemorySegment seg = link.claimSegment();
-            o.writeBulk(seg, off, len, rails.next(i));
-            if (rails.endsStripe(i, payload)) {
-                FrameHeader.addFlags(seg, off, FrameHeader.FLAG_ACK_REQUEST);
-            }
+            o.bulkHeader(header);
             rails.handingOff(i, now);
-            stamp(r, seg, off, len);
-            link.commit();
+            put(r, o, off, (int) payload, rails.next(i), rails.endsStripe(i, payload) ? FrameHeader.FLAG_ACK_REQUEST : 0);
             if (rails.handedOff(i, r, payload)) {
                 finishBulk(o);
             }

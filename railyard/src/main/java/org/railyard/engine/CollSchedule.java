@@ -447,21 +447,6 @@ final class CollSchedule extends Transfer {
     }
 
     @Override
-    protected int nextFrameLength(int maxFrame) {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
-    }
-
-    @Override
-    protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
-    }
-
-    @Override
-    protected void onWritten() {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
-    }
-
-    @Override
     public String toString() {
         return what + " on " + comm.name() + " (" + algorithm + "), round " + round + " of " + rounds;
     }

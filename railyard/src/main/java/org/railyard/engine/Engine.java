@@ -97,6 +97,8 @@ public final class Engine implements FrameSink {
     private volatile int activity;
     private int nextContext = 4;
 
+    /** The message of {@link #sendEagerDirect}, reused under the lock. */
+    private final DirectEager direct = new DirectEager();
     private Transfer postedHead, postedTail;
     private Unexpected unexpectedHead, unexpectedTail;
     private final Unexpected[] unexpectedPool = new Unexpected[32];
@@ -309,16 +311,9 @@ public final class Engine implements FrameSink {
         if (ch == null) {
             return false;
         }
-        int len = FrameHeader.LENGTH + (int) bytes;
-        long at = ch.claimDirect(len);
-        if (at < 0) {
-            return false;
-        }
-        MemorySegment seg = ch.directSegment();
-        FrameHeader.write(seg, at, len, FrameType.EAGER, (byte) 0, ctx, rank, tag, (int) bytes, 0, 0);
-        k.copyOut(buf, off, 0, seg, at + FrameHeader.LENGTH, bytes);
-        ch.commitDirect();
-        return true;
+        boolean sent = ch.sendNow(direct.set(ctx, rank, tag, buf, k, off, bytes));
+        direct.clear();
+        return sent;
     }
 
     public Transfer isend(CommState c, Object buf, Kind k, int off, int count, int dest, int tag, int mode) {

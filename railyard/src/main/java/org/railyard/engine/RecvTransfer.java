@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.channel.FrameFields;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.error.ErrorClass;
 import org.railyard.wire.FrameHeader;
@@ -57,15 +58,16 @@ final class RecvTransfer extends Transfer {
         complete();
     }
 
+    /** The CTS naming this receive. */
     @Override
-    protected int nextFrameLength(int maxFrame) {
-        return FrameHeader.LENGTH;
+    protected int nextFrame(FrameFields header, int maxPayload) {
+        header.set(FrameType.CTS, (byte) (readDone ? FrameHeader.FLAG_READ_DONE : 0), context, engine.rank(), statusTag,
+                (int) messageBytes, senderCookie, id);
+        return 0;
     }
 
     @Override
-    protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
-        FrameHeader.write(seg, off, frameLength, FrameType.CTS, (byte) (readDone ? FrameHeader.FLAG_READ_DONE : 0), context,
-                engine.rank(), statusTag, (int) messageBytes, senderCookie, id);
+    protected boolean writePayload(MemorySegment seg, long off, int length) {
         return true;
     }
 

@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import java.lang.foreign.MemorySegment;
+import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -99,6 +101,23 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         error = new RailyardException(c, message);
         state = FAILED;
         engine.completed(this);
+    }
+
+    // a request that is not a point-to-point message (a collective schedule) is never queued on a channel
+
+    @Override
+    protected int nextFrame(FrameFields header, int maxPayload) {
+        throw new IllegalStateException(this + " is never queued on a channel");
+    }
+
+    @Override
+    protected boolean writePayload(MemorySegment seg, long offset, int length) {
+        throw new IllegalStateException(this + " is never queued on a channel");
+    }
+
+    @Override
+    protected void onWritten() {
+        throw new IllegalStateException(this + " is never queued on a channel");
     }
 
     void clear() {
