@@ -1,8 +1,9 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
+import org.railyard.engine.Kind;
 import org.railyard.wire.FrameType;
 
 /**

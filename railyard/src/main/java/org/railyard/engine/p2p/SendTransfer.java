@@ -1,7 +1,8 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
+import org.railyard.engine.Transfer;
 import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -26,11 +27,11 @@ final class SendTransfer extends Transfer {
      * a peer on this node; see {@link FrameHeader#FLAG_REMOTE_READ}), else 0.
      */
     long readAddress;
-    /** False for a send whose receiver must not be offered a read of the buffer ({@link CollSchedule#sendCopied}). */
+    /** False for a send whose receiver must not be offered a read of the buffer (a collective's copied send). */
     boolean mayBeRead = true;
 
-    SendTransfer(Engine engine) {
-        super(engine);
+    SendTransfer(Owner owner) {
+        super(owner);
     }
 
     long bytes() {
