@@ -118,9 +118,34 @@ final class RailScheduler {
         liveCount = j;
     }
 
-    /** No rail is up any more (the channel closed). */
-    void allDown() {
+    /**
+     * Closes every rail's link; a rail that was up goes down, its state change recorded as
+     * {@code state} for {@code why} (and its counters sampled, if {@code sample}).
+     */
+    void closeAll(long now, String state, String why, boolean sample) {
+        for (int i = 0; i < railSlots; i++) {
+            Rail r = rails[i];
+            if (r != null && r.link != null) {
+                r.link.close();
+                if (r.up()) {
+                    r.state = Rail.State.DOWN;
+                    r.stats.state(now, state, why, null);
+                    if (sample) {
+                        r.stats.sample(now);
+                    }
+                }
+            }
+        }
         liveCount = 0;
+    }
+
+    /** Copies the rails' counters into their time series. */
+    void sample(long now) {
+        for (int i = 0; i < railSlots; i++) {
+            if (rails[i] != null) {
+                rails[i].stats.sample(now);
+            }
+        }
     }
 
     /** The rail for a frame of {@code payload} bytes (an envelope, or unstriped bulk data). */

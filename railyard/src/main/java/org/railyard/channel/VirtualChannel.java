@@ -9,42 +9,28 @@ import org.railyard.wire.Handshake;
 import org.railyard.wire.LinkControl;
 
 /**
- * Everything that goes to and comes from one peer: its rails (subchannels), the order of frames
- * (one packet sequence number per direction), the queues of what waits to be sent, and on a
- * multi-rail channel the machinery that loses nothing when rails fail (seed 002, chapters 4 and 10).
+ * Everything that goes to and comes from one peer (seed 002, chapters 4 and 10), composed of three
+ * parts that each own their state: {@link Sequencer} (packet sequence numbers, frames held back,
+ * the completion filter), {@link RailScheduler} (rails, policy, windows, the stripes of the bulk
+ * message under way) and {@link Failover} (acknowledgements, heartbeats, retransmission,
+ * reconnection, partitions; multi-rail channels only). The channel keeps the lifecycle, the send
+ * queues, and {@link #put}, the one routine that writes a frame's header and PSN on a rail.
  * Driven only by the progress agent (or a caller holding the progress lock).
  *
- * <h2>Sending</h2>
- * Two send queues: envelopes (eager messages, requests to send, clear-to-send answers) and bulk
- * (rendezvous data). Envelopes go first, so a large transfer under way never holds back the small
- * messages behind it; order among envelopes is the order of posting, which is what MPI's
- * non-overtaking rule needs. Each frame gets the next packet sequence number (PSN) when it is
- * handed to a rail; the {@link RailPolicy} picks the rail. Bulk data of at least the striping
- * threshold may be striped: the policy splits the message into one contiguous stripe per rail,
- * and the rails are fed frame by frame as each has room, so every rail runs at its own speed.
+ * <p>Sending: envelopes (eager messages, RTS, CTS) go before bulk (rendezvous data), so a large
+ * transfer never holds back the small messages behind it; envelopes keep their order of posting
+ * (MPI's non-overtaking rule). Bulk data of at least the striping threshold may be striped, one
+ * contiguous stripe per rail, each rail fed as it has room.
  *
- * <h2>Receiving</h2>
- * Frames are delivered to the engine in PSN order. With one rail they arrive in order. With several,
- * an envelope ahead of its turn is copied aside ({@link ReorderBuffer}) until the frames before it
- * arrive; rendezvous data ahead of its turn goes up at once (it names its offset, and its receive
- * exists since the CTS) and only its PSN is remembered; a frame with a PSN already delivered or
- * buffered is dropped (it was sent twice).
+ * <p>Receiving: frames go up in PSN order. With several rails, an envelope ahead of its turn is
+ * held back, rendezvous data ahead of its turn goes up at once (it names its offset), and a
+ * duplicate is dropped.
  *
- * <h2>Multi-rail reliability</h2>
- * A channel whose peer can be reached by more than one rail is <em>reliable</em>: it keeps its own
- * acknowledgements, a retransmit buffer, heartbeats, and sends again on the rails left what a rail
- * that failed carried; with no rail left it waits, bounded, for one to return ({@link Failover}).
- * A striped message completes on the sender only once the peer acknowledged all of it.
- *
- * <p>A channel with a single possible rail (shared memory, one path) keeps none of this: no
- * acknowledgements, no copies, and a broken link puts the channel down at once.
- *
- * <h2>Parts</h2>
- * The channel composes three parts, each owning its state: {@link Sequencer} (PSN, ESN, frames
- * held back, the completion filter), {@link RailScheduler} (rails, policy, windows, the stripes of
- * the bulk message under way) and {@link Failover} (acknowledgements, heartbeats, retransmission,
- * reconnection, partitions; multi-rail channels only). The channel itself keeps the lifecycle, the
- * send queues and the one routine that puts a frame on a rail.
+ * <p>A channel whose peer can be reached by more than one rail is <em>reliable</em>: it loses no
+ * byte when rails fail and waits, bounded, for one to return ({@link Failover}); a striped message
+ * completes on the sender only once the peer acknowledged all of it. A channel with a single
+ * possible rail (shared memory, one path) keeps none of this: no acknowledgements, no copies, and
+ * a broken link puts the channel down at once.
  */
 public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delivery {
     /** Lifecycle of a channel. */
@@ -635,12 +621,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
 
     /** Copies the rails' counters into their time series. */
     void sample(long t) {
-        for (int i = 0; i < rails.slots(); i++) {
-            Rail r = rails.existing(i);
-            if (r != null) {
-                r.stats.sample(t);
-            }
-        }
+        rails.sample(t);
     }
 
     // ================================================================== failure and goodbye
@@ -665,18 +646,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private void down(String why, boolean orderly) {
         state = orderly ? State.CLOSED : State.DOWN;
         failure = why;
-        long t = table.nanoTime();
-        for (int i = 0; i < rails.slots(); i++) {
-            Rail r = rails.existing(i);
-            if (r != null && r.link != null) {
-                r.link.close();
-                if (r.up()) {
-                    r.state = Rail.State.DOWN;
-                    r.stats.state(t, orderly ? "CLOSED" : "DOWN", why, null);
-                }
-            }
-        }
-        rails.allDown();
+        rails.closeAll(table.nanoTime(), orderly ? "CLOSED" : "DOWN", why, false);
         table.links().lost(peer);
         envelopes.clear();
         bulk.clear();
@@ -709,20 +679,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         sendEnvelope(new ByeOutbound(table.rank()));
     }
 
+    /** Closes every rail (this process leaves). */
     void closeRails() {
-        long t = table.nanoTime();
-        for (int i = 0; i < rails.slots(); i++) {
-            Rail r = rails.existing(i);
-            if (r != null && r.link != null) {
-                r.link.close();
-                if (r.up()) {
-                    r.state = Rail.State.DOWN;
-                    r.stats.state(t, "CLOSED", "closed by this process", null);
-                    r.stats.sample(t);
-                }
-            }
-        }
-        rails.allDown();
+        rails.closeAll(table.nanoTime(), "CLOSED", "closed by this process", true);
         if (state == State.UP) {
             state = State.CLOSED;
         }

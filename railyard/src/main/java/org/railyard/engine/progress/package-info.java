@@ -8,8 +8,10 @@
  * <ol>
  * <li><b>One lock.</b> All engine state (channels, transfers, matching, schedules) is guarded by one
  *     {@code ReentrantLock}. Whoever holds it may run a duty cycle; nobody else touches that state.
- *     A call that posts (send, receive, a collective's start) takes the lock, posts, and may run
- *     the channel's send side at once (an eager message goes out during the call).</li>
+ *     A call that posts (send, receive, a collective's start, cancel) takes the lock with a blocking
+ *     {@code lock()}, so it may wait for a cycle under way; it posts and may run the channel's send
+ *     side at once (an eager message goes out during the call). A probe takes the lock the same
+ *     way and runs one cycle under it; so does {@code driveUntil} for each of its cycles.</li>
  * <li><b>Waiters drive.</b> A thread waiting for a request ({@code await}, {@code awaitAny},
  *     {@code driveUntil}, {@code test}) counts itself in {@code drivers} and loops: one duty cycle
  *     if the lock is free ({@code tryLock}, never blocking on it), then the condition, then its own
@@ -17,8 +19,10 @@
  *     a sleep on the doorbell when every frame it can receive rings it). Several waiting threads
  *     take turns through {@code tryLock}; one that finds the lock taken does no work and idles. A
  *     cycle that did work wakes the doorbell's sleepers: it may have ended another thread's wait.</li>
- * <li><b>The activity mark.</b> Every posting call and every waiter's cycle bumps the volatile
- *     counter {@code activity}; the agent's own cycles do not.</li>
+ * <li><b>The activity mark.</b> The volatile counter {@code activity} is bumped by every posting
+ *     call ({@code Progress.touch}: a send or receive posted, an eager message offered directly)
+ *     and by every cycle an application thread runs ({@code tryDuty}, {@code dutyLocked}); not by
+ *     the agent's cycles, nor by a probe's.</li>
  * <li><b>The agent steps in only when the application is away.</b> The agent thread loops until
  *     close. If a waiter is in the library ({@code drivers > 0}) or {@code activity} changed since
  *     its last look, it keeps off the lock and the processor: it parks (100 us growing to 1 ms),
