@@ -4,7 +4,6 @@ import static org.railyard.systest.ranks.RankSupport.require;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import org.railyard.Comm;
 import org.railyard.Datatype;
@@ -32,13 +31,6 @@ public final class CollAllocRanks {
     private static final int[] SIZES = {8, 1024};
 
     private CollAllocRanks() {
-    }
-
-    private static long allocated() {
-        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        require(mx.isThreadAllocatedMemorySupported(), "this JVM cannot count allocated bytes");
-        mx.setThreadAllocatedMemoryEnabled(true);
-        return mx.getTotalThreadAllocatedBytes();
     }
 
     public static void main(String[] args) {
@@ -106,17 +98,7 @@ public final class CollAllocRanks {
     }
 
     private static void measure(Comm c, String what, int size, String buffers, Runnable call, Runnable check) {
-        call.run();
-        check.run();
-        for (int i = 1; i < WARM; i++) {
-            call.run();
-        }
-        c.barrier();
-        long before = allocated();
-        for (int i = 0; i < MEASURED; i++) {
-            call.run();
-        }
-        double perCall = (allocated() - before) / (double) MEASURED;
+        double perCall = RankSupport.bytesPerCall(call, check, c::barrier, WARM, MEASURED);
         System.out.println(String.format(Locale.ROOT, "ALLOC %s %d %s %.1f", what, size, buffers, perCall));
     }
 }

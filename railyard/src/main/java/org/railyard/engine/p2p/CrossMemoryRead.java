@@ -28,6 +28,8 @@ final class CrossMemoryRead {
     private final long minBytes;
     /** Per world rank: 0 not yet checked, 1 its identity token checked, -1 cross-memory reads refused. */
     private final byte[] peerMemory;
+    /** Per world rank: its process id once read from its address card, else 0. */
+    private final long[] pids;
     private final ProcessMemory.Reader reader = new ProcessMemory.Reader();
     private long reads;
     private long readBytes;
@@ -38,6 +40,7 @@ final class CrossMemoryRead {
         this.enabled = enabled;
         this.minBytes = minBytes;
         this.peerMemory = new byte[size];
+        this.pids = new long[size];
         this.choice = choice;
     }
 
@@ -78,7 +81,7 @@ final class CrossMemoryRead {
             return 0;
         }
         if (peerMemory[peer] == 0) {
-            long pid = channels.pidOf(peer);
+            long pid = pid(peer);
             if (!ProcessMemory.Identity.verify(pid, FrameHeader.offerIdentityAddress(seg, off),
                     FrameHeader.offerIdentityWord(seg, off, 0), FrameHeader.offerIdentityWord(seg, off, 1))) {
                 peerMemory[peer] = -1;
@@ -103,9 +106,13 @@ final class CrossMemoryRead {
         if (buffer == null || t.messageBytes > t.capacityBytes || peerMemory[peer] < 0) {
             return;
         }
-        long pid = channels.pidOf(peer);
-        MemorySegment into = buffer.asSlice((long) t.offset * t.kind.size, t.messageBytes);
-        long r = reader.read(pid, into, readAddress, t.messageBytes);
+        long at = (long) t.offset * t.kind.size;
+        if (at + t.messageBytes > buffer.byteSize() || !buffer.scope().isAlive()) {
+            return; // the DATA frames then meet the same bounds and liveness checks as any copy
+        }
+        long pid = pid(peer);
+        // by address, not through a slice: a slice is an object per message
+        long r = reader.read(pid, buffer.address() + at, readAddress, t.messageBytes);
         if (r != t.messageBytes) {
             peerMemory[peer] = -1;
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": reading " + t.messageBytes + " B from world rank " + peer
@@ -116,6 +123,14 @@ final class CrossMemoryRead {
         t.readDone = true;
         reads++;
         readBytes += t.messageBytes;
+    }
+
+    /** The process id of world rank {@code peer}, read from its address card once. */
+    private long pid(int peer) {
+        if (pids[peer] == 0) {
+            pids[peer] = channels.pidOf(peer);
+        }
+        return pids[peer];
     }
 
     /** The buffer as a segment of native memory, or null if it is not in native memory. */
