@@ -61,7 +61,7 @@ public final class Config {
 
     /**
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
-     * writing peer wakes, instead of parking for a guessed interval (transport/Doorbell). The sleep
+     * writing peer wakes, instead of parking for a guessed interval (transport/ring/Doorbell). The sleep
      * stays bounded by the idle settings, so frames from other transports are seen as before.
      */
     public static final String DOORBELL_PROP = "railyard.doorbell";

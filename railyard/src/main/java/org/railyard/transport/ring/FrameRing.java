@@ -1,4 +1,4 @@
-package org.railyard.transport.shm;
+package org.railyard.transport.ring;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -79,7 +79,7 @@ public final class FrameRing {
         return maxFrame;
     }
 
-    /** The consumer's bell word ({@link org.railyard.transport.Doorbell}): 4 bytes in the header. */
+    /** The consumer's bell word ({@link Doorbell}): 4 bytes in the header. */
     public MemorySegment bell() {
         return seg.asSlice(BELL, 4);
     }
