@@ -61,6 +61,7 @@ public final class Fuzz {
     private final String name;
     private final Decoder decoder;
     private Predicate<Throwable> clean;
+    private long allocationBase = ALLOCATION_BASE;
     private long seed = 20_201;
     private int tries = 2_000;
 
@@ -91,6 +92,15 @@ public final class Fuzz {
     /** A fuzz run of a decoder that reports every problem as a result and never throws. */
     public static Fuzz neverThrowing(String name, Decoder decoder) {
         return new Fuzz(name, decoder, t -> false);
+    }
+
+    /**
+     * Replaces {@link #ALLOCATION_BASE} for a decoder whose test sets up more per input (a
+     * connection); still a bound that the input's claims cannot move.
+     */
+    public Fuzz allocationBase(long bytes) {
+        this.allocationBase = bytes;
+        return this;
     }
 
     /** Replaces the random budget: {@code tries} inputs from {@code seed}. */
@@ -169,7 +179,7 @@ public final class Fuzz {
         } catch (InterruptedException | ExecutionException e) {
             return fail("%s: the fuzz worker failed: %s", name, e);
         }
-        long bound = ALLOCATION_BASE + ALLOCATION_PER_BYTE * input.length;
+        long bound = allocationBase + ALLOCATION_PER_BYTE * input.length;
         if (o.allocated > bound) {
             return fail("%s: %s allocated %d bytes, more than %d for %d bytes of input: %s", name, which, o.allocated,
                     bound, input.length, show(input));
