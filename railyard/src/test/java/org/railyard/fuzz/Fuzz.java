@@ -62,6 +62,7 @@ public final class Fuzz {
     private final Decoder decoder;
     private Predicate<Throwable> clean;
     private long allocationBase = ALLOCATION_BASE;
+    private long timeBoundMs = TIME_BOUND_MS;
     private long seed = 20_201;
     private int tries = 2_000;
 
@@ -100,6 +101,12 @@ public final class Fuzz {
      */
     public Fuzz allocationBase(long bytes) {
         this.allocationBase = bytes;
+        return this;
+    }
+
+    /** Replaces {@link #TIME_BOUND_MS}. */
+    public Fuzz timeBound(long millis) {
+        this.timeBoundMs = millis;
         return this;
     }
 
@@ -172,10 +179,10 @@ public final class Fuzz {
         });
         Outcome o;
         try {
-            o = f.get(TIME_BOUND_MS, TimeUnit.MILLISECONDS);
+            o = f.get(timeBoundMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             f.cancel(true);
-            return fail("%s: %s did not end within %d ms (a hang) on input %s", name, which, TIME_BOUND_MS, show(input));
+            return fail("%s: %s did not end within %d ms (a hang) on input %s", name, which, timeBoundMs, show(input));
         } catch (InterruptedException | ExecutionException e) {
             return fail("%s: the fuzz worker failed: %s", name, e);
         }
