@@ -150,7 +150,6 @@ class MultiRailChannelTest {
         p.net.cutAfter(1, 20, 300);
         assertThat(p.runUntil(() -> p.sender().rails().length == 2 && !p.sender().rails()[1].up(), 5000))
                 .as("rail 1 declared down after its silence").isTrue();
-        long downAt = p.now;
         p.runFor(100);
         p.net.heal(1);
         assertThat(p.runUntil(() -> allThrough(p, ms), 30_000)).as(String.join("\n", p.log)).isTrue();
@@ -160,7 +159,6 @@ class MultiRailChannelTest {
         assertThat(p.runUntil(cut::up, 1000)).as("rail 1 re-admitted within the longest backoff").isTrue();
         assertThat(cut.stats.retransmittedFrames() + p.sender().rails()[0].stats.retransmittedFrames())
                 .as("frames sent again").isPositive();
-        assertThat(p.now - downAt).isPositive();
         // the healed rail carries traffic again
         long before = cut.bytesSent();
         List<Message> more = new ArrayList<>();

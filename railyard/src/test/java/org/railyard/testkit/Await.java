@@ -1,6 +1,9 @@
 package org.railyard.testkit;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -26,6 +29,31 @@ public final class Await {
     @FunctionalInterface
     public interface Condition {
         boolean holds() throws Exception;
+    }
+
+    /** A poll that gives null until there is something (an event, a finished request's status). */
+    @FunctionalInterface
+    public interface Poll<T> {
+        T next() throws Exception;
+    }
+
+    /**
+     * Polls until {@code poll} gives something other than null, at most {@code bound}, and returns it.
+     *
+     * @throws AssertionError naming {@code what} when the bound passes first (or the wait is interrupted)
+     */
+    public static <T> T awaitValue(Poll<T> poll, Duration bound, String what) {
+        return valueWithin(bound, poll).orElseThrow(() -> new AssertionError("not within " + describe(bound) + ": " + what));
+    }
+
+    /** Polls until {@code poll} gives something other than null (that), or {@code bound} passes (empty). */
+    public static <T> Optional<T> valueWithin(Duration bound, Poll<T> poll) {
+        List<T> got = new ArrayList<>(1);
+        within(bound, () -> {
+            T t = poll.next();
+            return t != null && got.add(t);
+        });
+        return got.isEmpty() ? Optional.empty() : Optional.of(got.getFirst());
     }
 
     /**
