@@ -185,6 +185,44 @@ class MultiRailChannelTest {
         assertAllDeliveredOnceInOrder(p, ms);
     }
 
+    /*
+     * A rail's snapshot holds its counters as last sampled (every Stats.SAMPLE_NANOS, 100 ms). A
+     * channel that goes down, or closes after one of its rails went down, between two samples must
+     * leave every rail's final counters: read after the end, the stale sample of a rail reset while
+     * its peer finalized once showed a third of a striped transfer as a fifth (MultiRailEngineTest).
+     */
+
+    @Test
+    void aSingleRailChannelThatGoesDownLeavesItsRailsFinalCounters() {
+        ChannelPair p = new ChannelPair(ChannelPair.settings("even"), 51, FAST);
+        queueMixed(p, 40, 4, 100_000);
+        p.runFor(20); // within the first sample period
+        Rail r = p.sender().rails()[0];
+        assertThat(r.stats.bytesSent()).isPositive();
+        p.net.cut(0);
+        p.net.reset(0);
+        assertThat(p.runUntil(() -> p.sender().state() == VirtualChannel.State.DOWN, 1000)).isTrue();
+        assertThat(r.stats.snapshot().bytesSent()).as("bytes sent, as sampled").isEqualTo(r.stats.bytesSent());
+    }
+
+    @Test
+    void aClosingChannelSamplesTheRailThatWentDownBeforeIt() {
+        ChannelPair p = new ChannelPair(ChannelPair.settings("even"), 52, FAST, FAST);
+        queueMixed(p, 40, 4, 100_000);
+        p.runFor(20); // both rails up and sampled once
+        Rail r = p.sender().rails()[0];
+        long sampled = r.stats.snapshot().bytesSent();
+        queueMixed(p, 8, 4, 100_000);
+        p.runFor(2); // more on the rail, not sampled yet
+        assertThat(r.stats.bytesSent()).isGreaterThan(sampled);
+        p.net.cut(0);
+        p.net.reset(0);
+        assertThat(p.runUntil(() -> !r.up(), 50)).isTrue();
+        p.sender().closeRails();
+        assertThat(r.stats.snapshot().bytesSent()).as("bytes sent on the rail that went down, as sampled")
+                .isEqualTo(r.stats.bytesSent());
+    }
+
     @Test
     void bothRailsCutWithinThePartitionBoundTheTransferCompletesAsIfNothingHappened() {
         ChannelPair p = new ChannelPair(ChannelPair.settings("adaptive"), 31, FAST, SLOW);
