@@ -141,6 +141,7 @@ public class MPI {
     private static boolean finalized;
     private static Thread mainThread;
     private static org.railyard.Comm lane;
+    private static org.railyard.Comm finalizedComm;
     private static final BsendBuffer BSENDS = new BsendBuffer();
     private static volatile Errhandler errhandler = ERRORS_RETURN;
 
@@ -179,6 +180,10 @@ public class MPI {
                     railyard = ry != null ? ry : Railyard.init(args == null ? new String[0] : args);
                     // The private lane carries the tails of large object messages (ObjectMessages).
                     lane = railyard.world().dup();
+                    // What COMM_WORLD and COMM_SELF become at Finalize: a freed communicator, so that calls
+                    // after Finalize fail although Railyard stays open (a dup of self is local).
+                    finalizedComm = railyard.self().dup();
+                    finalizedComm.free();
                 } catch (RailyardException e) {
                     throw MPIException.of(e);
                 }
@@ -224,7 +229,10 @@ public class MPI {
 
     /**
      * Completes buffered sends and ends this round of MPI: no MPI call may follow but
-     * {@link #Init}, which starts another round in the same job (see {@link #Init}). Railyard's
+     * {@link #Init}, which starts another round in the same job (see {@link #Init}). Calls on
+     * {@link #COMM_WORLD} and {@link #COMM_SELF} fail from here on (they are replaced by a freed
+     * communicator until the next Init); calls on communicators the program kept are erroneous,
+     * as MPI says, and not all of them are detected. Railyard's
      * connections stay open until the process exits (a shutdown hook closes them, sending every
      * peer what is still queued), so that such a round can use them; a program that opened
      * Railyard's native API itself keeps it open as before.
@@ -235,6 +243,8 @@ public class MPI {
                 throw MPIException.error(initialized ? "MPI.Finalize was already called" : "MPI.Finalize before MPI.Init");
             }
             finalized = true;
+            COMM_WORLD = new Intracomm(finalizedComm);
+            COMM_SELF = new Intracomm(finalizedComm);
         }
         try {
             BSENDS.drain();
@@ -300,6 +310,11 @@ public class MPI {
             throw MPIException.error(r == null ? "MPI.Init was not called" : "MPI.Finalize was called");
         }
         return r;
+    }
+
+    /** True between {@link #Finalize} and the next {@link #Init}. */
+    static synchronized boolean isFinalized() {
+        return finalized;
     }
 
     static org.railyard.Comm lane() {
