@@ -120,9 +120,9 @@ final class RailScheduler {
 
     /**
      * Closes every rail's link; a rail that was up goes down, its state change recorded as
-     * {@code state} for {@code why} (and its counters sampled, if {@code sample}).
+     * {@code state} for {@code why}.
      */
-    void closeAll(long now, String state, String why, boolean sample) {
+    void closeAll(long now, String state, String why) {
         for (int i = 0; i < railSlots; i++) {
             Rail r = rails[i];
             if (r != null && r.link != null) {
@@ -130,9 +130,6 @@ final class RailScheduler {
                 if (r.up()) {
                     r.state = Rail.State.DOWN;
                     r.stats.state(now, state, why, null);
-                    if (sample) {
-                        r.stats.sample(now);
-                    }
                 }
             }
         }

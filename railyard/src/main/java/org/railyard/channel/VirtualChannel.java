@@ -646,7 +646,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private void down(String why, boolean orderly) {
         state = orderly ? State.CLOSED : State.DOWN;
         failure = why;
-        rails.closeAll(table.nanoTime(), orderly ? "CLOSED" : "DOWN", why, false);
+        long t = table.nanoTime();
+        rails.closeAll(t, orderly ? "CLOSED" : "DOWN", why);
+        rails.sample(t); // the rails' final counters: nothing samples a channel that is down
         table.links().lost(peer);
         envelopes.clear();
         bulk.clear();
@@ -681,7 +683,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
 
     /** Closes every rail (this process leaves). */
     void closeRails() {
-        rails.closeAll(table.nanoTime(), "CLOSED", "closed by this process", true);
+        long t = table.nanoTime();
+        rails.closeAll(t, "CLOSED", "closed by this process");
+        rails.sample(t); // every rail's final counters, a rail that went down before included
         if (state == State.UP) {
             state = State.CLOSED;
         }

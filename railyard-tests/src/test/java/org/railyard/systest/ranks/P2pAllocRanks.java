@@ -5,24 +5,26 @@ import static org.railyard.systest.ranks.RankSupport.require;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Locale;
 import org.railyard.Comm;
 import org.railyard.Railyard;
 import org.railyard.Status;
+import org.railyard.testkit.Allocation;
 
 /**
  * Blocking point-to-point calls in a ping-pong between ranks 0 and 1: standard sends at eager
  * sizes (8 B, 1 KiB) and at a rendezvous size (256 KiB), and synchronous sends of 8 B (a
  * rendezvous of an empty-looking message), each with heap arrays and with off-heap segments. Each
- * round trip runs {@code WARM} times, then {@code MEASURED} times more, and rank 0 prints
- * {@code ALLOC <call> <bytes> <heap|offheap> <B/round trip>}: the heap bytes every thread of this
- * JVM allocated (the progress agent's included) per round trip. A request, a frame header object
+ * round trip runs {@code WARM} times, then in {@code WINDOWS} windows of {@code PER_WINDOW} (see
+ * {@link Allocation}), and rank 0 prints {@code ALLOC <call> <bytes> <heap|offheap> <least B/round
+ * trip> (windows ...)}: the heap bytes every thread of this JVM allocated (the progress agent's
+ * included) per round trip. A request, a frame header object
  * or a status taken from the heap per message would show here as tens of bytes and more. The
  * echoed payload is checked once per case; the program ends with {@code OK p2p-alloc rank R}.
  */
 public final class P2pAllocRanks {
     private static final int WARM = 3000;
-    private static final int MEASURED = 10_000;
+    private static final int WINDOWS = 5;
+    private static final int PER_WINDOW = 2000;
     private static final int[] SIZES = {8, 1024, 256 * 1024};
 
     private P2pAllocRanks() {
@@ -73,9 +75,18 @@ public final class P2pAllocRanks {
     }
 
     private static void measure(Comm c, int me, String what, int size, String buffers, Runnable call, Runnable check) {
-        double perCall = RankSupport.bytesPerCall(call, check, c::barrier, WARM, MEASURED);
-        if (me == 0) {
-            System.out.println(String.format(Locale.ROOT, "ALLOC %s %d %s %.1f", what, size, buffers, perCall));
+        call.run();
+        check.run();
+        for (int i = 1; i < WARM; i++) {
+            call.run();
+        }
+        try {
+            Allocation.Windows w = Allocation.perCall(WINDOWS, PER_WINDOW, c::barrier, call::run);
+            if (me == 0) {
+                System.out.println("ALLOC " + what + " " + size + " " + buffers + " " + w);
+            }
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
         }
     }
 }

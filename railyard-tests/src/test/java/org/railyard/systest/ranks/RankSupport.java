@@ -35,33 +35,6 @@ final class RankSupport {
         }
     }
 
-    /**
-     * Heap bytes one call of {@code call} allocates, over every thread of this JVM (the progress
-     * agent's included): {@code call} runs once and {@code check} looks at its result, then it runs
-     * {@code warm - 1} times more, {@code sync} lines the ranks up, and the next {@code measured}
-     * calls are counted.
-     */
-    static double bytesPerCall(Runnable call, Runnable check, Runnable sync, int warm, int measured) {
-        call.run();
-        check.run();
-        for (int i = 1; i < warm; i++) {
-            call.run();
-        }
-        sync.run();
-        long before = allocatedBytes();
-        for (int i = 0; i < measured; i++) {
-            call.run();
-        }
-        return (allocatedBytes() - before) / (double) measured;
-    }
-
-    private static long allocatedBytes() {
-        var mx = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        require(mx.isThreadAllocatedMemorySupported(), "this JVM cannot count allocated bytes");
-        mx.setThreadAllocatedMemoryEnabled(true);
-        return mx.getTotalThreadAllocatedBytes();
-    }
-
     static void requireEquals(long expected, long actual, String what) {
         if (expected != actual) {
             throw new AssertionError(what + ": expected " + expected + ", got " + actual);
