@@ -6,7 +6,6 @@ import org.railyard.transport.Link;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 import org.railyard.wire.Handshake;
-import org.railyard.wire.LinkControl;
 
 /**
  * Everything that goes to and comes from one peer (seed 002, chapters 4 and 10), composed of three
