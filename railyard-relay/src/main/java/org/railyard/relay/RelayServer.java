@@ -129,7 +129,7 @@ public final class RelayServer implements AutoCloseable {
             RelayFrame.Hello hello = RelayFrame.hello(h, c.body(h));
             who = "job " + hello.jobId() + " rank " + hello.rank() + " (" + who + ")";
             RelayStore.Job job = prove(c, hello);
-            s.setSoTimeout(0);
+            c.proven = true;
             counters.connected.incrementAndGet();
             try {
                 say.accept(who + " connected" + (hello.receive() ? ", receiving here" : ""));
@@ -154,8 +154,9 @@ public final class RelayServer implements AutoCloseable {
                 say.accept("relay: closed " + who + ": " + e.getMessage());
             }
         } catch (SocketTimeoutException e) {
-            counters.refused.incrementAndGet();
-            say.accept("relay: closed " + who + ": no complete handshake within " + settings.handshakeTimeout().toMillis() + " ms");
+            (c != null && c.proven ? counters.malformed : counters.refused).incrementAndGet();
+            say.accept("relay: closed " + who + ": " + (c != null && c.proven ? "stalled in the middle of a frame" : "no complete handshake")
+                    + " for " + settings.handshakeTimeout().toMillis() + " ms");
         } catch (SocketException e) {
             if (!closing) {
                 say.accept("relay: connection of " + who + " ended: " + e.getMessage());
@@ -341,6 +342,8 @@ public final class RelayServer implements AutoCloseable {
         final DataOutputStream out;
         final byte[] inScratch = new byte[RelayFrame.HEADER];
         final byte[] outScratch = new byte[RelayFrame.HEADER];
+        /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
+        boolean proven;
 
         Connection(Socket socket) throws IOException {
             this.socket = socket;
@@ -348,7 +351,22 @@ public final class RelayServer implements AutoCloseable {
             this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
         }
 
+        /**
+         * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
+         * as long as it likes); once its first byte is in, the rest of the frame must follow
+         * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
+         */
         RelayFrame.Header readHeader() throws IOException {
+            int bound = (int) settings.handshakeTimeout().toMillis();
+            if (proven) {
+                socket.setSoTimeout(0);
+                in.mark(1);
+                if (in.read() < 0) {
+                    throw new EOFException();
+                }
+                in.reset();
+                socket.setSoTimeout(bound);
+            }
             return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
         }
 

@@ -115,7 +115,8 @@ final class RelayStore implements AutoCloseable {
                 }
             }, say);
             counters.recovered.set(messages);
-            say.accept("relay log " + log.file() + ": " + n + " records, " + jobs.size() + " jobs, " + messages
+            say.accept(n == 0 ? "relay log " + log.file() + ": empty, starting afresh"
+                    : "relay log " + log.file() + ": " + n + " records, " + jobs.size() + " jobs, " + messages
                     + " messages (" + bytes + " bytes) not yet acknowledged, to be delivered again");
         } finally {
             lock.unlock();

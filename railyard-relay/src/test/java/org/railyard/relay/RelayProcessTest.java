@@ -26,19 +26,24 @@ import org.railyard.wire.RelayFrame;
  * its log, it delivers exactly the messages its receiver had not acknowledged, once each, in order.
  */
 class RelayProcessTest {
+    private static final java.time.Duration START_BOUND = java.time.Duration.ofSeconds(90);
     private static final Pattern LISTENING = Pattern.compile("listening on [^:]+:(\\d+)");
 
     @TempDir
     Path dir;
 
     /** A relay process and the lines it prints. */
-    private record Relay(Process process, InetSocketAddress address, BlockingQueue<String> lines) { }
+    record Relay(Process process, InetSocketAddress address, BlockingQueue<String> lines) { }
 
     private Relay start(Path log) throws Exception {
+        return start(log, 0, "always");
+    }
+
+    static Relay start(Path log, int port, String fsync) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                RelayCommand.class.getName(), "--port", "0", "--bind", "127.0.0.1", "--log", log.toString(),
-                "--fsync", "always", "--max-bytes", "4m").redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                RelayCommand.class.getName(), "--port", String.valueOf(port), "--bind", "127.0.0.1", "--log", log.toString(),
+                "--fsync", fsync, "--max-bytes", "4m").redirectErrorStream(true);
         Process p = pb.start();
         BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         Thread.ofVirtual().start(() -> {
@@ -52,7 +57,8 @@ class RelayProcessTest {
         });
         List<String> seen = new ArrayList<>();
         while (true) {
-            String l = lines.poll(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
+            // a JVM starting and reading back a log of tens of MiB, on a machine shared with other builds
+            String l = lines.poll(START_BOUND.toSeconds(), TimeUnit.SECONDS);
             assertThat(l).as("the relay says where it listens; it said %s", seen).isNotNull();
             seen.add(l);
             Matcher m = LISTENING.matcher(l);
@@ -63,7 +69,7 @@ class RelayProcessTest {
         }
     }
 
-    private static String await(BlockingQueue<String> lines, String part) throws InterruptedException {
+    static String await(BlockingQueue<String> lines, String part) throws InterruptedException {
         while (true) {
             String l = lines.poll(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
             assertThat(l).as("a line containing '%s'", part).isNotNull();

@@ -66,6 +66,7 @@ class RelayServerTest {
             for (Future<?> f : sent) {
                 f.get(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
             }
+            Relays.awaitCounter(relay, "acknowledged", senders * perSender);
             String stats = relay.stats();
             assertThat(Relays.counter(stats, "stored")).isEqualTo(senders * perSender);
             assertThat(Relays.counter(stats, "delivered")).isEqualTo(senders * perSender);
@@ -139,6 +140,36 @@ class RelayServerTest {
             String stats = relay.stats();
             assertThat(Relays.counter(stats, "malformed")).isEqualTo(3);
             assertThat(lines).anyMatch(l -> l.contains("truncated HELLO frame"));
+        }
+    }
+
+    @Test
+    void aRankThatStallsInTheMiddleOfAFrameIsClosedWithinTheBoundAndSilenceIsNot() throws Exception {
+        List<String> lines = Relays.lines();
+        try (RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1L << 30, Long.MAX_VALUE, lines)) {
+            Relays.Raw raw = Relays.handshakeByHand(relay, "job-z", 0, 2, Relays.SECRET);
+            try (Socket s = raw.socket()) {
+                assertThat(raw.answer().type()).isEqualTo(RelayFrame.WELCOME);
+                byte[] header = new byte[RelayFrame.HEADER];
+                RelayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(header), 0, RelayFrame.HEADER + 50,
+                        RelayFrame.STORE, (byte) 0, 0, 1, 1);
+                s.getOutputStream().write(header, 0, 10); // a third of a header, then nothing
+                long start = System.nanoTime();
+                assertThat(s.getInputStream().read()).as("closed by the relay").isEqualTo(-1);
+                long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertThat(waited).isBetween(4_000L, 15_000L); // the relay's bound in these tests is 5 s
+            }
+            assertThat(lines).anyMatch(l -> l.contains("job job-z rank 0") && l.contains("stalled in the middle of a frame"));
+            // a rank that says nothing at all after its handshake keeps its connection
+            try (RelayClient quiet = Relays.rank(relay, "job-z", 1, 2, true)) {
+                assertThatThrownBy(() -> quiet.next(java.time.Duration.ofMillis(5_500)))
+                        .isInstanceOf(java.net.SocketTimeoutException.class);
+                try (RelayClient s0 = Relays.rank(relay, "job-z", 0, 2, false)) {
+                    s0.store(1, 1, false, new byte[] {1}, 0, 1);
+                    Relays.awaitStored(s0, 1, 1, 1);
+                }
+                assertThat(quiet.next(Relays.BOUND).body()).containsExactly(1);
+            }
         }
     }
 

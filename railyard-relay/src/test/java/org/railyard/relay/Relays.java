@@ -86,34 +86,42 @@ final class Relays {
     }
 
     /**
-     * A stranger claiming {@code rank} of a job it has the wrong secret for: a handshake by hand that
-     * goes on after the relay's proof fails to match (where a {@link RelayClient} would stop), so the
-     * relay's own check is what answers. Returns the relay's ERROR text.
+     * A handshake by hand, as {@code rank} of {@code job} with {@code secret}: it goes on even when
+     * the relay's proof does not match (where a {@link RelayClient} would stop), so the relay's own
+     * check is what answers. Returns the open socket and the relay's answer (WELCOME or ERROR).
      */
+    record Raw(java.net.Socket socket, RelayFrame.Header answer, String text) { }
+
+    static Raw handshakeByHand(RelayServer relay, String job, int rank, int size, byte[] secret) throws IOException {
+        java.net.Socket s = new java.net.Socket(relay.address().getAddress(), relay.address().getPort());
+        s.setSoTimeout((int) BOUND.toMillis());
+        java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        byte[] scratch = new byte[RelayFrame.HEADER];
+        byte[] nonceC = new byte[RelayFrame.NONCE_BYTES];
+        byte[] hello = RelayFrame.helloBody(size, nonceC, job);
+        RelayFrame.write(out, scratch, RelayFrame.HELLO, (byte) 0, rank, -1, 0, hello, 0, hello.length);
+        RelayFrame.Header h = RelayFrame.readHeader(in, scratch, 1 << 16);
+        byte[] body = RelayFrame.readBody(in, h);
+        assertThat(h.type()).isEqualTo(RelayFrame.CHALLENGE);
+        byte[] nonceR = RelayFrame.slice(body, RelayFrame.CHALLENGE_NONCE_OFFSET, RelayFrame.NONCE_BYTES);
+        byte[] verifier = org.railyard.bootstrap.JobKeys.relayVerifier(job, secret);
+        boolean fresh = h.has(RelayFrame.FLAG_NEW_JOB);
+        byte[] proof = RelayFrame.proofBody(org.railyard.bootstrap.JobKeys.relayProof(verifier, "C", rank, nonceR, nonceC),
+                fresh ? verifier : null);
+        RelayFrame.write(out, scratch, RelayFrame.PROOF, fresh ? RelayFrame.FLAG_NEW_JOB : 0, rank, -1, 0, proof, 0,
+                proof.length);
+        h = RelayFrame.readHeader(in, scratch, 1 << 16);
+        return new Raw(s, h, new String(RelayFrame.readBody(in, h), StandardCharsets.UTF_8));
+    }
+
+    /** A stranger with the wrong secret: the relay's ERROR text, after which it closed the connection. */
     static String strangerProof(RelayServer relay, String job, int rank, int size, byte[] secret) throws IOException {
-        try (java.net.Socket s = new java.net.Socket(relay.address().getAddress(), relay.address().getPort())) {
-            s.setSoTimeout((int) BOUND.toMillis());
-            java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
-            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
-            byte[] scratch = new byte[RelayFrame.HEADER];
-            byte[] nonceC = new byte[RelayFrame.NONCE_BYTES];
-            byte[] hello = RelayFrame.helloBody(size, nonceC, job);
-            RelayFrame.write(out, scratch, RelayFrame.HELLO, (byte) 0, rank, -1, 0, hello, 0, hello.length);
-            RelayFrame.Header h = RelayFrame.readHeader(in, scratch, 1 << 16);
-            byte[] body = RelayFrame.readBody(in, h);
-            assertThat(h.type()).isEqualTo(RelayFrame.CHALLENGE);
-            byte[] nonceR = RelayFrame.slice(body, RelayFrame.CHALLENGE_NONCE_OFFSET, RelayFrame.NONCE_BYTES);
-            byte[] verifier = org.railyard.bootstrap.JobKeys.relayVerifier(job, secret);
-            boolean fresh = h.has(RelayFrame.FLAG_NEW_JOB);
-            byte[] proof = RelayFrame.proofBody(org.railyard.bootstrap.JobKeys.relayProof(verifier, "C", rank, nonceR, nonceC),
-                    fresh ? verifier : null);
-            RelayFrame.write(out, scratch, RelayFrame.PROOF, fresh ? RelayFrame.FLAG_NEW_JOB : 0, rank, -1, 0, proof, 0,
-                    proof.length);
-            h = RelayFrame.readHeader(in, scratch, 1 << 16);
-            assertThat(h.type()).isEqualTo(RelayFrame.ERROR);
-            String reason = new String(RelayFrame.readBody(in, h), StandardCharsets.UTF_8);
-            assertThat(in.read()).as("closed after the ERROR").isEqualTo(-1);
-            return reason;
+        Raw raw = handshakeByHand(relay, job, rank, size, secret);
+        try (java.net.Socket s = raw.socket()) {
+            assertThat(raw.answer().type()).isEqualTo(RelayFrame.ERROR);
+            assertThat(s.getInputStream().read()).as("closed after the ERROR").isEqualTo(-1);
+            return raw.text();
         }
     }
 
