@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.railyard.testkit.Await;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.wire.RelayFrame;
 
@@ -139,11 +140,8 @@ class RelayProcessTest {
         }
     }
 
-    private static void awaitAcknowledged(InetSocketAddress relay, long n) throws IOException {
-        long deadline = System.nanoTime() + Relays.BOUND.toNanos();
-        while (Relays.counter(RelayClient.stats(relay, Relays.BOUND), "acknowledged") < n) {
-            assertThat(System.nanoTime()).as("%d acknowledged in time", n).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+    private static void awaitAcknowledged(InetSocketAddress relay, long n) {
+        Await.awaitUntil(() -> Relays.counter(RelayClient.stats(relay, Relays.BOUND), "acknowledged") >= n, Relays.BOUND,
+                "the relay process counts " + n + " messages acknowledged");
     }
 }

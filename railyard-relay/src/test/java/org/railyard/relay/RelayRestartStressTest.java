@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.railyard.testkit.Await;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.wire.RelayFrame;
 
@@ -66,18 +67,19 @@ class RelayRestartStressTest {
             }
             long total = (long) SENDERS * PER_SENDER;
             for (int kill = 1; kill <= 2; kill++) {
-                while (consumed.get() < total * kill / 3) {
-                    assertThat(System.nanoTime()).as("the run goes on").isLessThan(deadline);
+                long mark = total * kill / 3;
+                RelayProcessTest.Relay running = r;
+                Await.awaitUntil(() -> {
                     if (receiving.isDone()) {
-                        throw diagnosis(r, receiving);
+                        throw diagnosis(running, receiving);
                     }
                     for (Future<?> f : sending) {
                         if (f.isDone()) {
                             f.get(); // throws if the sender failed: its exception says why
                         }
                     }
-                    java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L); // two cores: do not spin beside the job
-                }
+                    return consumed.get() >= mark;
+                }, RUN_BOUND, "the receiver consumes " + mark + " messages");
                 r.process().destroyForcibly(); // SIGKILL
                 assertThat(r.process().waitFor(Relays.BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
                 r = RelayProcessTest.start(log, port, "never");

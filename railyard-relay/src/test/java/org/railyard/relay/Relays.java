@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32;
+import org.railyard.testkit.Await;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.wire.RelayFrame;
 
@@ -78,11 +79,7 @@ final class Relays {
 
     /** Waits, bounded, until the relay's counter {@code name} reaches {@code value}. */
     static void awaitCounter(RelayServer relay, String name, long value) {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (counter(relay.stats(), name) < value) {
-            assertThat(System.nanoTime()).as("%s reaches %d in time", name, value).isLessThan(deadline);
-            Thread.onSpinWait();
-        }
+        Await.awaitUntil(() -> counter(relay.stats(), name) >= value, BOUND, "relay counter " + name + " reaches " + value);
     }
 
     /**

@@ -61,7 +61,7 @@ public final class Config {
 
     /**
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
-     * writing peer wakes, instead of parking for a guessed interval (the shm transport's doorbell).
+     * writing peer wakes, instead of parking for a guessed interval (transport/ring/Doorbell).
      * It does so only once its parks have reached {@link #IDLE_MAX_PARK_PROP}, so short waits are
      * unchanged; the sleep stays bounded by the idle settings, so frames from other transports are
      * seen as before.
