@@ -87,8 +87,11 @@ class TcpLinkTest {
     /** Polls until {@code tags} holds {@code n} frames or the link closes, at most {@link #BOUND}. */
     private static void pollUntil(TcpLink link, List<Integer> tags, int n) {
         Await.within(BOUND, () -> {
+            if (tags.size() >= n || !link.isOpen()) {
+                return true;
+            }
             pollInto(link, tags);
-            return tags.size() >= n || !link.isOpen();
+            return false;
         });
     }
 
@@ -199,14 +202,18 @@ class TcpLinkTest {
             TcpLink link = link(w);
             write(w[0], input, 0, input.length);
             w[0].close();
-            Await.awaitUntil(() -> {
+            Await.within(BOUND, () -> {
+                if (!link.isOpen()) {
+                    return true;
+                }
                 link.poll((l, seg, off, len) -> {
                     assertThat(FrameHeader.validate(seg, off, MAX_FRAME)).isNull();
                     assertThat(off + len).isLessThanOrEqualTo(seg.byteSize());
                     return true;
                 }, 64);
-                return !link.isOpen();
-            }, BOUND, "the link closes at the end of the stream");
+                return false;
+            });
+            assertThat(link.isOpen()).as("closed at the end of the stream").isFalse();
             assertThat(link.failure()).isNotBlank();
             closeAll();
             open.clear();
