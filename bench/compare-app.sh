@@ -38,8 +38,9 @@
 #   --mpijava-np LIST  process counts of the mpiJava programs (default 2,4)
 #   --tables-from DIR  runs nothing: the tables and plots again from DIR/raw.tsv
 #
-# A measurement's results file, bench/results/app-obstacle-<mpi>-r<R>-<date>.md (the machine and the
-# command, the tables, the raw rows), and its two plots beside it are written at the end.
+# A measurement's results file, bench/results/app-obstacle-<mpi>-n<N>-r<R>-<date>.md (the machine
+# and the command, the tables, the raw rows), and its two plots beside it are written at the end
+# (bench/results/app-mpijava-r<R>-<date>.md for the mpiJava suite).
 #
 # Needs a JDK 25 (bin/jdk.sh finds it), Maven unless --no-build, and the twin's MPI (Debian packages
 # openmpi-bin and libopenmpi-dev, or mpich and libmpich-dev); the mpiJava suite needs what
@@ -228,7 +229,7 @@ echo "$PROG: twin $TWIN; tables and plots:" >&2
 tables "$OUT"
 
 # The results file: the machine, the tables and the raw rows, with the plots beside it
-BASE="$ROOT/bench/results/app-obstacle-$MPI-r$ROUNDS-$(date +%Y-%m-%d)"
+BASE="$ROOT/bench/results/app-obstacle-$MPI-n${NS//,/-}-r$ROUNDS-$(date +%Y-%m-%d)"
 [ ! -e "$BASE.md" ] || BASE="$BASE-$(date +%H%M)"
 {
   echo "# bench/compare-app.sh: the obstacle solver on Railyard and its C twin"
@@ -293,6 +294,7 @@ if suite mpijava; then
     echo "# bench/compare-app.sh --suite mpijava"
     echo
     echo "    date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load after: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+    echo "    commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
     echo "    command: bench/compare-app.sh --suite mpijava --rounds $ROUNDS --mpijava-np $MJ_NPS --lu-n $LU_N"
     if [ -n "$LABEL" ]; then echo; echo "$LABEL"; fi
     echo

@@ -293,7 +293,8 @@ public final class AppCompare {
                 speedups.add(s);
             }
             CategoryChart t = new CategoryChartBuilder().width(Plot.WIDTH).height(Plot.HEIGHT)
-                    .title("Obstacle solver n=" + n + ": time per iteration").xAxisTitle("ranks, implementation")
+                    .title("Obstacle solver n=" + n + ": time per iteration")
+                    .xAxisTitle("ranks, implementation (C: " + twin + ", Ry: Railyard)")
                     .yAxisTitle("microseconds per iteration").build();
             t.getStyler().setStacked(true);
             t.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
@@ -301,8 +302,8 @@ public final class AppCompare {
             double[][] parts = new double[3][2 * row.size()];
             for (int i = 0; i < row.size(); i++) {
                 Cell c = row.get(i);
-                labels.add("np" + c.np() + " " + twin);
-                labels.add("np" + c.np() + " railyard");
+                labels.add("np" + c.np() + " C");
+                labels.add("np" + c.np() + " Ry");
                 Summary[] both = {c.twin(), c.railyard()};
                 for (int j = 0; j < 2; j++) {
                     parts[0][2 * i + j] = both[j].computeUs();
