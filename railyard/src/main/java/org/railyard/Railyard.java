@@ -2,7 +2,6 @@ package org.railyard;
 
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
-import org.railyard.channel.RailPolicies;
 import org.railyard.engine.Engine;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -120,11 +119,7 @@ public final class Railyard implements AutoCloseable {
      * @throws IllegalArgumentException naming {@code spec} and every accepted form when it is not one
      */
     public static void checkRailPolicy(String spec) {
-        try {
-            RailPolicies.create(spec, 0, 1);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("'" + spec + "' is not one of " + RailPolicies.FORMS, e);
-        }
+        Engine.checkRailPolicy(spec);
     }
 
     /** Name of the node this process runs on. */

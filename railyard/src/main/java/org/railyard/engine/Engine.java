@@ -9,6 +9,7 @@ import java.util.function.BooleanSupplier;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
+import org.railyard.channel.RailPolicies;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.engine.progress.Progress;
@@ -118,6 +119,15 @@ public final class Engine implements FrameSink, Transfer.Owner {
                 + (remoteRead ? "on from " + remoteReadMin + " B"
                         : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
         progress.startAgent("railyard-progress-" + rank);
+    }
+
+    /** Fails naming {@code spec} and every accepted form when it is no rail policy. */
+    public static void checkRailPolicy(String spec) {
+        try {
+            RailPolicies.create(spec, 0, 1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + spec + "' is not one of " + RailPolicies.FORMS, e);
+        }
     }
 
     /**
