@@ -1,14 +1,14 @@
 package org.railyard;
 
-import org.railyard.engine.CartTopology;
-import org.railyard.engine.Collectives;
-import org.railyard.engine.CommState;
-import org.railyard.engine.Communicators;
 import org.railyard.engine.Engine;
-import org.railyard.engine.GraphTopology;
 import org.railyard.engine.Kind;
-import org.railyard.engine.Topology;
 import org.railyard.engine.Transfer;
+import org.railyard.engine.coll.Collectives;
+import org.railyard.engine.comm.CartTopology;
+import org.railyard.engine.comm.CommState;
+import org.railyard.engine.comm.Communicators;
+import org.railyard.engine.comm.GraphTopology;
+import org.railyard.engine.comm.Topology;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -36,7 +36,7 @@ import org.railyard.error.RailyardException;
  * several may be outstanding on one communicator, and they progress while the program computes
  * (the engine's progress agent advances them), not only while it waits. The algorithm is chosen
  * by message size and process count and can be printed: see
- * {@link org.railyard.engine.Collectives}. Send and receive arguments that MPI calls significant
+ * {@link org.railyard.engine.coll.Collectives}. Send and receive arguments that MPI calls significant
  * only at the root (the receive side of gather, the send side of scatter) may be null elsewhere.
  * Counts of the v-variants are per rank; displacements are in elements from the offset.
  *
@@ -974,7 +974,7 @@ public final class Comm {
      * topology, and a fresh context.
      */
     public Comm dup() {
-        return new Comm(engine, Communicators.dup(engine, state));
+        return new Comm(engine, engine.communicators().dup(state));
     }
 
     /**
@@ -985,7 +985,7 @@ public final class Comm {
         if (state.isInter()) {
             throw new RailyardException(ErrorClass.COMM, "split of intercommunicator " + name() + " is not supported");
         }
-        CommState s = engine.split(state, color, key);
+        CommState s = engine.communicators().split(state, color, key);
         return s == null ? null : new Comm(engine, s);
     }
 
@@ -995,7 +995,7 @@ public final class Comm {
      * {@code MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)}): the processes that can share memory.
      */
     public Comm splitShared(int key) {
-        return new Comm(engine, Communicators.splitShared(engine, state, key));
+        return new Comm(engine, engine.communicators().splitShared(state, key));
     }
 
     /** Color for {@link #split} of a process that wants no new communicator. */
@@ -1055,7 +1055,7 @@ public final class Comm {
      * null.
      */
     public Comm create(Group group) {
-        CommState s = Communicators.create(engine, state, group.worldRanks());
+        CommState s = engine.communicators().create(state, group.worldRanks());
         return s == null ? null : new Comm(engine, s);
     }
 
@@ -1065,7 +1065,7 @@ public final class Comm {
      * The two leaders ({@code localLeader} here) talk over {@code peer} with {@code tag}.
      */
     public Comm createIntercomm(int localLeader, Comm peer, int remoteLeader, int tag) {
-        return new Comm(engine, Communicators.intercommCreate(engine, state, localLeader, peer.state, remoteLeader, tag));
+        return new Comm(engine, engine.communicators().intercommCreate(state, localLeader, peer.state, remoteLeader, tag));
     }
 
     /**
@@ -1074,7 +1074,7 @@ public final class Comm {
      * process has the lower world rank).
      */
     public Comm merge(boolean high) {
-        return new Comm(engine, Communicators.merge(engine, state, high));
+        return new Comm(engine, engine.communicators().merge(state, high));
     }
 
     // ---------------------------------------------------------------- topologies
@@ -1087,7 +1087,7 @@ public final class Comm {
      * neighbours share a node ({@link #cartMap} tells the rank beforehand).
      */
     public Comm createCart(int[] dims, boolean[] periods, boolean reorder) {
-        CommState s = Communicators.cart(engine, state, dims, periods, reorder);
+        CommState s = engine.communicators().cart(state, dims, periods, reorder);
         return s == null ? null : new Comm(engine, s);
     }
 
@@ -1096,7 +1096,7 @@ public final class Comm {
      * communicator, or {@link #UNDEFINED} when the grid leaves it out (MPI's {@code MPI_Cart_map}).
      */
     public int cartMap(int[] dims, boolean[] periods) {
-        return Communicators.cartMap(engine, state, dims, periods);
+        return engine.communicators().cartMap(state, dims, periods);
     }
 
     /**
@@ -1106,7 +1106,7 @@ public final class Comm {
      * puts fewer edges between nodes ({@link #graphMap} tells the rank beforehand).
      */
     public Comm createGraph(int[] index, int[] edges, boolean reorder) {
-        CommState s = Communicators.graph(engine, state, index, edges, reorder);
+        CommState s = engine.communicators().graph(state, index, edges, reorder);
         return s == null ? null : new Comm(engine, s);
     }
 
@@ -1115,7 +1115,7 @@ public final class Comm {
      * communicator, or {@link #UNDEFINED} when the graph leaves it out (MPI's {@code MPI_Graph_map}).
      */
     public int graphMap(int[] index, int[] edges) {
-        return Communicators.graphMap(engine, state, index, edges);
+        return engine.communicators().graphMap(state, index, edges);
     }
 
     /**
@@ -1126,7 +1126,7 @@ public final class Comm {
      * is allowed by MPI but never done.
      */
     public Comm distGraphCreateAdjacent(int[] sources, int[] destinations, boolean reorder) {
-        return new Comm(engine, Communicators.distGraph(engine, state, sources, destinations, reorder));
+        return new Comm(engine, engine.communicators().distGraph(state, sources, destinations, reorder));
     }
 
     /**
@@ -1140,7 +1140,7 @@ public final class Comm {
      * the others with ARG. Reordering is allowed by MPI but never done.
      */
     public Comm distGraphCreate(int[] sources, int[] degrees, int[] destinations, boolean reorder) {
-        return new Comm(engine, Communicators.distGraph(engine, state, sources, degrees, destinations, reorder));
+        return new Comm(engine, engine.communicators().distGraph(state, sources, degrees, destinations, reorder));
     }
 
     /** Distributed graph (or any topology): the processes this one receives from in the neighbourhood collectives. */
@@ -1199,7 +1199,7 @@ public final class Comm {
 
     /** Collective: the sub-grid through this process that keeps the dimensions flagged in {@code remainDims}. */
     public Comm cartSub(boolean[] remainDims) {
-        return new Comm(engine, Communicators.cartSub(engine, state, remainDims));
+        return new Comm(engine, engine.communicators().cartSub(state, remainDims));
     }
 
     /** This process's neighbours in the topology, in the block order of the neighbourhood collectives. */
@@ -1218,7 +1218,7 @@ public final class Comm {
 
     /** Marks the communicator unusable; later calls on it fail with a COMM error. */
     public void free() {
-        engine.free(state);
+        engine.communicators().free(state);
     }
 
     @Override

@@ -25,7 +25,7 @@ final class SendTransfer extends Transfer {
      * a peer on this node; see {@link FrameHeader#FLAG_REMOTE_READ}), else 0.
      */
     long readAddress;
-    /** False for a send whose receiver must not be offered a read of the buffer ({@link CollSchedule#sendCopied}). */
+    /** False for a send whose receiver must not be offered a read of the buffer ({@code CollSchedule.sendCopied}). */
     boolean mayBeRead = true;
 
     SendTransfer(Engine engine) {

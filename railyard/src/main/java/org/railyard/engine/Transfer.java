@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import org.railyard.channel.Outbound;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -46,6 +47,17 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         this.engine = engine;
     }
 
+    /** An operation the engine's transfer table never holds (a collective schedule): completes without the engine. */
+    protected Transfer() {
+        this.engine = null;
+    }
+
+    /** Makes a finished operation pending again, without error (a pooled one reused). */
+    protected final void restart() {
+        error = null;
+        state = PENDING;
+    }
+
     void init(CommState comm, int context, Object buf, Kind kind, int offset, int count, int peer, int tag) {
         this.comm = comm;
         this.context = context;
@@ -73,6 +85,11 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         return state != PENDING;
     }
 
+    /** True once complete without failure or cancellation. */
+    public final boolean succeeded() {
+        return state == DONE;
+    }
+
     public final boolean isCancelled() {
         return state == CANCELLED;
     }
@@ -87,18 +104,22 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         s.setStatus(statusSource, statusTag, statusBytes, kind == null ? 1 : kind.size);
     }
 
-    void complete() {
+    protected void complete() {
         state = DONE;
-        engine.completed(this);
+        if (engine != null) {
+            engine.completed(this);
+        }
     }
 
-    void fail(ErrorClass c, String message) {
+    protected void fail(ErrorClass c, String message) {
         if (state != PENDING) {
             return;
         }
         error = new RailyardException(c, message);
         state = FAILED;
-        engine.completed(this);
+        if (engine != null) {
+            engine.completed(this);
+        }
     }
 
     void clear() {

@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -265,6 +265,8 @@ final class CollTuning {
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
+    /** Largest intermediate buffer a pooled schedule keeps for its next call ({@code railyard.coll.scratch.keep}). */
+    final long scratchKeep = Config.bytes(Config.COLL_SCRATCH_KEEP_PROP, Config.COLL_SCRATCH_KEEP_DEFAULT);
 
     /** The collectives whose algorithm can be forced, by the names the choice log uses. */
     static final String[] COLLECTIVES = {"barrier", "bcast", "reduce", "allreduce", "reduce_scatter", "scan", "exscan",

@@ -1,4 +1,6 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
 
 /**
  * Rooted and tree-shaped schedules: the dissemination barrier, binomial broadcast and the

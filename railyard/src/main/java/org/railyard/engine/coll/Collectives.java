@@ -1,9 +1,13 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.engine.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
+import org.railyard.engine.comm.Topology;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -70,7 +74,7 @@ import org.railyard.error.RailyardException;
  *
  * <p>Choices are printable: the first time a communicator runs a collective in a size class
  * (powers of two of bytes), and whenever the algorithm for that class changes, one line goes to
- * the engine's choice log ({@link Engine#describeChoices()}, and standard error with
+ * the engine's choice log ({@link PointToPoint#choice}, {@code Engine.describeChoices()}, and standard error with
  * {@code RAILYARD_PRINT_CHOICES=true} or {@code railyard run --print-choices}), for example
  * {@code rank 0: WORLD (4 ranks): allreduce [1 KiB, 2 KiB) SUM: recursive doubling}.
  */
@@ -139,7 +143,7 @@ public final class Collectives {
     private static final String[] ALLTOALL_ALGOS = {BRUCK, PAIRWISE, LINEAR};
     private static final String[] ALLTOALLV_ALGOS = {PAIRWISE, LINEAR};
 
-    private final Engine engine;
+    private final PointToPoint p2p;
     private final CollTuning tuning = new CollTuning();
     /** Schedules under way; touched only under the progress lock. */
     private CollSchedule activeHead;
@@ -149,8 +153,8 @@ public final class Collectives {
     private final List<CommState> segments = new ArrayList<>();
     private int pooled;
 
-    Collectives(Engine engine) {
-        this.engine = engine;
+    public Collectives(PointToPoint p2p) {
+        this.p2p = p2p;
     }
 
     CollTuning tuning() {
@@ -158,14 +162,14 @@ public final class Collectives {
     }
 
     /** Makes {@code c} look as if its ranks ran on the given nodes (tests of the node-aware algorithms). */
-    void assumeNodes(CommState c, String... nodeOfRank) {
-        c.nodes = CollNodes.of(nodeOfRank);
+    public void assumeNodes(CommState c, String... nodeOfRank) {
+        CollState.of(c).nodes = CollNodes.of(nodeOfRank);
     }
 
     // ================================================================== running schedules
 
     /** Advances the collective schedules under way; called with the progress lock held after each duty cycle. */
-    int progress() {
+    public int progress() {
         if (activeHead == null) {
             return 0;
         }
@@ -191,7 +195,7 @@ public final class Collectives {
 
     /** Starts a built schedule: its first rounds run now, the rest from the progress engine. */
     private Transfer start(CollSchedule s) {
-        ReentrantLock lock = engine.progressLock();
+        ReentrantLock lock = p2p.progressLock();
         lock.lock();
         try {
             s.advance();
@@ -215,7 +219,7 @@ public final class Collectives {
             }
         }
         if (s == null) {
-            s = new CollSchedule(engine);
+            s = new CollSchedule(p2p, tuning.scratchKeep);
         }
         s.reset(c, NAMES[id], op);
         s.algorithm = algorithm;
@@ -232,13 +236,13 @@ public final class Collectives {
      * receive it could not cancel may still write into its buffers.
      */
     private void finish(Transfer t) {
-        engine.await(t);
+        p2p.await(t);
         CollSchedule s = (CollSchedule) t;
-        ReentrantLock lock = engine.progressLock();
+        ReentrantLock lock = p2p.progressLock();
         lock.lock();
         try {
             synchronized (pool) {
-                if (s.state == Transfer.DONE && pooled < pool.length) {
+                if (s.succeeded() && pooled < pool.length) {
                     pool[pooled++] = s;
                 }
             }
@@ -251,16 +255,17 @@ public final class Collectives {
     private void logChoice(CommState c, int id, Reduction op, long bytes, String algorithm) {
         int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(bytes);
         int slot = id * SIZE_CLASSES + Math.min(cls, SIZE_CLASSES - 1);
-        if (c.logged == null) {
-            c.logged = new String[NAMES.length * SIZE_CLASSES];
+        CollState st = CollState.of(c);
+        if (st.logged == null) {
+            st.logged = new String[NAMES.length * SIZE_CLASSES];
         }
-        if (c.logged[slot] == algorithm) {
+        if (st.logged[slot] == algorithm) {
             return;
         }
-        c.logged[slot] = algorithm;
+        st.logged[slot] = algorithm;
         String size = cls == 0 ? "0 B" : "[" + bytesLabel(1L << (cls - 1)) + ", " + bytesLabel(1L << cls) + ")";
         String forced = tuning.forced(NAMES[id]);
-        engine.choice("rank " + engine.rank() + ": " + c.name() + " (" + (c.isInter() ? "inter, " : "") + c.localSize()
+        p2p.choice("rank " + p2p.rank() + ": " + c.name() + " (" + (c.isInter() ? "inter, " : "") + c.localSize()
                 + " ranks): " + NAMES[id] + " " + size + (op == null ? "" : " " + op.name()) + ": " + algorithm
                 + (forced != null && !forced.equals(algorithm) ? " (forced " + forced + " does not apply)" : ""));
     }
@@ -332,12 +337,23 @@ public final class Collectives {
         return nodes(c).count == 1 ? tuning.alltoallLongNode : tuning.alltoallLong;
     }
 
+    /** The node index (0, 1, ... in order of first appearance) of each rank of {@code c}; not to be modified. */
+    public int[] nodeOf(CommState c) {
+        return nodes(c).nodeOf;
+    }
+
+    /** The number of nodes {@code c}'s members run on. */
+    public int nodeCount(CommState c) {
+        return nodes(c).count;
+    }
+
     /** The nodes of {@code c}'s members (as assumed by a test, if one did). */
     CollNodes nodes(CommState c) {
-        if (c.nodes == null) {
-            c.nodes = CollNodes.of(engine, c);
+        CollState st = CollState.of(c);
+        if (st.nodes == null) {
+            st.nodes = CollNodes.of(p2p, c);
         }
-        return c.nodes;
+        return st.nodes;
     }
 
     /**
@@ -351,7 +367,8 @@ public final class Collectives {
      * settings.
      */
     private CollShm shared(CommState c, int id, long bytes, long from) {
-        if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || c.shmRefused || c.shmSetup) {
+        CollState st = CollState.of(c);
+        if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || st.shmRefused || st.shmSetup) {
             return null;
         }
         String f = tuning.forced(NAMES[id]);
@@ -363,38 +380,39 @@ public final class Collectives {
         if (nodes(c).count != 1) {
             return null;
         }
-        if (c.shm == null) {
-            c.shmSetup = true;
+        if (st.shm == null) {
+            st.shmSetup = true;
             try {
-                c.shm = CollShm.attach(engine, this, c, CollShm.halfOf(tuning.shmSize, c.size()));
+                st.shm = CollShm.attach(p2p, this, c, CollShm.halfOf(tuning.shmSize, c.size()));
             } finally {
-                c.shmSetup = false;
+                st.shmSetup = false;
             }
-            if (c.shm == null) {
-                c.shmRefused = true;
+            if (st.shm == null) {
+                st.shmRefused = true;
                 return null;
             }
             synchronized (segments) {
                 segments.add(c);
             }
         }
-        return c.shm;
+        return st.shm;
     }
 
     /** Unmaps the shared segment of {@code c}, if it has one (the communicator is freed). */
-    void release(CommState c) {
+    public void release(CommState c) {
         synchronized (segments) {
-            if (c.shm != null) {
-                c.shm.close();
-                c.shm = null;
-                c.shmRefused = true;
+            CollState st = CollState.of(c);
+            if (st.shm != null) {
+                st.shm.close();
+                st.shm = null;
+                st.shmRefused = true;
                 segments.remove(c);
             }
         }
     }
 
     /** Unmaps every shared segment (the engine closes). */
-    void close() {
+    public void close() {
         synchronized (segments) {
             for (CommState c : List.copyOf(segments)) {
                 release(c);
@@ -409,7 +427,7 @@ public final class Collectives {
     // ================================================================== argument checks
 
     private void check(CommState c, int id) {
-        engine.checkComm(c);
+        p2p.checkComm(c);
         if (c.isInter() && Arrays.stream(ON_INTER).noneMatch(x -> x == id)) {
             throw new RailyardException(ErrorClass.COMM, NAMES[id] + " is not available on intercommunicator " + c.name()
                     + " (" + String.join(", ", Arrays.stream(ON_INTER).mapToObj(x -> NAMES[x]).toList()) + " are)");
@@ -438,10 +456,10 @@ public final class Collectives {
     /**
      * On an intercommunicator, true if this process is in the group opposite the root (it names
      * the root's rank in the other group, which must exist); false at the root ({@link #ROOT})
-     * and the rest of its group ({@link Engine#PROC_NULL}).
+     * and the rest of its group ({@link CommState#PROC_NULL}).
      */
     private static boolean interSender(CommState c, int root) {
-        if (root == ROOT || root == Engine.PROC_NULL) {
+        if (root == ROOT || root == CommState.PROC_NULL) {
             return false;
         }
         checkRoot(c, root);
@@ -553,7 +571,7 @@ public final class Collectives {
 
     /**
      * Broadcast of {@code count} elements from {@code root}. On an intercommunicator, root is
-     * {@link #ROOT} at the root, {@link Engine#PROC_NULL} at the rest of its group, and the
+     * {@link #ROOT} at the root, {@link CommState#PROC_NULL} at the rest of its group, and the
      * root's remote rank in the other group.
      */
     public Transfer ibcast(CommState c, Object buf, Kind k, int off, int count, int root) {
@@ -568,10 +586,10 @@ public final class Collectives {
         check(c, BCAST);
         long bytes = (long) count * (k == null ? 1 : k.size);
         if (c.isInter()) {
-            if (root != ROOT && root != Engine.PROC_NULL) {
+            if (root != ROOT && root != CommState.PROC_NULL) {
                 checkRoot(c, root);
             }
-            if (root != Engine.PROC_NULL) {
+            if (root != CommState.PROC_NULL) {
                 checkBuffer("bcast buffer", buf, k, off, count);
             }
             CollSchedule s = schedule(c, BCAST, null, bytes, INTER);
@@ -1319,7 +1337,7 @@ public final class Collectives {
     /**
      * Sends {@code scount} elements of {@code sbuf} to every neighbour; block j of {@code rbuf}
      * ({@code rcounts[j]} elements at {@code roff + rdispls[j]}) comes from neighbour j. Blocks of
-     * {@link Engine#PROC_NULL} neighbours are left untouched.
+     * {@link CommState#PROC_NULL} neighbours are left untouched.
      */
     public Transfer ineighbourAllgatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
                                          int[] rcounts, int[] rdispls, Kind rk) {
@@ -1339,7 +1357,7 @@ public final class Collectives {
     /**
      * Block j of {@code sbuf} ({@code scounts[j]} elements at {@code soff + sdispls[j]}) goes to
      * neighbour j; block j of {@code rbuf} ({@code rcounts[j]} elements at {@code roff + rdispls[j]})
-     * comes from neighbour j. Blocks of {@link Engine#PROC_NULL} neighbours move nothing.
+     * comes from neighbour j. Blocks of {@link CommState#PROC_NULL} neighbours move nothing.
      */
     public Transfer ineighbourAlltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk,
                                         Object rbuf, int roff, int[] rcounts, int[] rdispls, Kind rk) {
@@ -1442,7 +1460,7 @@ public final class Collectives {
      * Checks one block per neighbour: {@code counts} and {@code displs} have an entry for each of
      * the {@code n} neighbours, no count is negative, and every non-empty block
      * ({@code counts[j]} elements of {@code ks[j]} at {@code off + displs[j]}) lies inside
-     * {@code buf}. Blocks of {@link Engine#PROC_NULL} neighbours are checked too. Returns the bytes
+     * {@code buf}. Blocks of {@link CommState#PROC_NULL} neighbours are checked too. Returns the bytes
      * of all blocks.
      */
     private static long checkNeighbourBlocks(String what, CommState c, Object buf, int off, int[] counts, int[] displs,

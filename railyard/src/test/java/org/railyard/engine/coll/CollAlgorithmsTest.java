@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,6 +11,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.Engine;
+import org.railyard.engine.EngineJob;
+import org.railyard.engine.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -110,7 +115,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void pipelinedBroadcastDeliversEverySegment(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -139,7 +144,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void sharedSegmentCollectivesDeliverEveryPiece(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             for (String coll : new String[] {"bcast", "allgather", "allgatherv", "alltoall"}) {
@@ -147,7 +152,7 @@ class CollAlgorithmsTest {
             }
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (int count : new int[] {0, 1, 7, 1000, 40_003}) {
                     for (int root = 0; root < n; root++) {
                         bcastFromRoot(c, w, me, count, root, "shared segment of " + size + " B");
@@ -195,7 +200,7 @@ class CollAlgorithmsTest {
                                 .filter(f -> f.startsWith("railyard-" + e.jobId() + "-coll-"))).as("segment files left").isEmpty();
                     }
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -210,13 +215,13 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void sharedSegmentAllreduceFoldsEveryRangeInRankOrder(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             force(e, "allreduce", CollShm.NAME);
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 1000, 40_000}) {
                         long[] out = new long[count + 2];
@@ -247,7 +252,7 @@ class CollAlgorithmsTest {
                 if (n > 1) {
                     assertThat(e.describeChoices()).contains("allreduce").contains("SUM: " + CollShm.NAME);
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -262,7 +267,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sharedSegmentReduceAndReduceScatterFoldInRankOrder(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             for (String coll : new String[] {"reduce", "reduce_scatter", "reduce_scatter_block"}) {
@@ -270,7 +275,7 @@ class CollAlgorithmsTest {
             }
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 40_000}) {
                         long[] expect = fold(op, 0, n, count);
@@ -325,7 +330,7 @@ class CollAlgorithmsTest {
                     assertThat(e.describeChoices()).contains("SUM: " + CollShm.NAME).contains("reduce_scatter [")
                             .contains("reduce_scatter_block [");
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -338,7 +343,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void sharedSegmentRefusedByOneIsUsedByNone(String transports) throws Exception {
-        InMemoryJob.run(3, transports, e -> {
+        EngineJob.run(3, transports, e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             force(e, "bcast", CollShm.NAME);
@@ -357,7 +362,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void rootedCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -451,7 +456,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void allToAllCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -629,7 +634,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void longVectorsOverTcp(int n) throws Exception {
-        InMemoryJob.run(n, "tcp", e -> {
+        EngineJob.run(n, "tcp", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -656,7 +661,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void alltoallOfLargeBlocksPostsEverythingOnOneNodeAndGoesPairwiseOverSeveral(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -690,7 +695,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void alltoallOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -740,7 +745,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void allgatherOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -844,7 +849,7 @@ class CollAlgorithmsTest {
     @ValueSource(ints = {2, 3, 5, 6, 8})
     void nodeAwareAlgorithmsOnSimulatedNodes(int n) throws Exception {
         String job = "nodes-" + n + "-" + System.nanoTime();
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -886,7 +891,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 4, 7})
     void nonBlockingCollectivesOverlapAndProgressWithoutTheCaller(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
