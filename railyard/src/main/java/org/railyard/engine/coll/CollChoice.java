@@ -54,7 +54,7 @@ final class CollChoice {
     static final String INTER = "inter-leaders";
     static final String LOCAL = "local";
 
-    // the algorithms railyard.coll.<name>.algorithm may force, per collective: constant arrays, so
+    // the algorithms railyard.coll.<collective> may force, per collective: constant arrays, so
     // that choosing (a varargs call otherwise) allocates nothing on each call
     static final String[] BARRIER_ALGOS = {NODE_AWARE, DISSEMINATION};
     static final String[] BCAST_ALGOS = {BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE};

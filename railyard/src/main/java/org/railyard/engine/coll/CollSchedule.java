@@ -47,8 +47,7 @@ final class CollSchedule extends Transfer {
      * Intermediate buffers up to this size stay with a pooled schedule for its next use
      * ({@code railyard.coll.scratch.keep}). A buffer allocated per call costs more than its
      * allocation: fresh memory is zeroed and cold in the caches, and a large collective called in a
-     * loop then spends milliseconds in young collections (allreduce of 1 MiB on 2 ranks: a young
-     * collection every 0.2 s with 64 KiB kept).
+     * loop spends its time in young collections (figures: bench/results/coll-thresholds.md).
      */
     private final long scratchKeep;
     private final PointToPoint p2p;
