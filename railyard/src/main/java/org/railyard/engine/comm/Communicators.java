@@ -15,7 +15,7 @@ import org.railyard.error.RailyardException;
  * by an allreduce (MAX) of every member's lowest unused id.
  */
 public final class Communicators {
-    private final CommServices e;
+    private final CommServices services;
     private final int worldSize;
     private final int worldRank;
     private final CommState world;
@@ -25,7 +25,7 @@ public final class Communicators {
 
     /** The communicators of world rank {@code worldRank} of {@code worldSize}; WORLD takes contexts 0-1, SELF 2-3. */
     public Communicators(CommServices services, int worldSize, int worldRank) {
-        this.e = services;
+        this.services = services;
         this.worldSize = worldSize;
         this.worldRank = worldRank;
         int[] all = new int[worldSize];
@@ -48,7 +48,7 @@ public final class Communicators {
     private int agree(CommState c, int n) {
         long[] mine = {nextContext};
         long[] max = new long[1];
-        e.allreduce(c, mine, max, 1, CommServices.Fold.MAX);
+        services.allreduce(c, mine, max, 1, CommServices.Fold.MAX);
         int ctx = (int) max[0];
         contextsUsed(ctx + n);
         return ctx;
@@ -61,7 +61,7 @@ public final class Communicators {
 
     /** Collective over intracommunicator {@code c}: a copy with fresh contexts (no topology). */
     private CommState plainDup(CommState c) {
-        e.checkComm(c);
+        services.checkComm(c);
         int ctx = agree(c, 2);
         return new CommState(ctx, c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
     }
@@ -71,7 +71,7 @@ public final class Communicators {
      * ordered by {@code key} then by rank in {@code c}; members passing {@link CommState#UNDEFINED} get null.
      */
     public CommState split(CommState c, int color, int key) {
-        e.checkComm(c);
+        services.checkComm(c);
         if (color < 0 && color != CommState.UNDEFINED) {
             throw new RailyardException(ErrorClass.ARG, "color " + color + " must be non-negative or UNDEFINED");
         }
@@ -80,7 +80,7 @@ public final class Communicators {
         mine[2 * c.rank] = color;
         mine[2 * c.rank + 1] = key;
         long[] all = new long[2 * n];
-        e.allreduce(c, mine, all, 2 * n, CommServices.Fold.SUM);
+        services.allreduce(c, mine, all, 2 * n, CommServices.Fold.SUM);
         int ctx = agree(c, 2);
         int child = c.nextChild();
         if (color == CommState.UNDEFINED) {
@@ -106,11 +106,11 @@ public final class Communicators {
             throw new RailyardException(ErrorClass.COMM, "communicator " + c.name() + " cannot be freed");
         }
         c.markFreed();
-        e.freed(c);
+        services.freed(c);
     }
 
     private void intra(CommState c, String what) {
-        e.checkComm(c);
+        services.checkComm(c);
         if (c.isInter()) {
             throw new RailyardException(ErrorClass.COMM, what + " needs an intracommunicator; " + c.name() + " is an intercommunicator");
         }
@@ -146,7 +146,7 @@ public final class Communicators {
      */
     public CommState splitShared(CommState c, int key) {
         intra(c, "split by node");
-        return split(c, e.nodeOf(c)[c.rank], key);
+        return split(c, services.nodeOf(c)[c.rank], key);
     }
 
     /**
@@ -167,8 +167,8 @@ public final class Communicators {
     private int[] reordered(CommState c, Topology topo, String what) {
         int[] order = placement(c, topo);
         if (order != null) {
-            e.choice("rank " + worldRank + ": " + what + " on " + c.name() + ": ranks reordered by node ("
-                    + e.nodeCount(c) + " nodes; rank i of the topology is rank order[i] of " + c.name()
+            services.choice("rank " + worldRank + ": " + what + " on " + c.name() + ": ranks reordered by node ("
+                    + services.nodeCount(c) + " nodes; rank i of the topology is rank order[i] of " + c.name()
                     + "): order " + (order.length <= 64 ? Arrays.toString(order)
                             : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
         }
@@ -177,10 +177,10 @@ public final class Communicators {
 
     /** The layout of {@code topo} over {@code c}'s nodes ({@link Placement#cartOrder}, {@link Placement#graphOrder}), or null to keep the ranks' order. */
     private int[] placement(CommState c, Topology topo) {
-        if (e.nodeCount(c) < 2) {
+        if (services.nodeCount(c) < 2) {
             return null;
         }
-        int[] nodeOf = e.nodeOf(c);
+        int[] nodeOf = services.nodeOf(c);
         return topo instanceof CartTopology cart ? Placement.cartOrder(cart, nodeOf) : Placement.graphOrder(topo, nodeOf);
     }
 
@@ -254,7 +254,7 @@ public final class Communicators {
             }
         }
         int[] announced = new int[n];
-        e.alltoall(c, out, announced);
+        services.alltoall(c, out, announced);
         String mismatch = null;
         if (topo != null) {
             for (int r : sources) {
@@ -271,7 +271,7 @@ public final class Communicators {
         // the first failing process, if any, tells everyone
         long[] bad = {local != null || mismatch != null ? c.rank : Long.MAX_VALUE};
         long[] first = new long[1];
-        e.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
+        services.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
         if (local != null) {
             throw local;
         }
@@ -308,7 +308,7 @@ public final class Communicators {
         // the verdict first, so that no process waits in the exchange for one that gave up
         long[] bad = {local != null ? c.rank : Long.MAX_VALUE};
         long[] first = new long[1];
-        e.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
+        services.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
         if (local != null) {
             throw local;
         }
@@ -325,7 +325,7 @@ public final class Communicators {
             }
         });
         int[] rcounts = new int[n];
-        e.alltoall(c, scounts, rcounts);
+        services.alltoall(c, scounts, rcounts);
         int[] sdispls = displacements(scounts);
         int[] rdispls = displacements(rcounts);
         int[] send = new int[sdispls[n - 1] + scounts[n - 1]];
@@ -339,7 +339,7 @@ public final class Communicators {
             }
         });
         int[] recv = new int[rdispls[n - 1] + rcounts[n - 1]];
-        e.alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls);
+        services.alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls);
         int ins = 0;
         int outs = 0;
         for (int i = 0; i < recv.length; i += 2) {
@@ -500,7 +500,7 @@ public final class Communicators {
         }
         long[] proposal = {nextContext};
         long[] localMax = new long[1];
-        e.allreduce(local, proposal, localMax, 1, CommServices.Fold.MAX);
+        services.allreduce(local, proposal, localMax, 1, CommServices.Fold.MAX);
         long[] agreed = new long[2];
         int[] remote;
         if (local.rank == localLeader) {
@@ -511,12 +511,12 @@ public final class Communicators {
             exchange(peer, local.worldRanks, remote, Kind.INT, local.size(), remote.length, remoteLeader, tag);
             agreed[0] = Math.max(localMax[0], theirs[0]);
             agreed[1] = remote.length;
-            e.bcast(local, agreed, Kind.LONG, 2, localLeader);
+            services.bcast(local, agreed, Kind.LONG, 2, localLeader);
         } else {
-            e.bcast(local, agreed, Kind.LONG, 2, localLeader);
+            services.bcast(local, agreed, Kind.LONG, 2, localLeader);
             remote = new int[(int) agreed[1]];
         }
-        e.bcast(local, remote, Kind.INT, remote.length, localLeader);
+        services.bcast(local, remote, Kind.INT, remote.length, localLeader);
         for (int w : remote) {
             if (local.localRank(w) >= 0) {
                 throw new RailyardException(ErrorClass.COMM, "the groups of an intercommunicator must be disjoint; world rank "
@@ -525,13 +525,13 @@ public final class Communicators {
         }
         int ctx = (int) agreed[0];
         contextsUsed(ctx + 4);
-        return new CommState(ctx, local.worldRanks.clone(), remote, worldSize, worldRank, local.name() + ".inter" + (local.nextChild()));
+        return new CommState(ctx, local.worldRanks.clone(), remote, worldSize, worldRank, local.name() + ".inter" + local.nextChild());
     }
 
     /** Sends {@code out} to and receives {@code in} from {@code peerRank} of {@code c}, with {@code tag}. */
     private void exchange(CommState c, Object out, Object in, Kind k, int outCount, int inCount,
                                  int peerRank, int tag) {
-        e.sendrecv(c, out, in, k, outCount, inCount, peerRank, tag);
+        services.sendrecv(c, out, in, k, outCount, inCount, peerRank, tag);
     }
 
     /**
@@ -543,14 +543,14 @@ public final class Communicators {
         long[] theirs = new long[mine.length];
         int tag = c.nextCollectiveTag();
         if (c.rank == 0) {
-            e.sendrecvCollective(c, mine, theirs, 0, tag);
+            services.sendrecvCollective(c, mine, theirs, 0, tag);
         }
-        e.bcast(c.localView(), theirs, Kind.LONG, mine.length, 0);
+        services.bcast(c.localView(), theirs, Kind.LONG, mine.length, 0);
         return theirs;
     }
 
     private void inter(CommState c, String what) {
-        e.checkComm(c);
+        services.checkComm(c);
         if (!c.isInter()) {
             throw new RailyardException(ErrorClass.COMM, what + " needs an intercommunicator; " + c.name() + " is not one");
         }
@@ -560,7 +560,7 @@ public final class Communicators {
     private long groupProposal(CommState c) {
         long[] proposal = {nextContext};
         long[] max = new long[1];
-        e.allreduce(c.localView(), proposal, max, 1, CommServices.Fold.MAX);
+        services.allreduce(c.localView(), proposal, max, 1, CommServices.Fold.MAX);
         return max[0];
     }
 
@@ -583,7 +583,7 @@ public final class Communicators {
                 first ? remote.length : localGroup.length);
         int ctx = (int) Math.max(mine[0], theirs[0]);
         contextsUsed(ctx + 2);
-        return new CommState(ctx, all, worldSize, worldRank, c.name() + ".merge" + (c.nextChild()));
+        return new CommState(ctx, all, worldSize, worldRank, c.name() + ".merge" + c.nextChild());
     }
 
     /**
@@ -606,6 +606,6 @@ public final class Communicators {
         long[] theirs = acrossGroups(c, mine);
         int ctx = (int) Math.max(mine[0], theirs[0]);
         contextsUsed(ctx + 4);
-        return new CommState(ctx, c.localGroup(), c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + (c.nextChild()));
+        return new CommState(ctx, c.localGroup(), c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
     }
 }
