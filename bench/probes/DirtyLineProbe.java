@@ -30,9 +30,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * [KIB] [SECONDS]} (defaults 1024 and 60). On the 2-core development machine (a KVM guest)
  * {@code w} rounds of 1 MiB took about 50 us and, for spells of seconds to tens of seconds,
  * about 500; {@code c} rounds took about 23 us throughout. {@code n} rounds with non-temporal
- * stores took about 78 us, and in a spell as long as {@code w} rounds (bench/RESULTS.md,
- * 2026-11-27): the spells price every line that moves between the cores, through a cache or
- * through memory.
+ * stores took about 78 us, and in a spell as long as {@code w} rounds
+ * (bench/results/log/2026-11-27-0232-touch.md): the spells price every line that moves between
+ * the cores, through a cache or through memory.
  */
 public final class DirtyLineProbe {
     private static final AtomicInteger ARRIVED = new AtomicInteger();

@@ -34,6 +34,12 @@ final class BsendBuffer {
         }
     }
 
+    /** Forgets the attached buffer and any failure (at finalize: a new round starts with none). */
+    synchronized void forget() {
+        capacity = -1;
+        failure = null;
+    }
+
     /** Waits for every buffered send (at detach and at finalize). */
     void drain() {
         while (true) {

@@ -63,7 +63,7 @@ public class Cartcomm extends Intracomm {
     public ShiftParms Shift(int direction, int disp) throws MPIException {
         try {
             int[] sd = nat.cartShift(direction, disp);
-            return new ShiftParms(sd[0], sd[1]);
+            return new ShiftParms(Special.rankOut(sd[0]), Special.rankOut(sd[1]));
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }

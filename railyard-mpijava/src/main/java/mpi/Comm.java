@@ -20,8 +20,12 @@ import org.railyard.error.RailyardException;
  *   <li>{@code Bsend}/{@code Ibsend} copy the data and start an {@code isend} of the copy, so they
  *       return at once; the bytes in flight are counted against the buffer given to
  *       {@link MPI#Buffer_attach} (the copy lives on the Java heap, not in that buffer), and a send
- *       that would overflow it fails as MPI says. Without an attached buffer they still buffer
- *       (MPJ Express accepts that too). {@link MPI#Buffer_detach} waits for them.</li>
+ *       that would overflow it fails as MPI says. A send counts its data: the values' bytes, the
+ *       serialized bytes plus a 16-byte header for {@link MPI#OBJECT}, or the packed bytes of an
+ *       {@link mpjbuf.Buffer}; {@link #Pack_size} of the same data is enough (for objects it is
+ *       an estimate that holds small objects). Without an attached buffer
+ *       they still buffer (MPJ Express accepts that too). {@link MPI#Buffer_detach} waits for
+ *       them.</li>
  *   <li>{@code Recv}, {@code Irecv}, {@code Probe}, {@code Iprobe} → {@code recv}, {@code irecv},
  *       {@code probe}, {@code iprobe}.</li>
  *   <li>Basic types and contiguous derived types go to Railyard in place; other derived types
@@ -44,8 +48,15 @@ public class Comm {
     /** Railyard's communicator. */
     final org.railyard.Comm nat;
 
+    /**
+     * MPJ Express's device communicator under this one; on Railyard a shim with the size, this
+     * process's rank and the context (see package {@code mpjdev}).
+     */
+    public mpjdev.Comm mpjdevComm;
+
     Comm(org.railyard.Comm nat) {
         this.nat = nat;
+        this.mpjdevComm = nat == null ? null : new DeviceComm(nat);
     }
 
     // ---------------------------------------------------------------- what the communicator is
@@ -169,38 +180,43 @@ public class Comm {
 
     /** Standard-mode send of {@code count} elements of {@code datatype} from {@code buf} at {@code offset}. */
     public void Send(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        send(buf, offset, count, datatype, dest, tag, STANDARD);
+        send(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), STANDARD);
     }
 
     /** Synchronous-mode send: returns once the matching receive has started. */
     public void Ssend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        send(buf, offset, count, datatype, dest, tag, SYNC);
+        send(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), SYNC);
     }
 
     /** Buffered-mode send: returns once the data is copied, whatever the receiver does. */
     public void Bsend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        send(buf, offset, count, datatype, dest, tag, BUFFERED);
+        send(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), BUFFERED);
     }
 
     /** Ready-mode send: the matching receive must already be posted; sent as a standard send. */
     public void Rsend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        send(buf, offset, count, datatype, dest, tag, READY);
+        send(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), READY);
     }
 
     void send(Object buf, int offset, int count, Datatype type, int dest, int tag, int mode) {
         try {
             type.checkForMessage();
+            if (movesNothing(type)) {
+                send(NOTHING, 0, 0, MPI.BYTE, dest, tag, mode);
+                return;
+            }
             if (mode == BUFFERED) {
                 start(buf, offset, count, type, dest, tag, BUFFERED);
                 return;
             }
             if (type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                sendNative(b.array(), 0, b.getSize(), type, dest, tag, mode);
+                byte[] m = Packed.message(b);
+                sendNative(m, 0, m.length, type, dest, tag, mode);
                 return;
             }
             type.checkBuffer(buf, offset, count, "Send");
             if (type.isObject()) {
-                if (dest == MPI.PROC_NULL) {
+                if (dest == org.railyard.Comm.PROC_NULL) {
                     sendNative(new byte[0], 0, 0, MPI.BYTE, dest, tag, mode);
                 } else {
                     ObjectMessages.send(nat, ObjectMessages.encode(buf, offset, count, type), dest, tag, mode == SYNC);
@@ -223,6 +239,19 @@ public class Comm {
         }
     }
 
+    /** The buffer of messages whose datatype moves no data. */
+    private static final byte[] NOTHING = new byte[0];
+
+    /**
+     * True for a datatype that moves no data (size 0: a {@code Struct} of no blocks, a
+     * {@code Contiguous} of 0 ...). It fits any buffer, whatever its base type, and travels as an
+     * empty message: a receive with it matches any message of 0 bytes (MPI's rule for type
+     * signatures), and {@link Status#Get_count} of it is 0.
+     */
+    static boolean movesNothing(Datatype type) {
+        return type.size() == 0 && type.base != Datatype.B_PACKED;
+    }
+
     static int values(int count, Datatype type) {
         long n = (long) count * type.size();
         if (n > Integer.MAX_VALUE) {
@@ -235,22 +264,22 @@ public class Comm {
 
     /** Non-blocking standard-mode send. The buffer must not change until the request completes. */
     public Request Isend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return new Request(start(buf, offset, count, datatype, dest, tag, STANDARD));
+        return new Request(start(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), STANDARD));
     }
 
     /** Non-blocking buffered send: complete at once (the data is copied). */
     public Request Ibsend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return new Request(startBuffered(buf, offset, count, datatype, dest, tag));
+        return new Request(startBuffered(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag)));
     }
 
     /** Non-blocking synchronous send: completes once the matching receive has started. */
     public Request Issend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return new Request(start(buf, offset, count, datatype, dest, tag, SYNC));
+        return new Request(start(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), SYNC));
     }
 
     /** Non-blocking ready send (a standard send whose receive is already posted). */
     public Request Irsend(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return new Request(start(buf, offset, count, datatype, dest, tag, READY));
+        return new Request(start(buf, offset, count, datatype, Special.rankIn(dest), Special.tagIn(tag), READY));
     }
 
     private Pending startBuffered(Object buf, int offset, int count, Datatype type, int dest, int tag) {
@@ -265,21 +294,24 @@ public class Comm {
     Pending start(Object buf, int offset, int count, Datatype type, int dest, int tag, int mode) {
         try {
             type.checkForMessage();
+            if (movesNothing(type)) {
+                return start(NOTHING, 0, 0, MPI.BYTE, dest, tag, mode);
+            }
             boolean sync = mode == SYNC;
             boolean buffered = mode == BUFFERED;
             if (type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                byte[] data = buffered ? Arrays.copyOf(b.array(), b.getSize()) : b.array();
-                int n = b.getSize();
-                return buffered ? MPI.bsends().start(n, () -> startNative(data, 0, n, type, dest, tag, false))
+                byte[] data = Packed.message(b);
+                int n = data.length;
+                return buffered ? MPI.bsends().start(n - Packed.TRAILER, () -> startNative(data, 0, n, type, dest, tag, false))
                         : startNative(data, 0, n, type, dest, tag, sync);
             }
             type.checkBuffer(buf, offset, count, "Isend");
             if (type.isObject()) {
-                if (dest == MPI.PROC_NULL) {
+                if (dest == org.railyard.Comm.PROC_NULL) {
                     return startNative(new byte[0], 0, 0, MPI.BYTE, dest, tag, sync);
                 }
                 ObjectMessages.Outgoing o = ObjectMessages.encode(buf, offset, count, type);
-                return buffered ? MPI.bsends().start(o.bytes(), () -> ObjectMessages.isend(nat, o, dest, tag, false))
+                return buffered ? MPI.bsends().start(o.buffered(), () -> ObjectMessages.isend(nat, o, dest, tag, false))
                         : ObjectMessages.isend(nat, o, dest, tag, sync);
             }
             int n = values(count, type);
@@ -304,11 +336,24 @@ public class Comm {
 
     /** Blocking receive of at most {@code count} elements of {@code datatype} into {@code buf} at {@code offset}. */
     public Status Recv(Object buf, int offset, int count, Datatype datatype, int source, int tag) throws MPIException {
+        return recv(buf, offset, count, datatype, Special.rankIn(source), Special.tagIn(tag));
+    }
+
+    /** {@link #Recv} with Railyard's values of {@code source} and {@code tag}. */
+    private Status recv(Object buf, int offset, int count, Datatype datatype, int source, int tag) {
         try {
             datatype.checkForMessage();
+            if (movesNothing(datatype)) {
+                return recv(NOTHING, 0, 0, MPI.BYTE, source, tag);
+            }
             if (datatype.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                org.railyard.Status s = nat.recv(b.array(), 0, b.getCapacity(), org.railyard.Datatype.BYTE, source, tag);
-                b.setSize((int) s.bytes());
+                // Sized to the message: probe, then receive that message (the first of its sender and tag).
+                org.railyard.Status p = nat.probe(source, tag);
+                byte[] m = new byte[(int) Math.max(p.bytes(), Packed.receiveRoom(b))];
+                org.railyard.Status s = nat.recv(m, 0, m.length, org.railyard.Datatype.BYTE, p.source(), p.tag());
+                if (s.source() != org.railyard.Comm.PROC_NULL) {
+                    Packed.land(b, m, (int) s.bytes());
+                }
                 return Status.of(s);
             }
             datatype.checkBuffer(buf, offset, count, "Recv");
@@ -330,15 +375,22 @@ public class Comm {
 
     /** Non-blocking receive. */
     public Request Irecv(Object buf, int offset, int count, Datatype datatype, int source, int tag) throws MPIException {
-        return new Request(startRecv(buf, offset, count, datatype, source, tag));
+        return new Request(startRecv(buf, offset, count, datatype, Special.rankIn(source), Special.tagIn(tag)));
     }
 
     Pending startRecv(Object buf, int offset, int count, Datatype type, int source, int tag) {
         try {
             type.checkForMessage();
+            if (movesNothing(type)) {
+                return startRecv(NOTHING, 0, 0, MPI.BYTE, source, tag);
+            }
             if (type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                return new Pending.Native(nat.irecv(b.array(), 0, b.getCapacity(), org.railyard.Datatype.BYTE, source, tag),
-                        s -> b.setSize((int) s.bytes()));
+                byte[] m = new byte[Packed.receiveRoom(b)];
+                return new Pending.Native(nat.irecv(m, 0, m.length, org.railyard.Datatype.BYTE, source, tag), s -> {
+                    if (s.source() != org.railyard.Comm.PROC_NULL && !s.cancelled()) {
+                        Packed.land(b, m, (int) s.bytes());
+                    }
+                });
             }
             type.checkBuffer(buf, offset, count, "Irecv");
             if (type.isObject()) {
@@ -359,7 +411,7 @@ public class Comm {
     /** The status of a matching message if one can be received now, else null; receives nothing. */
     public Status Iprobe(int source, int tag) throws MPIException {
         try {
-            org.railyard.Status s = nat.iprobe(source, tag);
+            org.railyard.Status s = nat.iprobe(Special.rankIn(source), Special.tagIn(tag));
             return s == null ? null : Status.of(s);
         } catch (RailyardException e) {
             throw MPIException.of(e);
@@ -369,7 +421,7 @@ public class Comm {
     /** Waits until a matching message can be received and returns its status; receives nothing. */
     public Status Probe(int source, int tag) throws MPIException {
         try {
-            return Status.of(nat.probe(source, tag));
+            return Status.of(nat.probe(Special.rankIn(source), Special.tagIn(tag)));
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -381,32 +433,41 @@ public class Comm {
     public Status Sendrecv(Object sendbuf, int sendoffset, int sendcount, Datatype sendtype, int dest, int sendtag,
                            Object recvbuf, int recvoffset, int recvcount, Datatype recvtype, int source, int recvtag)
             throws MPIException {
-        Pending r = startRecv(recvbuf, recvoffset, recvcount, recvtype, source, recvtag);
-        sendThenAwait(r, () -> send(sendbuf, sendoffset, sendcount, sendtype, dest, sendtag, STANDARD));
+        int to = Special.rankIn(dest);
+        int stag = Special.tagIn(sendtag);
+        Pending r = startRecv(recvbuf, recvoffset, recvcount, recvtype, Special.rankIn(source), Special.tagIn(recvtag));
+        sendThenAwait(r, () -> send(sendbuf, sendoffset, sendcount, sendtype, to, stag, STANDARD));
         return r.status();
     }
 
     /** Sends the content of {@code buf}, then replaces it with the message received. */
     public Status Sendrecv_replace(Object buf, int offset, int count, Datatype datatype, int dest, int sendtag,
                                    int source, int recvtag) throws MPIException {
+        int to = Special.rankIn(dest);
+        int stag = Special.tagIn(sendtag);
+        int from = Special.rankIn(source);
+        int rtag = Special.tagIn(recvtag);
         try {
             datatype.checkForMessage();
+            if (movesNothing(datatype)) {
+                return Sendrecv(NOTHING, 0, 0, MPI.BYTE, dest, sendtag, NOTHING, 0, 0, MPI.BYTE, source, recvtag);
+            }
             Runnable send;
             if (datatype.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                byte[] copy = Arrays.copyOf(b.array(), b.getSize());
-                send = () -> sendNative(copy, 0, copy.length, datatype, dest, sendtag, STANDARD);
+                byte[] copy = Packed.message(b);
+                send = () -> sendNative(copy, 0, copy.length, datatype, to, stag, STANDARD);
             } else {
                 datatype.checkBuffer(buf, offset, count, "Sendrecv_replace");
                 if (datatype.isObject()) {
                     ObjectMessages.Outgoing o = ObjectMessages.encode(buf, offset, count, datatype);
-                    send = dest == MPI.PROC_NULL ? () -> { } : () -> ObjectMessages.send(nat, o, dest, sendtag, false);
+                    send = to == org.railyard.Comm.PROC_NULL ? () -> { } : () -> ObjectMessages.send(nat, o, to, stag, false);
                 } else {
                     int n = values(count, datatype);
                     Object copy = datatype.contiguous ? datatype.kind.toArray(buf, offset, n) : datatype.gather(buf, offset, count);
-                    send = () -> sendNative(copy, 0, n, datatype, dest, sendtag, STANDARD);
+                    send = () -> sendNative(copy, 0, n, datatype, to, stag, STANDARD);
                 }
             }
-            Pending r = startRecv(buf, offset, count, datatype, source, recvtag);
+            Pending r = startRecv(buf, offset, count, datatype, from, rtag);
             sendThenAwait(r, send);
             return r.status();
         } catch (RailyardException e) {
@@ -428,33 +489,43 @@ public class Comm {
 
     /** A persistent standard send; each {@link Prequest#Start()} is an {@link #Isend}. */
     public Prequest Send_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, dest, tag, STANDARD));
+        int peer = Special.rankIn(dest);
+        int t = Special.tagIn(tag);
+        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, STANDARD));
     }
 
     /** A persistent buffered send; each start is an {@link #Ibsend}. */
     public Prequest Bsend_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return persistent(buf, offset, count, datatype, () -> startBuffered(buf, offset, count, datatype, dest, tag));
+        int peer = Special.rankIn(dest);
+        int t = Special.tagIn(tag);
+        return persistent(buf, offset, count, datatype, () -> startBuffered(buf, offset, count, datatype, peer, t));
     }
 
     /** A persistent synchronous send; each start is an {@link #Issend}. */
     public Prequest Ssend_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, dest, tag, SYNC));
+        int peer = Special.rankIn(dest);
+        int t = Special.tagIn(tag);
+        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, SYNC));
     }
 
     /** A persistent ready send; each start is an {@link #Irsend}. */
     public Prequest Rsend_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, dest, tag, READY));
+        int peer = Special.rankIn(dest);
+        int t = Special.tagIn(tag);
+        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, READY));
     }
 
     /** A persistent receive; each start is an {@link #Irecv}. */
     public Prequest Recv_init(Object buf, int offset, int count, Datatype datatype, int source, int tag) throws MPIException {
-        return persistent(buf, offset, count, datatype, () -> startRecv(buf, offset, count, datatype, source, tag));
+        int peer = Special.rankIn(source);
+        int t = Special.tagIn(tag);
+        return persistent(buf, offset, count, datatype, () -> startRecv(buf, offset, count, datatype, peer, t));
     }
 
     /** A persistent request; argument errors show at the init call, not at the first start. */
     private static Prequest persistent(Object buf, int offset, int count, Datatype type, Supplier<Pending> starter) {
         type.checkForMessage();
-        if (!(type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer)) {
+        if (!(type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer) && !movesNothing(type)) {
             type.checkBuffer(buf, offset, count, "persistent request");
         }
         return new Prequest(starter);
@@ -463,34 +534,49 @@ public class Comm {
     // ---------------------------------------------------------------- packing
 
     /**
-     * Bytes {@link #Pack} needs for {@code incount} elements of {@code datatype}. Not defined for
-     * {@link MPI#OBJECT}, whose serialized size is known only once packed: pack objects into an
-     * {@link mpjbuf.Buffer}, which grows.
+     * Bytes {@link #Pack} needs for {@code incount} elements of {@code datatype}, as MPJ Express
+     * 0.44 counts them: the values' bytes rounded up to a multiple of 8, plus an 8-byte section
+     * header ({@code Pack_size(1000, MPI.INT)} is 4008). Also enough for the byte-array form of
+     * {@code Pack} and for a buffered send of the same data ({@link #Bsend}).
+     *
+     * <p>{@link MPI#OBJECT}: the size of serialized objects is known only once they are
+     * serialized, so this is an estimate, chosen to be usable: 8 bytes of header, plus
+     * {@value #OBJECT_STREAM_ESTIMATE} bytes for the serialization stream's header and the
+     * descriptions of a few classes, plus {@value #OBJECT_ESTIMATE} bytes per object. It holds
+     * small objects (a few primitive fields and short strings each), so that
+     * {@code Buffer_attach} of it lets {@code Bsend} of that many such objects through. Larger
+     * objects need more: pack them into an {@link mpjbuf.Buffer} (which grows) and measure. (MPJ
+     * Express answers 8, which counts only the section header, as its objects go to a
+     * separate, unbounded part of the buffer.)
      */
     public int Pack_size(int incount, Datatype datatype) throws MPIException {
         datatype.checkForMessage();
-        if (datatype.isObject()) {
-            throw MPIException.error("Pack_size: the packed size of MPI.OBJECT data is known only after packing; "
-                    + "Pack objects into an mpjbuf.Buffer, which grows as needed");
+        if (incount < 0) {
+            throw MPIException.error("Pack_size: count " + incount + " is negative");
         }
-        long b = (long) values(incount, datatype) * datatype.kind.size;
+        long values = (long) incount * datatype.size();
+        long b = datatype.isObject()
+                ? mpjbuf.Buffer.SECTION_OVERHEAD + OBJECT_STREAM_ESTIMATE + values * OBJECT_ESTIMATE
+                : (values * datatype.kind.size + 7) / 8 * 8 + mpjbuf.Buffer.SECTION_OVERHEAD;
         if (b > Integer.MAX_VALUE) {
             throw MPIException.error("Pack_size: " + b + " bytes do not fit an int");
         }
         return (int) b;
     }
 
+    /** {@link #Pack_size} of objects: bytes for the stream header and class descriptions. */
+    static final int OBJECT_STREAM_ESTIMATE = 1024;
+    /** {@link #Pack_size} of objects: bytes per object. */
+    static final int OBJECT_ESTIMATE = 256;
+
     /**
-     * Packs {@code incount} elements of {@code datatype} into {@code outbuf} at byte
-     * {@code position}; returns the position after them, which also becomes the buffer's size.
+     * Packs {@code incount} elements of {@code datatype} into {@code outbuf} as one section at the
+     * first multiple of 8 at or after byte {@code position}; returns the buffer's size after
+     * them. The buffer grows if it is too small. See {@link Packed} for the format.
      */
     public int Pack(Object inbuf, int offset, int incount, Datatype datatype, mpjbuf.Buffer outbuf, int position)
             throws MPIException {
-        byte[] data = packBytes(inbuf, offset, incount, datatype);
-        outbuf.ensureCapacity(position + data.length);
-        System.arraycopy(data, 0, outbuf.array(), position, data.length);
-        outbuf.setSize(position + data.length);
-        return position + data.length;
+        return Packed.pack(inbuf, offset, incount, datatype, outbuf, position);
     }
 
     /** mpiJava 1.2's form of {@link #Pack(Object, int, int, Datatype, mpjbuf.Buffer, int)}: into a byte array. */
@@ -505,12 +591,14 @@ public class Comm {
     }
 
     /**
-     * Unpacks {@code outcount} elements of {@code datatype} from {@code inbuf} at byte
-     * {@code position} into {@code outbuf}; returns the position after them.
+     * Unpacks {@code outcount} elements of {@code datatype} from the next section of
+     * {@code inbuf} (sections are read in the order they were packed, as in MPJ Express; see
+     * {@link Packed}); returns {@code position + Pack_size(outcount, datatype)}.
      */
     public int Unpack(mpjbuf.Buffer inbuf, int position, Object outbuf, int offset, int outcount, Datatype datatype)
             throws MPIException {
-        return unpackBytes(inbuf.array(), Math.max(inbuf.getSize(), 0), position, outbuf, offset, outcount, datatype);
+        Packed.unpack(inbuf, outbuf, offset, outcount, datatype);
+        return position + Pack_size(outcount, datatype);
     }
 
     /** mpiJava 1.2's form of {@link #Unpack(mpjbuf.Buffer, int, Object, int, int, Datatype)}: from a byte array. */

@@ -32,7 +32,7 @@ public class Group implements Freeable {
 
     /** This process's rank in the group, or {@link MPI#UNDEFINED} if it is not a member. */
     public int Rank() throws MPIException {
-        return check(this).rank();
+        return Special.rankOut(check(this).rank());
     }
 
     /**
@@ -42,7 +42,7 @@ public class Group implements Freeable {
      */
     public static int[] Translate_ranks(Group group1, int[] ranks1, Group group2) throws MPIException {
         try {
-            return org.railyard.Group.translateRanks(check(group1), ranks1, check(group2));
+            return Special.ranksOut(org.railyard.Group.translateRanks(check(group1), Special.ranksIn(ranks1), check(group2)));
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
@@ -102,22 +102,56 @@ public class Group implements Freeable {
     /**
      * The members of the ranges {@code {first, last, stride}}, in range order:
      * {@code first, first + stride, ...} not beyond {@code last} (stride may be negative, not zero).
+     * As MPI says (and MPICH does), only the ranks a range produces must be ranks of the group:
+     * {@code {5, 8, 2}} in a group of 8 is ranks 5 and 7, although 8 is not a rank.
      */
     public Group Range_incl(int[][] ranges) throws MPIException {
         try {
-            return new Group(check(this).rangeIncl(ranges));
+            return new Group(check(this).incl(expand(ranges, Size(), "Range_incl")));
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
     }
 
-    /** The members not in the ranges {@code {first, last, stride}}, in group order. */
+    /** The members not in the ranges {@code {first, last, stride}}, in group order; ranges as in {@link #Range_incl}. */
     public Group Range_excl(int[][] ranges) throws MPIException {
         try {
-            return new Group(check(this).rangeExcl(ranges));
+            return new Group(check(this).excl(expand(ranges, Size(), "Range_excl")));
         } catch (RailyardException e) {
             throw MPIException.of(e);
         }
+    }
+
+    /** The ranks the ranges produce, in range order; each must be in {@code [0, size)} and produced once. */
+    static int[] expand(int[][] ranges, int size, String call) {
+        if (ranges == null) {
+            throw MPIException.error(call + ": the ranges are null");
+        }
+        int[] out = new int[size];
+        boolean[] seen = new boolean[size];
+        int n = 0;
+        for (int i = 0; i < ranges.length; i++) {
+            int[] r = ranges[i];
+            if (r == null || r.length < 3) {
+                throw MPIException.error(call + ": range " + i + " must be {first, last, stride}");
+            }
+            String range = "range " + i + " {" + r[0] + ", " + r[1] + ", " + r[2] + "}";
+            if (r[2] == 0) {
+                throw MPIException.error(call + ": " + range + " has stride 0");
+            }
+            for (long k = r[0]; r[2] > 0 ? k <= r[1] : k >= r[1]; k += r[2]) {
+                if (k < 0 || k >= size) {
+                    throw MPIException.error(call + ": " + range + " produces rank " + k
+                            + ", outside the group's ranks [0, " + size + ")");
+                }
+                if (seen[(int) k]) {
+                    throw MPIException.error(call + ": " + range + " produces rank " + k + " a second time");
+                }
+                seen[(int) k] = true;
+                out[n++] = (int) k;
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     private static org.railyard.Group check(Group g) {

@@ -42,7 +42,7 @@ public class Intracomm extends Comm {
      */
     public Intracomm Split(int colour, int key) throws MPIException {
         try {
-            org.railyard.Comm c = nat.split(colour, key);
+            org.railyard.Comm c = nat.split(colour == MPI.UNDEFINED ? org.railyard.Comm.UNDEFINED : colour, key);
             return c == null ? null : new Intracomm(c);
         } catch (RailyardException e) {
             throw MPIException.of(e);
@@ -121,12 +121,16 @@ public class Intracomm extends Comm {
         try {
             type.checkForMessage();
             if (type.base == Datatype.B_PACKED && buf instanceof mpjbuf.Buffer b) {
-                // A packed buffer travels whole, whatever its size: the root's size first.
-                int[] size = {b.getSize()};
+                // A packed buffer travels whole, whatever its size: the root's message length first.
+                boolean isRoot = nat.rank() == root;
+                byte[] m = isRoot ? Packed.message(b) : null;
+                int[] size = {isRoot ? m.length : 0};
                 nat.bcast(size, 0, 1, root);
-                b.ensureCapacity(size[0]);
-                b.setSize(size[0]);
-                nat.bcast(b.array(), 0, size[0], root);
+                m = isRoot ? m : new byte[size[0]];
+                nat.bcast(m, 0, size[0], root);
+                if (!isRoot) {
+                    Packed.land(b, m, size[0]);
+                }
                 return;
             }
             type.checkBuffer(buf, offset, count, "Bcast");

@@ -85,10 +85,14 @@ public class MPI {
 
     // ------------------------------------------------------------ constants
 
-    public static int ANY_SOURCE = org.railyard.Comm.ANY_SOURCE;
-    public static int ANY_TAG = org.railyard.Comm.ANY_TAG;
-    public static int PROC_NULL = org.railyard.Comm.PROC_NULL;
-    public static int UNDEFINED = org.railyard.Comm.UNDEFINED;
+    /** A receive or probe from any sender: -2, as in MPJ Express (Railyard's own value differs; see {@link Special}). */
+    public static int ANY_SOURCE = Special.ANY_SOURCE;
+    /** A receive or probe of any tag: -2, as in MPJ Express. */
+    public static int ANY_TAG = Special.ANY_TAG;
+    /** The null process: a send to it or a receive from it completes at once and moves nothing; -3, as in MPJ Express. */
+    public static int PROC_NULL = Special.PROC_NULL;
+    /** "No such rank / no such index / not a whole count": -1, as in MPJ Express. */
+    public static int UNDEFINED = Special.UNDEFINED;
     /** Largest tag. Also the key of the attribute {@link Comm#Attr_get} reports it under. */
     public static int TAG_UB = org.railyard.Comm.TAG_UB;
     /** Key of the host-process attribute ({@link Comm#Attr_get}). */
@@ -137,6 +141,7 @@ public class MPI {
     private static boolean finalized;
     private static Thread mainThread;
     private static org.railyard.Comm lane;
+    private static org.railyard.Comm finalizedComm;
     private static final BsendBuffer BSENDS = new BsendBuffer();
     private static volatile Errhandler errhandler = ERRORS_RETURN;
 
@@ -152,25 +157,49 @@ public class MPI {
     /**
      * Joins the job (collective over the world). Returns the arguments unchanged: {@code railyard
      * run} passes the program exactly its own arguments.
+     *
+     * <p><b>Init after Finalize.</b> MPI forbids it; MPJ Express allows it, and test drivers that
+     * run several programs in one JVM rely on it, so the facade allows it too: a process that
+     * called {@link #Finalize} may call Init again and is back in the same job, with the same
+     * ranks and the same connections ({@link #Finalize} does not close Railyard; the process does
+     * when it exits, see {@link #Finalize}). Every process of the job must do the same number of
+     * rounds, as every round's collectives need all of them. Messages a round left unreceived
+     * (which MPI forbids) are still there in the next. Calling Init twice without a Finalize in
+     * between is an error.
      */
     public static String[] Init(String[] args) throws MPIException {
         synchronized (MPI.class) {
-            if (initialized) {
-                throw MPIException.error("MPI.Init was already called in this process");
+            if (initialized && !finalized) {
+                throw MPIException.error("MPI.Init was already called in this process (call MPI.Finalize before "
+                        + "calling MPI.Init again)");
             }
-            try {
-                Railyard ry = Railyard.current();
-                ownsRailyard = ry == null;
-                railyard = ry != null ? ry : Railyard.init(args == null ? new String[0] : args);
-                // The private lane carries the tails of large object messages (ObjectMessages).
-                lane = railyard.world().dup();
-            } catch (RailyardException e) {
-                throw MPIException.of(e);
+            if (railyard == null) {
+                try {
+                    Railyard ry = Railyard.current();
+                    ownsRailyard = ry == null;
+                    railyard = ry != null ? ry : Railyard.init(args == null ? new String[0] : args);
+                    // The private lane carries the tails of large object messages (ObjectMessages).
+                    lane = railyard.world().dup();
+                    // What COMM_WORLD and COMM_SELF become at Finalize: a freed communicator, so that calls
+                    // after Finalize fail although Railyard stays open (a dup of self is local).
+                    finalizedComm = railyard.self().dup();
+                    finalizedComm.free();
+                } catch (RailyardException e) {
+                    throw MPIException.of(e);
+                }
+                if (ownsRailyard) {
+                    Railyard owned = railyard;
+                    Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("railyard-mpi-close").unstarted(owned::close));
+                }
             }
             COMM_WORLD = new Intracomm(railyard.world());
             COMM_SELF = new Intracomm(railyard.self());
+            mpjdev.MPJDev.WORLD = COMM_WORLD.mpjdevComm;
+            mpjdev.MPJDev.deviceName = "railyard";
             GROUP_EMPTY = new Group(railyard.world().group().empty());
             mainThread = Thread.currentThread();
+            errhandler = ERRORS_RETURN;
+            finalized = false;
             initialized = true;
         }
         return args;
@@ -198,25 +227,37 @@ public class MPI {
         return THREAD_MULTIPLE;
     }
 
-    /** Completes buffered sends, then leaves the job. No MPI call may follow. */
+    /**
+     * Completes buffered sends and ends this round of MPI: no MPI call may follow but
+     * {@link #Init}, which starts another round in the same job (see {@link #Init}). Calls on
+     * {@link #COMM_WORLD} and {@link #COMM_SELF} fail from here on (they are replaced by a freed
+     * communicator until the next Init); calls on communicators the program kept are erroneous,
+     * as MPI says, and not all of them are detected. Railyard's
+     * connections stay open until the process exits (a shutdown hook closes them, sending every
+     * peer what is still queued), so that such a round can use them; a program that opened
+     * Railyard's native API itself keeps it open as before.
+     */
     public static void Finalize() throws MPIException {
         synchronized (MPI.class) {
             if (!initialized || finalized) {
                 throw MPIException.error(initialized ? "MPI.Finalize was already called" : "MPI.Finalize before MPI.Init");
             }
             finalized = true;
+            COMM_WORLD = new Intracomm(finalizedComm);
+            COMM_SELF = new Intracomm(finalizedComm);
         }
         try {
             BSENDS.drain();
         } finally {
+            BSENDS.forget();
             ObjectMessages.shutdown();
-            if (ownsRailyard) {
-                railyard.close();
-            }
         }
     }
 
-    /** True once {@link #Init} was called (also after {@link #Finalize}, as in MPI). */
+    /**
+     * True once {@link #Init} was called, also after {@link #Finalize}, as MPI says (MPJ Express
+     * answers false after Finalize; the facade follows MPI here).
+     */
     public static boolean Initialized() throws MPIException {
         return initialized;
     }
@@ -269,6 +310,11 @@ public class MPI {
             throw MPIException.error(r == null ? "MPI.Init was not called" : "MPI.Finalize was called");
         }
         return r;
+    }
+
+    /** True between {@link #Finalize} and the next {@link #Init}. */
+    static synchronized boolean isFinalized() {
+        return finalized;
     }
 
     static org.railyard.Comm lane() {

@@ -42,6 +42,9 @@ public class MPIException extends RuntimeException {
 
     /** The facade's translation of a library error, keeping the library's message and class. */
     static MPIException of(RailyardException e) {
+        if (MPI.isFinalized()) {
+            return raise(new MPIException("MPI.Finalize was called (" + describe(e) + ")", e));
+        }
         return raise(new MPIException(e));
     }
 

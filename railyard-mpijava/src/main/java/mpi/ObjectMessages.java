@@ -113,8 +113,13 @@ final class ObjectMessages {
             return length > inline;
         }
 
-        int bytes() {
-            return head.length + Math.max(0, length - inline);
+        /**
+         * What a buffered send of these objects counts against the attached buffer: the
+         * serialized bytes and the head's fixed header. The head's zero padding (its length
+         * encodes the object count) is not data and is not counted.
+         */
+        long buffered() {
+            return (long) length + HEADER;
         }
     }
 
@@ -178,6 +183,9 @@ final class ObjectMessages {
     }
 
     static Head parse(byte[] head, long bytes) {
+        if (bytes == 0) {
+            return new Head(0, -1, 0); // sent with a datatype that moves nothing: no objects
+        }
         MemorySegment h = MemorySegment.ofArray(head);
         int n = countOf(bytes);
         if (bytes < HEADER || h.get(LE_INT, 12) != MAGIC || n < 0 || h.get(LE_INT, 8) != n) {
@@ -268,8 +276,8 @@ final class ObjectMessages {
         int n = count * type.size();
         byte[] head = new byte[messageBytes(n)];
         org.railyard.Status s = comm.recv(head, 0, head.length, org.railyard.Datatype.BYTE, source, tag);
-        if (s.source() == MPI.PROC_NULL) {
-            Status st = new Status(MPI.PROC_NULL, MPI.ANY_TAG, 0);
+        if (s.source() == org.railyard.Comm.PROC_NULL) {
+            Status st = new Status(org.railyard.Comm.PROC_NULL, org.railyard.Comm.ANY_TAG, 0);
             st.objects = 0;
             return st;
         }
@@ -394,8 +402,8 @@ final class ObjectMessages {
                         stage = DONE;
                         return true;
                     }
-                    if (headStatus.source() == MPI.PROC_NULL) {
-                        status = new Status(MPI.PROC_NULL, MPI.ANY_TAG, 0);
+                    if (headStatus.source() == org.railyard.Comm.PROC_NULL) {
+                        status = new Status(org.railyard.Comm.PROC_NULL, org.railyard.Comm.ANY_TAG, 0);
                         status.objects = 0;
                         stage = DONE;
                         return true;

@@ -33,9 +33,10 @@ public class Status implements Freeable {
         this.index = MPI.UNDEFINED;
     }
 
+    /** A status from Railyard's values of {@code source} and {@code tag} (see {@link Special}). */
     Status(int source, int tag, long bytes) {
-        this.source = source;
-        this.tag = tag;
+        this.source = Special.rankOut(source);
+        this.tag = Special.tagOut(tag);
         this.index = MPI.UNDEFINED;
         this.bytes = bytes;
     }
@@ -48,16 +49,20 @@ public class Status implements Freeable {
 
     /**
      * Number of whole elements of {@code datatype} received, or {@link MPI#UNDEFINED} if what
-     * arrived is not a whole number of them.
+     * arrived is not a whole number of them. For a datatype that moves no data (size 0, such as a
+     * {@code Struct} of no blocks) it is 0, as MPI says (MPJ Express 0.44 answers 1).
      */
     public int Get_count(Datatype datatype) throws MPIException {
-        int values = Get_elements(datatype);
+        datatype.checkUsable();
         int size = datatype.size();
+        if (size == 0 && datatype.base != Datatype.B_PACKED) {
+            // MPI 3.1, 3.2.5: "If the size of the datatype is zero, this routine will return a count of zero."
+            // (MPJ Express 0.44 answers 1.)
+            return 0;
+        }
+        int values = Get_elements(datatype);
         if (values == MPI.UNDEFINED) {
             return MPI.UNDEFINED;
-        }
-        if (size == 0) {
-            return values == 0 ? 0 : MPI.UNDEFINED;
         }
         return values % size == 0 ? values / size : MPI.UNDEFINED;
     }

@@ -1,91 +1,821 @@
 package mpjbuf;
 
-import java.util.Arrays;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
- * The buffer of packed data that MPJ Express's {@code mpi.Comm.Pack} and {@code Unpack} take, and
- * that a program sends and receives with {@code MPI.PACKED}.
+ * A buffer of packed data, with the public API of MPJ Express 0.44's {@code mpjbuf.Buffer}: what
+ * {@code mpi.Comm.Pack} writes and {@code Unpack} reads, what a program sends and receives with
+ * {@code MPI.PACKED}, and what a program may fill and read itself, section by section.
  *
- * <p>In Railyard it is a plain byte array with a size (the bytes packed so far): {@code Pack}
- * appends at a position and moves the size to the end of what it wrote, growing the array if the
- * capacity given to the constructor is too small (the objects of {@code MPI.OBJECT} have no size
- * known in advance); a send of {@code MPI.PACKED} sends the first {@link #getSize()} bytes; a
- * receive fills the array and sets the size to the length of the message. The packed form is
- * Railyard's wire form (little-endian values), so packed data may be received as the types that
- * were packed, and the other way round.
+ * <h2>Layout</h2>
+ * A buffer is a sequence of <em>sections</em>, each a header and the values of one {@link Type}:
+ * <pre>
+ *   0      1          4              8
+ *   +------+----------+--------------+------------------------------+
+ *   | type | (unused) | values (int) | values, {@code width} bytes each |
+ *   +------+----------+--------------+------------------------------+
+ * </pre>
+ * Headers start at multiples of {@link #ALIGNMENT_UNIT}; a header takes {@link #SECTION_OVERHEAD}
+ * bytes. The values of a <em>static</em> section follow its header in the <em>static</em> part
+ * (a {@link RawBuffer}, written in {@link #getEncoding()} order); those of a <em>dynamic</em>
+ * section ({@link Type#OBJECT}, {@code *_DYNAMIC}) are written with Java serialization to the
+ * <em>dynamic</em> part, a byte array that has no size limit, and only their header is static.
+ * {@link #getSize()} is the number of static bytes written.
  *
- * <p>Only the part of MPJ Express's class that a program uses is here: the constructor, the
- * size and capacity, {@link #commit()}, {@link #clear()} and {@link #free()}. Its section and raw
- * buffer machinery is MPJ Express's own device layer and has no counterpart.
+ * <h2>States</h2>
+ * A new buffer is <em>writable</em>: {@link #putSectionHeader} starts a section, {@code write},
+ * {@code gather} and {@code strGather} append values of its type. {@link #commit()} makes it
+ * <em>readable</em> from the start: {@link #getSectionHeader()} enters the next section,
+ * {@code read}, {@code scatter} and {@code strScatter} take its values in order (at most
+ * {@link #getRemaining()}). {@link #clear()} empties it for writing again; {@link #free()} ends it.
+ * A receive of {@code MPI.PACKED} leaves the buffer readable.
+ *
+ * <h2>Strided access</h2>
+ * {@code strGather(src, srcOff, rank, exts, strs, shape)} takes a region of {@code rank}
+ * dimensions: dimension {@code d} has {@code shape[exts + d]} elements {@code shape[strs + d]}
+ * array slots apart, dimension 0 outermost, starting at {@code srcOff}; {@code strScatter} puts
+ * values back in the same order. {@code gather(src, numEls, offs, indexes)} takes
+ * {@code src[indexes[offs]] ... src[indexes[offs + numEls - 1]]}.
+ *
+ * <h2>Where the facade differs from MPJ Express</h2>
+ * The static part grows when a write or a header does not fit (a larger heap storage replaces
+ * it, keeping the content), where MPJ Express throws {@link BufferOverflowException}: packing
+ * never fails for want of room. {@link #getCapacity()} is the real capacity of the static part
+ * (MPJ Express reports 0 for a buffer made by {@link #Buffer(int)}). A section's value count is
+ * stored as soon as values are written, so a buffer may be sent without {@link #commit()}, and
+ * {@link #getDynamicBuffer()} of a buffer being written returns the objects written so far.
+ * Errors of arguments (a negative offset, a range past the array) are
+ * {@link ArrayIndexOutOfBoundsException}s, as in MPJ Express.
  */
 public class Buffer {
-    private byte[] bytes;
-    private int size;
-    private boolean readable;
+    /** Bytes of a section header. */
+    public static final int SECTION_OVERHEAD = 8;
+    /** Section headers start at multiples of this many bytes. */
+    public static final int ALIGNMENT_UNIT = 8;
 
-    /** A buffer able to hold {@code capacity} packed bytes (more are made room for on demand). */
+    private static final ByteOrder LOCAL = ByteOrder.nativeOrder();
+
+    private RawBuffer staticBuffer;
+    private int bufoffset;
+    private int capacity;
+    /** Static bytes written (or received). */
+    private int size;
+    private boolean writable = true;
+    private boolean freed;
+    private ByteOrder encoding = LOCAL;
+
+    /** The section being written or read, its header's position, and its value count. */
+    private Type current;
+    private int header;
+    private int sectionSize;
+    /** Reading: the next static byte, and the values of the current section not yet read. */
+    private int readPtr;
+    private int remaining;
+
+    /** The dynamic part: bytes (once committed or received), and the streams writing or reading it. */
+    private byte[] dynamic;
+    private ByteArrayOutputStream dynamicBytes;
+    private ObjectOutputStream out;
+    private ObjectInputStream in;
+
+    /** A buffer whose static part holds {@code capacity} bytes (it grows when needed). */
     public Buffer(int capacity) {
         if (capacity < 0) {
-            throw new IllegalArgumentException("buffer capacity " + capacity + " is negative");
+            throw new java.lang.IllegalArgumentException("buffer capacity " + capacity + " is negative");
         }
-        this.bytes = new byte[capacity];
+        this.staticBuffer = new NIOBuffer(capacity);
+        this.capacity = capacity;
     }
 
-    /** Number of bytes packed in (or received into) the buffer. */
+    /** A buffer over {@code capacity} bytes of {@code staticBuffer} from byte {@code offset}. */
+    public Buffer(RawBuffer staticBuffer, int offset, int capacity) {
+        if (staticBuffer == null) {
+            throw new NullPointerException("Buffer: the static buffer is null");
+        }
+        if (offset < 0 || capacity < 0 || (long) offset + capacity > staticBuffer.getCapacity()) {
+            throw new java.lang.IllegalArgumentException("Buffer: " + capacity + " bytes from offset " + offset
+                    + " do not fit a static buffer of " + staticBuffer.getCapacity() + " bytes");
+        }
+        this.staticBuffer = staticBuffer;
+        this.bufoffset = offset;
+        this.capacity = capacity;
+    }
+
+    /** Where this buffer starts in its static buffer. */
+    public int offset() {
+        return bufoffset;
+    }
+
+    /**
+     * Fills the buffer from received data: {@code staticLength} bytes of {@code src} from
+     * {@code srcOffset} into the static part at byte {@code position} of it, which becomes
+     * {@link #getSize()}; and, if {@code dynamicLength} is positive, {@code dynamic} as the dynamic part.
+     */
+    public void copy(ByteBuffer src, int srcOffset, int staticLength, int position, byte[] dynamic, int dynamicLength) {
+        ensure(position + staticLength);
+        staticBuffer.copy(src, srcOffset, staticLength, bufoffset + position);
+        setSize(staticLength);
+        if (dynamicLength > 0) {
+            setDynamicBuffer(dynamic);
+        }
+    }
+
+    /** Ends the buffer: its storage is released and every later call fails with {@link WrongStateException}. */
+    public void free() {
+        closeStreams();
+        dynamic = null;
+        staticBuffer.free();
+        freed = true;
+    }
+
+    /** Ends writing (or restarts reading): the buffer reads back from its first section. */
+    public void commit() throws BufferException {
+        checkLive();
+        if (writable && out != null) {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw new DynamicBufferException("the dynamic part could not be written", e);
+            }
+            dynamic = dynamicBytes.toByteArray();
+        }
+        closeStreams();
+        current = null;
+        readPtr = 0;
+        remaining = 0;
+        writable = false;
+    }
+
+    /** Empties the buffer for writing, in this machine's byte order. */
+    public void clear() throws BufferException {
+        checkLive();
+        closeStreams();
+        setEncoding(LOCAL);
+        current = null;
+        size = 0;
+        header = 0;
+        sectionSize = 0;
+        readPtr = 0;
+        remaining = 0;
+        dynamic = null;
+        writable = true;
+    }
+
+    private void closeStreams() {
+        out = null;
+        dynamicBytes = null;
+        in = null;
+    }
+
+    // ---------------------------------------------------------------- sections
+
+    /** Starts a section of {@code type} at the next aligned position. */
+    public void putSectionHeader(Type type) throws BufferException {
+        checkWritable();
+        if (type == null || type == Type.UNDEFINED) {
+            throw new IllegalArgumentException("section type " + type + " cannot hold values");
+        }
+        int at = align(size);
+        ensure(at + SECTION_OVERHEAD);
+        staticBuffer.putByte(type.getCode(), bufoffset + at);
+        staticBuffer.putInt(0, bufoffset + at + 4);
+        size = at + SECTION_OVERHEAD;
+        header = at;
+        current = type;
+        sectionSize = 0;
+    }
+
+    /** Enters the next section (the previous one must have been read whole) and returns its type. */
+    public Type getSectionHeader() throws BufferException {
+        checkReadable();
+        if (remaining != 0) {
+            throw new SectionSizeMismatchException("the section before was not read whole: " + remaining
+                    + " of its values remain");
+        }
+        int at = align(readPtr);
+        if (at + SECTION_OVERHEAD > size) {
+            throw new BufferUnderflowException("no section after byte " + readPtr + ": the buffer holds " + size + " bytes");
+        }
+        int code = staticBuffer.getByte(bufoffset + at);
+        if (code >= Type.UNDEFINED.getCode()) {
+            throw new TypeMismatchException("byte " + at + " is not a section header (type code " + code + ")");
+        }
+        Type type = Type.getType(code);
+        int n = staticBuffer.getInt(bufoffset + at + 4, swap());
+        if (n < 0 || (long) at + SECTION_OVERHEAD + (long) n * type.width > size) {
+            throw new BufferUnderflowException("the " + type + " section at byte " + at + " claims " + n
+                    + " values, more than the " + size + " bytes of the buffer hold");
+        }
+        readPtr = at + SECTION_OVERHEAD;
+        current = type;
+        sectionSize = n;
+        remaining = n;
+        return type;
+    }
+
+    /** Number of values of the current section (written so far, or in all when reading). */
+    public int getSectionSize() throws BufferException {
+        checkLive();
+        if (current == null) {
+            throw new WrongStateException("no current section: call putSectionHeader or getSectionHeader first");
+        }
+        return sectionSize;
+    }
+
+    /** Values of the current section not read yet. */
+    public int getRemaining() throws BufferException {
+        checkReadable();
+        return remaining;
+    }
+
+    // ---------------------------------------------------------------- writing, generically
+
+    private static int align(int at) {
+        return (at + ALIGNMENT_UNIT - 1) / ALIGNMENT_UNIT * ALIGNMENT_UNIT;
+    }
+
+    /** Makes the static part hold at least {@code bytes} bytes, growing it into heap storage. */
+    private void ensure(long bytes) {
+        if (bytes <= capacity) {
+            return;
+        }
+        if (bytes > Integer.MAX_VALUE - 8) {
+            throw new java.lang.IllegalArgumentException("a buffer of " + bytes + " bytes is more than an array holds");
+        }
+        int grown = (int) Math.max(bytes, Math.min(Integer.MAX_VALUE - 8, Math.max(64L, capacity * 2L)));
+        NIOBuffer bigger = new NIOBuffer(grown);
+        bigger.setEncoding(encoding);
+        byte[] kept = new byte[size];
+        staticBuffer.read(kept, 0, size, bufoffset, false);
+        bigger.write(kept, 0, size, 0);
+        staticBuffer = bigger;
+        bufoffset = 0;
+        capacity = grown;
+    }
+
+    private boolean swap() {
+        return !(staticBuffer instanceof NIOBuffer) && encoding != LOCAL;
+    }
+
+    private void checkLive() throws WrongStateException {
+        if (freed) {
+            throw new WrongStateException("the buffer was freed");
+        }
+    }
+
+    private void checkWritable() throws WrongStateException {
+        checkLive();
+        if (!writable) {
+            throw new WrongStateException("the buffer is committed (readable); clear() it to write again");
+        }
+    }
+
+    private void checkReadable() throws WrongStateException {
+        checkLive();
+        if (writable) {
+            throw new WrongStateException("the buffer is being written; commit() it to read");
+        }
+    }
+
+    private static void checkRange(int length, int offset, int n) {
+        if (offset < 0 || n < 0 || (long) offset + n > length) {
+            throw new ArrayIndexOutOfBoundsException(n + " elements from index " + offset + " do not fit an array of " + length);
+        }
+    }
+
+    private static void checkStrided(int length, int first, int rank, int exts, int strs, int[] shape) {
+        if (rank < 0 || shape == null || exts < 0 || strs < 0 || exts + rank > shape.length || strs + rank > shape.length) {
+            throw new ArrayIndexOutOfBoundsException("a strided region of rank " + rank + " with extents at " + exts
+                    + " and strides at " + strs + " does not fit its shape array");
+        }
+        long lo = first;
+        long hi = first;
+        for (int d = 0; d < rank; d++) {
+            long span = (long) (shape[exts + d] - 1) * shape[strs + d];
+            if (shape[exts + d] <= 0) {
+                return; // an empty region touches nothing
+            }
+            lo += Math.min(0, span);
+            hi += Math.max(0, span);
+        }
+        if (lo < 0 || hi >= length) {
+            throw new ArrayIndexOutOfBoundsException("a strided region covering indices " + lo + ".." + hi
+                    + " does not fit an array of " + length);
+        }
+    }
+
+    private static int[] sliceOf(int[] indexes, int offs, int n) {
+        if (offs < 0 || n < 0 || (long) offs + n > indexes.length) {
+            throw new ArrayIndexOutOfBoundsException(n + " indexes from " + offs + " do not fit an index array of "
+                    + indexes.length);
+        }
+        return java.util.Arrays.copyOfRange(indexes, offs, offs + n);
+    }
+
+    private static int[] rangeOf(int offset, int n) {
+        int[] r = new int[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = offset + i;
+        }
+        return r;
+    }
+
+    private static int[] stridedOf(int first, int rank, int exts, int strs, int[] shape) {
+        int[] r = new int[Values.stridedCount(rank, exts, shape)];
+        int[] k = {0};
+        Values.strided(first, rank, exts, strs, shape, i -> r[k[0]++] = i);
+        return r;
+    }
+
+    /**
+     * Accounts {@code n} values of {@code v} to the current section: the static position to
+     * write them at, or -1 if the section is dynamic (the caller writes them to the stream).
+     */
+    private int reserve(Values v, int n) throws BufferException {
+        checkWritable();
+        if (current == null) {
+            throw new WrongStateException("no section: call putSectionHeader first");
+        }
+        int at = -1;
+        if (current == v.staticType) {
+            ensure(size + (long) n * v.width);
+            at = bufoffset + size;
+            size += n * v.width;
+        } else if (current != v.dynamicType) {
+            throw new TypeMismatchException("values of type " + v + " do not belong in a " + current + " section");
+        }
+        sectionSize += n;
+        staticBuffer.putInt(sectionSize, bufoffset + header + 4);
+        return at;
+    }
+
+    private void writeDynamic(Values v, Object src, int[] indexes) throws BufferException {
+        try {
+            if (out == null) {
+                dynamicBytes = new ByteArrayOutputStream();
+                out = new ObjectOutputStream(dynamicBytes);
+            }
+            for (int i : indexes) {
+                v.write(out, src, i);
+            }
+        } catch (IOException e) {
+            throw new DynamicBufferException("values could not be written to the dynamic part: " + e, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- reading, generically
+
+    /** Takes {@code n} values of {@code v} from the current section: their static position, or -1 if dynamic. */
+    private int take(Values v, int n) throws BufferException {
+        checkReadable();
+        if (current == null) {
+            throw new WrongStateException("no section: call getSectionHeader first");
+        }
+        if (current != v.staticType && current != v.dynamicType) {
+            throw new TypeMismatchException("values of type " + v + " cannot be read from a " + current + " section");
+        }
+        if (n > remaining) {
+            throw new SectionSizeMismatchException("reading " + n + " values past the end of the " + current
+                    + " section, which has " + remaining + " left");
+        }
+        remaining -= n;
+        if (current == v.staticType) {
+            int at = bufoffset + readPtr;
+            readPtr += n * v.width;
+            return at;
+        }
+        return -1;
+    }
+
+    private void readDynamic(Values v, Object dst, int[] indexes) throws BufferException {
+        try {
+            if (in == null) {
+                if (dynamic == null) {
+                    throw new DynamicBufferException("the buffer has no dynamic part to read " + current + " values from", null);
+                }
+                in = new CustomObjectInputStream(new ByteArrayInputStream(dynamic));
+            }
+            for (int i : indexes) {
+                v.read(in, dst, i);
+            }
+        } catch (IOException e) {
+            throw new DynamicBufferException("values could not be read from the dynamic part: " + e, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- the typed calls, generically
+
+    /** What a typed call does to the static part at a byte position. */
+    @FunctionalInterface
+    private interface AtStatic {
+        void at(int position);
+    }
+
+    private void write(Values v, Object src, int length, int srcOff, int n, AtStatic op) throws BufferException {
+        checkRange(length, srcOff, n);
+        int at = reserve(v, n);
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            writeDynamic(v, src, rangeOf(srcOff, n));
+        }
+    }
+
+    private void gather(Values v, Object src, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
+        int[] picked = sliceOf(indexes, offs, n);
+        for (int i : picked) {
+            checkRange(length, i, 1);
+        }
+        int at = reserve(v, n);
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            writeDynamic(v, src, picked);
+        }
+    }
+
+    private void strGather(Values v, Object src, int length, int srcOff, int rank, int exts, int strs, int[] shape,
+                           AtStatic op) throws BufferException {
+        checkStrided(length, srcOff, rank, exts, strs, shape);
+        int at = reserve(v, Values.stridedCount(rank, exts, shape));
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            writeDynamic(v, src, stridedOf(srcOff, rank, exts, strs, shape));
+        }
+    }
+
+    private void read(Values v, Object dst, int length, int dstOff, int n, AtStatic op) throws BufferException {
+        checkRange(length, dstOff, n);
+        int at = take(v, n);
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            readDynamic(v, dst, rangeOf(dstOff, n));
+        }
+    }
+
+    private void scatter(Values v, Object dst, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
+        int[] picked = sliceOf(indexes, offs, n);
+        for (int i : picked) {
+            checkRange(length, i, 1);
+        }
+        int at = take(v, n);
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            readDynamic(v, dst, picked);
+        }
+    }
+
+    private void strScatter(Values v, Object dst, int length, int dstOff, int rank, int exts, int strs, int[] shape,
+                            AtStatic op) throws BufferException {
+        checkStrided(length, dstOff, rank, exts, strs, shape);
+        int at = take(v, Values.stridedCount(rank, exts, shape));
+        if (at >= 0) {
+            op.at(at);
+        } else {
+            readDynamic(v, dst, stridedOf(dstOff, rank, exts, strs, shape));
+        }
+    }
+
+    // ---------------------------------------------------------------- byte: write, gather, strGather, read, scatter, strScatter
+
+    public void write(byte[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.BYTE, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(byte[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.BYTE, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(byte[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.BYTE, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(byte[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.BYTE, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(byte[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.BYTE, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(byte[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.BYTE, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- short: write, gather, strGather, read, scatter, strScatter
+
+    public void write(short[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.SHORT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(short[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.SHORT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(short[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.SHORT, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(short[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.SHORT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(short[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.SHORT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(short[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.SHORT, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- int: write, gather, strGather, read, scatter, strScatter
+
+    public void write(int[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.INT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(int[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.INT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(int[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.INT, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(int[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.INT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(int[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.INT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(int[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.INT, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- long: write, gather, strGather, read, scatter, strScatter
+
+    public void write(long[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.LONG, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(long[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.LONG, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(long[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.LONG, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(long[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.LONG, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(long[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.LONG, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(long[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.LONG, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- char: write, gather, strGather, read, scatter, strScatter
+
+    public void write(char[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.CHAR, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(char[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.CHAR, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(char[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.CHAR, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(char[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.CHAR, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(char[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.CHAR, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(char[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.CHAR, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- float: write, gather, strGather, read, scatter, strScatter
+
+    public void write(float[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.FLOAT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(float[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.FLOAT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(float[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.FLOAT, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(float[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.FLOAT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(float[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.FLOAT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(float[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.FLOAT, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- double: write, gather, strGather, read, scatter, strScatter
+
+    public void write(double[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.DOUBLE, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(double[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.DOUBLE, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(double[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.DOUBLE, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(double[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.DOUBLE, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(double[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.DOUBLE, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(double[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.DOUBLE, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- boolean: write, gather, strGather, read, scatter, strScatter
+
+    public void write(boolean[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.BOOLEAN, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+    }
+
+    public void gather(boolean[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.BOOLEAN, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+    }
+
+    public void strGather(boolean[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.BOOLEAN, source, source.length, srcOff, rank, exts, strs, shape,
+                p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
+    }
+
+    public void read(boolean[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.BOOLEAN, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+    }
+
+    public void scatter(boolean[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.BOOLEAN, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+    }
+
+    public void strScatter(boolean[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.BOOLEAN, dest, dest.length, dstOff, rank, exts, strs, shape,
+                p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
+    }
+
+    // ---------------------------------------------------------------- Object: write, gather, strGather, read, scatter, strScatter
+
+    public void write(Object[] source, int srcOff, int numEls) throws BufferException {
+        write(Values.OBJECT, source, source.length, srcOff, numEls, null);
+    }
+
+    public void gather(Object[] source, int numEls, int offs, int[] indexes) throws BufferException {
+        gather(Values.OBJECT, source, source.length, numEls, offs, indexes, null);
+    }
+
+    public void strGather(Object[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strGather(Values.OBJECT, source, source.length, srcOff, rank, exts, strs, shape,
+                null);
+    }
+
+    public void read(Object[] dest, int dstOff, int numEls) throws BufferException {
+        read(Values.OBJECT, dest, dest.length, dstOff, numEls, null);
+    }
+
+    public void scatter(Object[] dest, int numEls, int offs, int[] indexes) throws BufferException {
+        scatter(Values.OBJECT, dest, dest.length, numEls, offs, indexes, null);
+    }
+
+    public void strScatter(Object[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
+        strScatter(Values.OBJECT, dest, dest.length, dstOff, rank, exts, strs, shape,
+                null);
+    }
+
+    // ---------------------------------------------------------------- the parts
+
+    /** The static part. */
+    public RawBuffer getStaticBuffer() {
+        return staticBuffer;
+    }
+
+    /** Replaces the static part (from {@link #offset()} on); the content is taken as it is. */
+    public void setStaticBuffer(RawBuffer staticBuffer) {
+        if (staticBuffer == null) {
+            throw new NullPointerException("setStaticBuffer: the static buffer is null");
+        }
+        this.staticBuffer = staticBuffer;
+        this.capacity = Math.max(0, staticBuffer.getCapacity() - bufoffset);
+    }
+
+    /** The byte order of the static values (this machine's, or the sender's after a receive). */
+    public ByteOrder getEncoding() {
+        return encoding;
+    }
+
+    /** Sets the byte order the static values are written and read in. */
+    public void setEncoding(ByteOrder encoding) {
+        this.encoding = encoding;
+        if (staticBuffer instanceof NIOBuffer nio) {
+            nio.setEncoding(encoding);
+        }
+    }
+
+    /** Static bytes written (or received). */
     public int getSize() {
         return size;
     }
 
-    /** Sets the number of meaningful bytes, at most the capacity. */
+    /** Sets the number of static bytes that hold data (the static part grows if it is smaller). */
     public void setSize(int size) {
-        if (size < 0 || size > bytes.length) {
-            throw new IllegalArgumentException("size " + size + " is outside [0, " + bytes.length + "]");
+        if (size < 0) {
+            throw new java.lang.IllegalArgumentException("buffer size " + size + " is negative");
         }
+        ensure(size);
         this.size = size;
     }
 
-    /** Bytes the buffer holds without growing. */
+    /** Bytes the static part holds without growing. */
     public int getCapacity() {
-        return bytes.length;
+        return capacity;
     }
 
-    /** Ends writing: the buffer now reads back what was packed. */
-    public void commit() throws BufferException {
-        readable = true;
-    }
-
-    /** Empties the buffer for a new round of packing. */
-    public void clear() throws BufferException {
-        size = 0;
-        readable = false;
-    }
-
-    /** Drops the storage; the buffer is empty, with capacity 0, afterwards. */
-    public void free() {
-        bytes = new byte[0];
-        size = 0;
-        readable = false;
-    }
-
-    /** True until {@link #commit()} (and again after {@link #clear()}). */
-    public boolean isWritable() {
-        return !readable;
-    }
-
-    /** The storage, for the mpi package (and for programs that want to look at the packed bytes). */
-    public byte[] array() {
-        return bytes;
-    }
-
-    /** Makes room for {@code capacity} bytes, keeping the content. */
-    public void ensureCapacity(int capacity) {
-        if (capacity > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(capacity, (int) Math.min(Integer.MAX_VALUE - 8, bytes.length * 2L)));
+    /**
+     * The dynamic part: the serialized values of the dynamic sections, or null if there are none.
+     * While the buffer is being written, a copy of what was written so far.
+     */
+    public byte[] getDynamicBuffer() {
+        if (writable && out != null) {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("the dynamic part could not be written", e);
+            }
+            return dynamicBytes.toByteArray();
         }
+        return dynamic;
+    }
+
+    /** Replaces the dynamic part (as a receive does); reading it starts over. */
+    public void setDynamicBuffer(byte[] dynamic) {
+        this.dynamic = dynamic;
+        this.in = null;
+    }
+
+    /** True until {@link #commit()}, and again after {@link #clear()}. */
+    public boolean isWritable() {
+        return writable;
     }
 
     @Override
     public String toString() {
-        return "Buffer[size=" + size + ", capacity=" + bytes.length + "]";
+        return "Buffer[" + (freed ? "freed" : (writable ? "writable" : "readable") + ", size=" + size + ", capacity="
+                + capacity + (current == null ? "" : ", section " + current + " of " + sectionSize))
+                + (dynamic == null && out == null ? "" : ", with a dynamic part") + "]";
     }
 }

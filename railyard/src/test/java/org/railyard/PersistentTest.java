@@ -3,11 +3,13 @@ package org.railyard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.testkit.Await;
 
 /**
  * Persistent operations: arguments fixed once, an instance per start, each reading the buffers as
@@ -75,9 +77,7 @@ class PersistentTest {
                 mine[0] = me + it;
                 mine[1] = 1;
                 allreduce.start();
-                while (!allreduce.test()) {
-                    Thread.onSpinWait();
-                }
+                Await.awaitUntil(allreduce::test, Duration.ofSeconds(60), "the persistent allreduce, polled with test");
                 assertThat(sum).containsExactly(n * (n - 1) / 2.0 + (double) n * it, n);
 
                 value[0] = me == n - 1 ? 10 * it + 3 : -1;
@@ -328,7 +328,10 @@ class PersistentTest {
                     .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.ARG))
                     .hasMessageContaining("started again while its last instance is active");
             w.send(new int[] {41 + me}, 0, 1, 1 - me, 3);
-            assertThat(recv.await()).isNotNull();
+            Status got = recv.await();
+            assertThat(got.source()).isEqualTo(1 - me);
+            assertThat(got.tag()).isEqualTo(3);
+            assertThat(got.bytes()).isEqualTo(Integer.BYTES);
             assertThat(buf[0]).isEqualTo(41 + (1 - me));
             // completed: it may start again
             recv.start();

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.railyard.bench.BenchCommand;
 import org.railyard.launcher.RunCommand;
 import org.railyard.launcher.ShortErrorHandler;
+import org.railyard.relay.RelayCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -19,7 +20,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "railyard", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         usageHelpAutoWidth = true,
         description = "Railyard: message passing for Java. Runs MPI-style Java programs as jobs of"
-                + " communicating processes, locally or across hosts, and benchmarks them.",
+                + " communicating processes, locally or across hosts, benchmarks them, and serves relays.",
         footer = {"", "Run 'railyard COMMAND --help' for the options of a command."})
 public final class Main implements Callable<Integer> {
     @Spec
@@ -37,6 +38,7 @@ public final class Main implements Callable<Integer> {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("run", RunCommand.newCommandLine(out, err));
         cl.addSubcommand("bench", new BenchCommand());
+        cl.addSubcommand("relay", new RelayCommand());
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler(new ShortErrorHandler());

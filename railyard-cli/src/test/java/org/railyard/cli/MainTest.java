@@ -35,7 +35,29 @@ class MainTest {
     void helpListsTheCommands() {
         Output o = railyard("--help");
         assertThat(o.exitCode()).isZero();
-        assertThat(o.out()).contains("Usage: railyard").contains("run").contains("bench");
+        assertThat(o.out()).contains("Usage: railyard").contains("run").contains("bench").contains("relay");
+    }
+
+    @Test
+    void relayErrorsNameTheOptionAndItsValue() {
+        Output fsync = railyard("relay", "--port", "0", "--fsync", "sometimes");
+        assertThat(fsync.exitCode()).isEqualTo(2);
+        assertThat(fsync.err().lines().findFirst().orElseThrow())
+                .isEqualTo("railyard relay: --fsync must be never, batch or always, not 'sometimes'");
+        Output max = railyard("relay", "--port", "0", "--max-bytes", "lots");
+        assertThat(max.exitCode()).isEqualTo(2);
+        assertThat(max.err()).startsWith("railyard relay: ").contains("--max-bytes").contains("lots");
+        Output stats = railyard("relay", "--stats", "nohostport");
+        assertThat(stats.exitCode()).isEqualTo(2);
+        assertThat(stats.err()).startsWith("railyard relay: --stats wants HOST:PORT, not 'nohostport'");
+    }
+
+    @Test
+    void relayHelpShowsItsOptions() {
+        Output o = railyard("relay", "--help");
+        assertThat(o.exitCode()).isZero();
+        assertThat(o.out()).contains("Usage: railyard relay").contains("--port=PORT").contains("--bind=ADDR")
+                .contains("--log=DIR").contains("--fsync=POLICY").contains("--max-bytes=SIZE").contains("--stats=HOST:PORT");
     }
 
     @Test

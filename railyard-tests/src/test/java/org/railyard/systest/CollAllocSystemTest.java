@@ -14,9 +14,11 @@ import org.railyard.systest.ranks.CollAllocRanks;
  * A blocking collective called in a loop takes nothing from the Java heap once warm: its
  * schedule, its point-to-point requests and its lists of counts are reused, and its checks build
  * no strings. Four processes on this node run {@link CollAllocRanks}; every collective, size and
- * kind of buffer must stay under {@link #BOUND} bytes a call over all threads of each JVM. Before
- * a collective's requests were pooled, this test read 288 bytes a call for a barrier at np 4 and
- * 896 for an allgather.
+ * kind of buffer must stay under {@link #BOUND} bytes a call over all threads of each JVM, in the
+ * cleanest of its windows of calls ({@link org.railyard.testkit.Allocation}: an object per call
+ * shows in every window, a pool or a statistics series growing once in one). Before a
+ * collective's requests were pooled, this test read 288 bytes a call for a barrier at np 4 and 896
+ * for an allgather.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class CollAllocSystemTest {

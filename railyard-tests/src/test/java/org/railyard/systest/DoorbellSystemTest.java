@@ -21,8 +21,11 @@ import org.railyard.systest.ranks.DoorbellRanks;
 /**
  * The doorbell of shared memory between 3 processes of this machine ({@link DoorbellRanks}):
  * each waiter parks at once ({@code RAILYARD_IDLE_YIELDS=0}), and sleeps on the bell once its
- * parks have grown to their bound (100 us), up to 20 ms a time; in each check the party it waits
- * for is late by 300 ms. With the doorbell on (the default) the waiting rank's
+ * parks have grown to their bound (100 us); in each check the party it waits for is late by
+ * 300 ms. With the doorbell on (the default) a sleep lasts up to {@link #BELL_SLEEP_MICROS}
+ * ({@code RAILYARD_IDLE_MAXSLEEP}), so that once asleep the waiter is still asleep when the late
+ * frame comes, however the machine schedules it (with the default 20 ms, a waiter that was
+ * between two sleeps at that moment saw the frame without a ring), and the waiting rank's
  * sleeps must have been ended by a ring: by the late sender's frame, by the receiver's
  * draining of the ring (the sender waits for room), by another thread's message to itself over
  * the self link. With {@code RAILYARD_DOORBELL=false} the same checks pass with timed parks and
@@ -33,6 +36,8 @@ import org.railyard.systest.ranks.DoorbellRanks;
 class DoorbellSystemTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(120);
     private static final int NP = 3;
+    /** Longest doorbell sleep with the bell on: a ring, not the clock, ends the waiter's sleep. */
+    private static final long BELL_SLEEP_MICROS = 10_000_000;
     /** The rank that waits in each check. */
     private static final Map<String, Integer> WAITER = Map.of("late-send", 0, "room", 1, "threads", 0);
 
@@ -85,6 +90,8 @@ class DoorbellSystemTest {
             env.put("RAILYARD_IDLE_YIELDS", "0");
             if (config.equals("nobell")) {
                 env.put("RAILYARD_DOORBELL", "false");
+            } else {
+                env.put("RAILYARD_IDLE_MAXSLEEP", Long.toString(BELL_SLEEP_MICROS));
             }
             return Jobs.run("doorbell-" + config, Jobs.spec(NP, DoorbellRanks.class, env, JOB_TIMEOUT));
         });

@@ -1,8 +1,13 @@
 package org.railyard.systest;
 
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.railyard.launcher.JobResult;
 import org.railyard.launcher.JobSpec;
@@ -80,5 +85,18 @@ public final class Jobs {
             }
         });
         return f;
+    }
+
+    /** The first executable file named {@code program} in the directories of {@code PATH}. */
+    public static Optional<Path> onPath(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        return Arrays.stream(path.split(File.pathSeparator))
+                .filter(dir -> !dir.isEmpty())
+                .map(dir -> Path.of(dir, program))
+                .filter(Files::isExecutable)
+                .findFirst();
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.railyard.launcher.LineSink;
+import org.railyard.testkit.Await;
 
 /**
  * Every line a job or a set of processes wrote, in arrival order, with the rank and the stream it
@@ -38,7 +39,6 @@ public final class Transcript {
 
     public synchronized void add(Line line) {
         lines.add(line);
-        notifyAll();
     }
 
     public synchronized List<Line> lines() {
@@ -55,21 +55,19 @@ public final class Transcript {
     }
 
     /** Waits at most {@code bound} for a line matching {@code p}; empty if none came. */
-    public synchronized Optional<Line> await(Predicate<Line> p, Duration bound) throws InterruptedException {
-        long deadline = System.nanoTime() + bound.toNanos();
-        int seen = 0;
-        while (true) {
-            for (; seen < lines.size(); seen++) {
-                if (p.test(lines.get(seen))) {
-                    return Optional.of(lines.get(seen));
-                }
+    public Optional<Line> await(Predicate<Line> p, Duration bound) {
+        int[] seen = {0};
+        return Await.valueWithin(bound, () -> next(p, seen));
+    }
+
+    /** The first line from {@code seen[0]} on that matches, or null; {@code seen[0]} moves past the lines looked at. */
+    private synchronized Line next(Predicate<Line> p, int[] seen) {
+        for (; seen[0] < lines.size(); seen[0]++) {
+            if (p.test(lines.get(seen[0]))) {
+                return lines.get(seen[0]);
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return Optional.empty();
-            }
-            wait(Math.max(1, left / 1_000_000));
         }
+        return null;
     }
 
     /**

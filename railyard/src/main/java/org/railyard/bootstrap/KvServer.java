@@ -240,15 +240,15 @@ public final class KvServer implements AutoCloseable {
 
     /** Executes one request; returns the reply line, or null for requests that have none (PUT). */
     private String command(int rank, String line) {
-        String[] w = line.split(" ", -1);
-        switch (w[0]) {
+        Request r = Request.parse(line);
+        if (r.error() != null) {
+            return KvProtocol.ERROR + " " + r.error();
+        }
+        switch (r.verb()) {
             case KvProtocol.PUT -> {
-                if (w.length != 3 || !KvProtocol.isWord(w[1], false) || !KvProtocol.isWord(w[2], true)) {
-                    return KvProtocol.ERROR + " malformed PUT";
-                }
                 lock.lock();
                 try {
-                    kv.put(w[1], w[2]);
+                    kv.put(r.key(), r.value());
                     changed.signalAll();
                 } finally {
                     lock.unlock();
@@ -256,21 +256,52 @@ public final class KvServer implements AutoCloseable {
                 return null;
             }
             case KvProtocol.GET -> {
-                Long millis = w.length == 3 && KvProtocol.isWord(w[1], false) ? millis(w[2]) : null;
-                return millis == null ? KvProtocol.ERROR + " malformed GET" : get(w[1], millis);
-            }
-            case KvProtocol.FENCE -> {
-                Long seq = w.length == 3 ? millis(w[1]) : null;
-                Long millis = w.length == 3 ? millis(w[2]) : null;
-                return seq == null || millis == null ? KvProtocol.ERROR + " malformed FENCE" : fence(rank, seq, millis);
+                return get(r.key(), r.millis());
             }
             default -> {
-                return KvProtocol.ERROR + " unknown request '" + w[0] + "'";
+                return fence(rank, r.seq(), r.millis());
             }
         }
     }
 
-    private static Long millis(String s) {
+    /**
+     * A request line of a rank that passed the handshake, decoded: {@code PUT key value},
+     * {@code GET key millis} or {@code FENCE seq millis}; {@code error} is the text of the ERROR
+     * reply when the line is none of these.
+     */
+    record Request(String verb, String key, String value, long seq, long millis, String error) {
+        static Request parse(String line) {
+            String[] w = line.split(" ", -1);
+            switch (w[0]) {
+                case KvProtocol.PUT -> {
+                    if (w.length != 3 || !KvProtocol.isWord(w[1], false) || !KvProtocol.isWord(w[2], true)) {
+                        return malformed("PUT");
+                    }
+                    return new Request(KvProtocol.PUT, w[1], w[2], 0, 0, null);
+                }
+                case KvProtocol.GET -> {
+                    Long millis = w.length == 3 && KvProtocol.isWord(w[1], false) ? count(w[2]) : null;
+                    return millis == null ? malformed("GET") : new Request(KvProtocol.GET, w[1], null, 0, millis, null);
+                }
+                case KvProtocol.FENCE -> {
+                    Long seq = w.length == 3 ? count(w[1]) : null;
+                    Long millis = w.length == 3 ? count(w[2]) : null;
+                    return seq == null || millis == null ? malformed("FENCE")
+                            : new Request(KvProtocol.FENCE, null, null, seq, millis, null);
+                }
+                default -> {
+                    return new Request(null, null, null, 0, 0, "unknown request '" + w[0] + "'");
+                }
+            }
+        }
+
+        private static Request malformed(String verb) {
+            return new Request(null, null, null, 0, 0, "malformed " + verb);
+        }
+    }
+
+    /** A whole number of at least 0, or null. */
+    private static Long count(String s) {
         try {
             long v = Long.parseLong(s);
             return v < 0 ? null : v;

@@ -22,7 +22,7 @@ import org.railyard.stats.RailStats;
 import org.railyard.stats.Stats;
 import org.railyard.stats.StatsGroup;
 import org.railyard.transport.Connector;
-import org.railyard.transport.Doorbell;
+import org.railyard.transport.Bell;
 import org.railyard.transport.LinkSource;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
@@ -60,7 +60,7 @@ public final class ChannelTable {
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
-    private Doorbell doorbell = new Doorbell(false);
+    private Bell doorbell = Bell.NONE;
 
     /**
      * Opens the channel floor of this process: loads the transport plugins ({@link ServiceLoader}),
@@ -84,8 +84,8 @@ public final class ChannelTable {
         }
         int rank = bootstrap.rank();
         String node = nodeIdentity();
-        Doorbell doorbell = new Doorbell(Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT));
-        TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node, doorbell);
+        TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node,
+                Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT));
         List<Transport> started = new ArrayList<>();
         Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
         try {
@@ -107,8 +107,8 @@ public final class ChannelTable {
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
                     settings, System::nanoTime);
             table.node = node;
-            table.doorbell = doorbell;
-            connector.doorbell(doorbell);
+            table.doorbell = Bell.of(started);
+            connector.doorbell(table.doorbell);
             table.transportNames = offered;
             table.bootstrap = bootstrap;
             table.cards = new HashMap<>();
@@ -144,7 +144,7 @@ public final class ChannelTable {
         return doorbell.enabled();
     }
 
-    /** Sleeps on the doorbell, at most {@code nanos}: see {@link Doorbell#sleep}. */
+    /** Sleeps on the doorbell, at most {@code nanos}: see {@link Bell#sleep}. */
     public boolean sleepOnBell(long nanos, java.util.function.IntSupplier lastLook) {
         return doorbell.sleep(nanos, lastLook);
     }
@@ -156,7 +156,7 @@ public final class ChannelTable {
 
     /** Doorbell sleeps a ring ended before their time. */
     public long bellWakes() {
-        return doorbell.counts()[1];
+        return doorbell.wakes();
     }
 
     /** The node a world rank runs on (from its card). */

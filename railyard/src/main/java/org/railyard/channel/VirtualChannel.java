@@ -1116,6 +1116,7 @@ public final class VirtualChannel implements Link.FrameHandler {
                 }
             }
         }
+        sample(t); // the rails' final counters: nothing samples a channel that is down
         liveCount = 0;
         table.links().lost(peer);
         envHead = envTail = bulkHead = bulkTail = awaitHead = awaitTail = null;
@@ -1157,10 +1158,10 @@ public final class VirtualChannel implements Link.FrameHandler {
                 if (r.up()) {
                     r.state = Rail.State.DOWN;
                     r.stats.state(t, "CLOSED", "closed by this process", null);
-                    r.stats.sample(t);
                 }
             }
         }
+        sample(t); // every rail's final counters, a rail that went down before included
         liveCount = 0;
         if (state == State.UP) {
             state = State.CLOSED;

@@ -15,7 +15,9 @@ public enum Capability {
     /** Can reach processes on other nodes. */
     REMOTE,
     /** A broken link is detected by the transport itself (socket error, end of stream, lifeline). */
-    DETECTS_FAILURE;
+    DETECTS_FAILURE,
+    /** Links a process to itself through {@link Transport#loopback}, without a handshake. */
+    LOOPBACK;
 
     /**
      * A set of capabilities that cannot be changed: a transport returns one constant set, so

@@ -32,7 +32,6 @@ import java.util.function.IntFunction;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.railyard.bootstrap.AddressCard;
-import org.railyard.transport.self.SelfTransport;
 import org.railyard.util.Config;
 import org.railyard.wire.Handshake;
 
@@ -61,7 +60,8 @@ public final class Connector implements LinkSource {
     private final long jobHash;
     private final byte[] secret;
     private final List<Transport> transports;
-    private final SelfTransport self;
+    /** The transport that links this process to itself ({@link Capability#LOOPBACK}), or null. */
+    private final Transport self;
     private final Duration timeout;
     private final int railsPerPath;
     private final List<RailPaths.Net> railNets;
@@ -71,7 +71,7 @@ public final class Connector implements LinkSource {
     /** Per peer: its rails' paths (index = rail / railsPerPath), computed once from the cards. */
     private final List<RailPaths.Path>[] paths;
     private final Queue<Event> events = new ConcurrentLinkedQueue<>();
-    private volatile Doorbell doorbell;
+    private volatile Bell doorbell;
     private final SecureRandom random = new SecureRandom();
     private IntFunction<AddressCard> cards;
     private AddressCard myCard;
@@ -110,7 +110,7 @@ public final class Connector implements LinkSource {
         List<Transport> sorted = new ArrayList<>(transports);
         sorted.sort((a, b) -> Integer.compare(b.priority(), a.priority()));
         this.transports = List.copyOf(sorted);
-        this.self = (SelfTransport) sorted.stream().filter(t -> t instanceof SelfTransport).findFirst().orElse(null);
+        this.self = sorted.stream().filter(t -> t.capabilities().contains(Capability.LOOPBACK)).findFirst().orElse(null);
         this.timeout = timeout;
         this.state = new State[size][];
     }
@@ -155,13 +155,13 @@ public final class Connector implements LinkSource {
     }
 
     /** Waiters of this process to wake when a connection attempt ends (they may sleep on it). */
-    public void doorbell(Doorbell bell) {
+    public void doorbell(Bell bell) {
         this.doorbell = bell;
     }
 
     private void post(Event e) {
         events.add(e);
-        Doorbell bell = doorbell;
+        Bell bell = doorbell;
         if (bell != null) {
             bell.wakeSleepers();
         }

@@ -31,6 +31,22 @@ public interface Transport {
         return Capability.STREAM;
     }
 
+    /**
+     * The bell its links ring when they publish a frame or free room, which a waiting thread may
+     * sleep on; {@link Bell#NONE} (the default) if they ring none.
+     */
+    default Bell bell() {
+        return Bell.NONE;
+    }
+
+    /**
+     * A link of this process to itself, made without a handshake; only transports with
+     * {@link Capability#LOOPBACK} make one.
+     */
+    default Link loopback(int rank) throws IOException {
+        throw new UnsupportedOperationException("transport " + name() + " has no loopback link");
+    }
+
     /** Prepares the plugin; false if it cannot work in this process (it is then not offered). */
     boolean start(TransportEnv env) throws IOException;
 

@@ -4,10 +4,14 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Every setting of the library in one place. A setting {@code railyard.a.b} is read from the system
- * property of that name, else from the environment variable {@code RAILYARD_A_B}, else its default.
- * The launcher passes its options down as environment variables, so a setting given to
- * {@code railyard run} reaches every rank.
+ * The library's settings in one place (the collective algorithms' thresholds are in the collectives'
+ * tuning class). A setting {@code railyard.a.b} is read from the system property of that name, else
+ * from the environment variable {@code RAILYARD_A_B}, else its default. The launcher passes its
+ * options down as environment variables, so a setting given to {@code railyard run} reaches every
+ * rank.
+ *
+ * <p>Each setting's comment states what it controls and the rule its default follows. The
+ * measurements that chose a default are kept in bench/results/settings.md, not here.
  */
 public final class Config {
     private Config() {
@@ -38,31 +42,29 @@ public final class Config {
     public static final boolean CMA_DEFAULT = true;
 
     /**
-     * Smallest message read from the sender's memory. Below it the ring is faster on this
-     * machine: with a processor per rank the two ring copies run at once on the two sides, while
-     * the read's system call and page pinning cost the receiver more than a cached copy (between
-     * 2 ranks, bcast, allgather and alltoall of 64 and 128 KiB took 1.0x to 2.2x as long read as
-     * through the ring; from 256 KiB it varied by collective and run,
-     * bench/results/collectives-large-cma*-2026-11-26.md).
+     * Smallest message, bytes, that {@link #CMA_PROP} reads from the sender's memory; smaller ones
+     * pass the shm ring. Rule: with a processor per rank the ring's copy in and copy out run at
+     * once on the two sides, while a read's system call and page pinning cost the receiver more
+     * than a cached copy, so the single copy pays only from a size where copying dominates
+     * (figures: bench/results/settings.md).
      */
     public static final String CMA_MIN_PROP = "railyard.cma.min";
     public static final long CMA_MIN_DEFAULT = 256 * 1024;
 
     /**
-     * {@link #CMA_MIN_PROP}'s default when the ranks outnumber the processors: the two ring copies
-     * no longer run at once then, and one copy by the reader costs less than two. np 4 on 2
-     * cores, native buffers, 128 KiB, three alternating runs of CollectiveBenchRank each, mean us,
-     * reads from 128 KiB against from 256 KiB: alltoall 194.6, 152.1, 171.8 against 275.5, 264.5,
-     * 155.5; allreduce 181.4, 118.1, 134.5 against 193.7, 205.9, 137.6; bcast 55.2, 82.6, 59.7
-     * against 49.3, 85.1, 99.2. Between 2 ranks on 2 cores the ring stayed ahead at 128 KiB (bcast
-     * 46.1, 44.6, 14.0 us through it against 100.1, 60.2, 23.8 read).
+     * {@link #CMA_MIN_PROP}'s default when the job has more ranks than this machine has processors.
+     * Rule: the ring's two copies then no longer run at once, and one copy by the reader costs less
+     * than two, so reads start at a smaller size (figures: bench/results/settings.md). An explicit
+     * {@link #CMA_MIN_PROP} overrides both defaults.
      */
     public static final long CMA_MIN_CROWDED_DEFAULT = 128 * 1024;
 
     /**
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
-     * writing peer wakes, instead of parking for a guessed interval (transport/Doorbell). The sleep
-     * stays bounded by the idle settings, so frames from other transports are seen as before.
+     * writing peer wakes, instead of parking for a guessed interval (transport/ring/Doorbell).
+     * It does so only once its parks have reached {@link #IDLE_MAX_PARK_PROP}, so short waits are
+     * unchanged; the sleep stays bounded by the idle settings, so frames from other transports are
+     * seen as before.
      */
     public static final String DOORBELL_PROP = "railyard.doorbell";
     public static final boolean DOORBELL_DEFAULT = true;
@@ -99,7 +101,11 @@ public final class Config {
     public static final String PRINT_CHOICES_PROP = "railyard.print.choices";
     public static final boolean PRINT_CHOICES_DEFAULT = false;
 
-    /** Busy-poll iterations of an idle waiter before it yields, then parks (0 by default when the ranks fill the cores). */
+    /**
+     * Busy-poll iterations of an idle waiter before it yields, then parks. Default 0 when the job
+     * has as many ranks as this machine has processors or more: a waiter that polls there holds off
+     * the rank it waits for (figures: bench/results/settings.md).
+     */
     public static final String IDLE_SPINS_PROP = "railyard.idle.spins";
     public static final long IDLE_SPINS_DEFAULT = 20_000;
 
@@ -118,10 +124,11 @@ public final class Config {
     /**
      * Timer slack, nanoseconds, that a thread of the library sets on itself the first time it
      * parks (Linux {@code prctl(PR_SET_TIMERSLACK)}; 0 leaves the system's). The kernel may let a
-     * timed sleep run this much longer than asked so as to batch wake-ups; its default of 50 us
-     * made each short park of a waiter last far longer than the park asked for (on the
-     * development machine, {@code parkNanos(1000)} took 97-116 us with the default slack and
-     * 19-33 us with 1000 ns, bench/probes/ParkSlackProbe.java; see {@link TimerSlack}).
+     * timed sleep run this much longer than asked so as to batch wake-ups. Rule: a waiter's park
+     * must end near the time it asked for, and the system's default slack (50 us on Linux) is far
+     * longer than a waiter's first parks, which start at 1 us and grow to
+     * {@link #IDLE_MAX_PARK_PROP} (see {@link TimerSlack}; figures: bench/results/settings.md,
+     * probe: bench/probes/ParkSlackProbe.java).
      */
     public static final String IDLE_TIMER_SLACK_PROP = "railyard.idle.timerslack";
     public static final long IDLE_TIMER_SLACK_DEFAULT = 1000;
@@ -184,8 +191,10 @@ public final class Config {
     public static final String RECONNECT_MIN_PROP = "railyard.reconnect.min";
     public static final Duration RECONNECT_MIN_DEFAULT = Duration.ofMillis(100);
 
+    /** Longest wait between two attempts to reconnect a rail (the doubling of railyard.reconnect.min stops here). */
     public static final String RECONNECT_MAX_PROP = "railyard.reconnect.max";
     public static final Duration RECONNECT_MAX_DEFAULT = Duration.ofSeconds(2);
+
     /** Largest datagram the udp transport sends, bytes (header of the stack included): fit the path MTU. */
     public static final String UDP_DATAGRAM_PROP = "railyard.udp.datagram";
     public static final long UDP_DATAGRAM_DEFAULT = 1472;

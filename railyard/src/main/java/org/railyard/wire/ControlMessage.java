@@ -74,8 +74,11 @@ public final class ControlMessage {
         return s.get(ValueLayout.JAVA_BYTE, o + SCHEME_OFFSET);
     }
 
-    /** Null if the message at {@code o} is sound, else why not. */
+    /** Null if the message at {@code o} is sound, else why not; reads nothing past the end of {@code s}. */
     public static String validate(MemorySegment s, long o) {
+        if (s.byteSize() - o < LENGTH) {
+            return "control message cut short: " + Math.max(0, s.byteSize() - o) + " bytes, a message has " + LENGTH;
+        }
         if (bodyLength(s, o) != LENGTH - 2) {
             return "control message of " + bodyLength(s, o) + " bytes, expected " + (LENGTH - 2);
         }

@@ -187,9 +187,13 @@ public final class FrameHeader {
 
     /**
      * Checks a header read from a peer; returns null if it is sound, else the reason it is not
-     * (for the log line that accompanies closing the connection).
+     * (for the log line that accompanies closing the connection). Reads nothing past the end of
+     * {@code s}; a sound header's frame length is still to be checked against the bytes received.
      */
     public static String validate(MemorySegment s, long o, int maxFrame) {
+        if (s.byteSize() - o < LENGTH) {
+            return "truncated frame: " + Math.max(0, s.byteSize() - o) + " bytes, a header has " + LENGTH;
+        }
         short magic = magic(s, o);
         if (magic != MAGIC) {
             return String.format("foreign frame: magic 0x%04x, expected 0x%04x ('RY')", magic & 0xffff, MAGIC & 0xffff);

@@ -2,6 +2,7 @@ package org.railyard.wire;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -105,21 +106,25 @@ public final class Handshake {
     }
 
     public static Hello readHello(DataInputStream in) throws IOException {
-        magic(in);
-        int version = in.readUnsignedByte();
-        if (version != VERSION) {
-            throw new IOException("handshake version " + version + ", this side speaks " + VERSION);
+        try {
+            magic(in);
+            int version = in.readUnsignedByte();
+            if (version != VERSION) {
+                throw new IOException("handshake version " + version + ", this side speaks " + VERSION);
+            }
+            long job = in.readLong();
+            int from = in.readInt();
+            int to = in.readInt();
+            byte[] nonce = bytes(in, NONCE_BYTES);
+            int rail = in.readUnsignedByte();
+            int rails = in.readUnsignedByte();
+            if (rails < 1 || rails > MAX_RAILS || rail >= rails) {
+                throw new IOException("handshake names rail " + rail + " of " + rails + " (at most " + MAX_RAILS + " rails)");
+            }
+            return new Hello(job, from, to, nonce, rail, rails);
+        } catch (EOFException e) {
+            throw cutShort("HELLO");
         }
-        long job = in.readLong();
-        int from = in.readInt();
-        int to = in.readInt();
-        byte[] nonce = bytes(in, NONCE_BYTES);
-        int rail = in.readUnsignedByte();
-        int rails = in.readUnsignedByte();
-        if (rails < 1 || rails > MAX_RAILS || rail >= rails) {
-            throw new IOException("handshake names rail " + rail + " of " + rails + " (at most " + MAX_RAILS + " rails)");
-        }
-        return new Hello(job, from, to, nonce, rail, rails);
     }
 
     public static void writeChallenge(DataOutputStream out, Challenge c) throws IOException {
@@ -131,9 +136,13 @@ public final class Handshake {
     }
 
     public static Challenge readChallenge(DataInputStream in) throws IOException {
-        magic(in);
-        byte status = in.readByte();
-        return new Challenge(status, bytes(in, NONCE_BYTES), bytes(in, MAC_BYTES));
+        try {
+            magic(in);
+            byte status = in.readByte();
+            return new Challenge(status, bytes(in, NONCE_BYTES), bytes(in, MAC_BYTES));
+        } catch (EOFException e) {
+            throw cutShort("CHALLENGE");
+        }
     }
 
     public static void writeProof(DataOutputStream out, Proof p) throws IOException {
@@ -155,16 +164,20 @@ public final class Handshake {
     }
 
     public static Proof readProof(DataInputStream in) throws IOException {
-        magic(in);
-        byte[] mac = bytes(in, MAC_BYTES);
-        int n = in.readUnsignedByte();
-        List<Offer> offers = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
-            String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
-            offers.add(new Offer(name, params));
+        try {
+            magic(in);
+            byte[] mac = bytes(in, MAC_BYTES);
+            int n = in.readUnsignedByte();
+            List<Offer> offers = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
+                String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
+                offers.add(new Offer(name, params));
+            }
+            return new Proof(mac, offers);
+        } catch (EOFException e) {
+            throw cutShort("PROOF");
         }
-        return new Proof(mac, offers);
     }
 
     public static void writeAccept(DataOutputStream out, Accept a) throws IOException {
@@ -184,12 +197,21 @@ public final class Handshake {
     }
 
     public static Accept readAccept(DataInputStream in) throws IOException {
-        magic(in);
-        byte status = in.readByte();
-        String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
-        int maxFrame = in.readInt();
-        String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
-        return new Accept(status, name, maxFrame, params);
+        try {
+            magic(in);
+            byte status = in.readByte();
+            String name = new String(bytes(in, in.readUnsignedByte()), StandardCharsets.US_ASCII);
+            int maxFrame = in.readInt();
+            String params = new String(bytes(in, in.readUnsignedShort()), StandardCharsets.UTF_8);
+            return new Accept(status, name, maxFrame, params);
+        } catch (EOFException e) {
+            throw cutShort("ACCEPT");
+        }
+    }
+
+    /** The error of a message the peer stopped sending in the middle (an EOFException, as before, but named). */
+    private static EOFException cutShort(String message) {
+        return new EOFException("handshake " + message + " cut short: the peer closed the connection in the middle of it");
     }
 
     private static void magic(DataInputStream in) throws IOException {

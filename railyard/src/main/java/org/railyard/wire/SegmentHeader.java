@@ -190,7 +190,7 @@ public final class SegmentHeader {
      * the receiving end's; port and kind must name a flow.
      */
     public static String validate(MemorySegment s, long o, int length, int token) {
-        if (length < LENGTH) {
+        if (length < LENGTH || s.byteSize() - o < LENGTH) {
             return "datagram of " + length + " bytes is shorter than a segment header";
         }
         if (magic(s, o) != MAGIC) {

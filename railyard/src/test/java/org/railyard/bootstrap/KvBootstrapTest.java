@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.testkit.Await;
 
 /** The key-value bootstrap against a real server on the loopback, ranks as threads. */
 @Timeout(60)
@@ -103,10 +104,8 @@ class KvBootstrapTest {
             assertThat(f.get(30, TimeUnit.SECONDS)).isEqualTo(expected);
         }
         // Each client's goodbye is read by the server's own thread, possibly after the client returned.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (server.departedCount() < size && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
+        Await.awaitUntil(() -> server.departedCount() >= size, Duration.ofSeconds(10),
+                () -> size + " goodbyes read by the server, got " + server.departedCount());
         assertThat(server.departedCount()).isEqualTo(size);
         assertThat(log).isEmpty();
     }

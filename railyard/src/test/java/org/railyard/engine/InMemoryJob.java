@@ -24,6 +24,13 @@ import org.railyard.error.RailyardException;
  * below the bootstrap; the multi-process tests exercise the rest.
  */
 final class InMemoryJob {
+    /**
+     * How long a job may run: a bound on the whole job, not a speed target, so generous for a small
+     * machine loaded by other builds (the largest jobs of CollAlgorithmsTest ran for over 2 minutes
+     * at a load of 45 on 2 cores). A job still running then fails with every thread's stack.
+     */
+    static final Duration JOB_BOUND = Duration.ofMinutes(10);
+
     interface RankBody {
         void run(Engine e) throws Exception;
     }
@@ -101,14 +108,17 @@ final class InMemoryJob {
             // a rank that fails leaves the job and fails the others' waits on it
             // (once one failed, the others get 10 s to fail in turn)
             List<Throwable> failures = new ArrayList<>();
+            long deadline = System.nanoTime() + JOB_BOUND.toNanos();
             for (Future<?> f : fs) {
                 try {
-                    f.get(failures.isEmpty() ? 120 : 10, TimeUnit.SECONDS);
+                    f.get(failures.isEmpty() ? Math.max(1, deadline - System.nanoTime()) : TimeUnit.SECONDS.toNanos(10),
+                            TimeUnit.NANOSECONDS);
                 } catch (ExecutionException ex) {
                     failures.add(ex.getCause());
                 } catch (TimeoutException ex) {
                     if (failures.isEmpty()) {
-                        throw ex;
+                        throw new AssertionError("a job of " + n + " engines still ran after " + JOB_BOUND.toMinutes()
+                                + " min; its threads:\n" + stacks(), ex);
                     }
                 }
             }
@@ -132,5 +142,17 @@ final class InMemoryJob {
                 System.setProperty("railyard.transports", old);
             }
         }
+    }
+
+    /** Every live thread's stack, for the failure of a job that did not end. */
+    private static String stacks() {
+        StringBuilder sb = new StringBuilder();
+        Thread.getAllStackTraces().forEach((t, frames) -> {
+            sb.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+            for (StackTraceElement f : frames) {
+                sb.append("    at ").append(f).append('\n');
+            }
+        });
+        return sb.toString();
     }
 }

@@ -9,6 +9,7 @@ import org.railyard.bootstrap.AddressCard;
 import org.junit.jupiter.api.Test;
 import org.railyard.transport.self.SelfTransport;
 import org.railyard.transport.tcp.TcpTransport;
+import org.railyard.testkit.Await;
 
 /** The handshake: the secret is proved both ways, and whoever cannot prove it gets nothing. */
 class ConnectorTest {
@@ -37,16 +38,8 @@ class ConnectorTest {
         b.cards(cb, r -> r == 0 ? ca : cb);
     }
 
-    private static Connector.Event next(Connector c) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        Connector.Event e;
-        while ((e = c.poll()) == null) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no connection event within 20 s");
-            }
-            Thread.onSpinWait();
-        }
-        return e;
+    private static Connector.Event next(Connector c) {
+        return Await.awaitValue(c::poll, Duration.ofSeconds(20), "a connection event");
     }
 
     private static void wire(Connector a, Connector b) throws Exception {

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.railyard.transport.Doorbell;
+import org.railyard.transport.ring.Doorbell;
 
 /**
  * Futexes and the doorbell on them, between threads of this process (between processes:

@@ -37,6 +37,10 @@ import org.railyard.Railyard;
  * <p>{@code --transport} and {@code --scheme} are read before the library starts: they set
  * {@code railyard.transports} and {@code railyard.scheme} for this process.
  *
+ * <p>The report ends with one line for programs, {@code RESULT obstacle ...} (see {@link
+ * #resultLine}), whose keys the C twin of the synchronous solver, {@code bench/peers/c/obstacle.c},
+ * prints as well.
+ *
  * <p>Exit status: 0 on success, 1 if the parallel and sequential solutions disagree, 2 on a usage
  * error; every rank exits with the same status.
  */
@@ -223,6 +227,8 @@ public final class ObstacleDemo {
         SolveResult parallel;
         double[] solution;
         String details = "";
+        double[] phases;
+        String[] phaseNames;
         boolean bar = root && !o.quiet();
         if (o.async()) {
             try (AsyncSolver solver = new AsyncSolver(world, problem, settings, decomposition, o.slow(), o.chunk())) {
@@ -232,9 +238,11 @@ public final class ObstacleDemo {
                 // every rank iterated at its own pace: the range says how uneven the run was
                 double least = world.allreduce((double) parallel.iterations(), Op.MIN);
                 double most = world.allreduce((double) parallel.iterations(), Op.MAX);
+                phases = solver.timeBreakdown();
+                phaseNames = new String[] {"compute", "slowdown"};
                 details = String.format(Locale.ROOT, "iterations/rank:  %d to %d, %d detection round(s)%n"
                         + "value flows:      %s%n", (long) least, (long) most, solver.rounds(), solver.view().stats())
-                        + breakdown(world, solver.timeBreakdown(), "compute", "slowdown");
+                        + breakdown(world, phases, phaseNames);
             }
         } else {
             try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition)) {
@@ -242,16 +250,20 @@ public final class ObstacleDemo {
                 world.barrier();
                 parallel = withBar(bar, o, settings, err, solver::solve);
                 solution = solver.gather(0);
-                details = breakdown(world, solver.timeBreakdown(), "compute", "halo wait", "send wait", "test", "slowdown");
+                phases = solver.timeBreakdown();
+                phaseNames = new String[] {"compute", "halo wait", "send wait", "test", "slowdown"};
+                details = breakdown(world, phases, phaseNames);
             }
         }
         // The slowest rank's time is the solve's wall time (all leave the last allreduce, or the
         // last detection round, within a round trip of each other).
         double wall = world.allreduce(parallel.seconds(), Op.MAX);
+        String result = resultLine(world, o, decomposition, parallel, wall, phases, phaseNames);
 
         int[] status = {0};
         if (root) {
             status[0] = report(out, world.size(), problem, settings, decomposition, o, parallel, wall, solution, details);
+            out.print(result);
         }
         world.bcast(status, 0, 1, 0);
         return status[0];
@@ -273,6 +285,32 @@ public final class ObstacleDemo {
                 break;
             }
             b.append(String.format(Locale.ROOT, "%s%s %.3f-%.3f s", i == 0 ? "" : ", ", names[i], least[i], most[i]));
+        }
+        return b.append(System.lineSeparator()).toString();
+    }
+
+    /**
+     * The line for programs (collective), last of the report, with the keys the C twin
+     * ({@code bench/peers/c/obstacle.c}) prints, read by {@code bench/compare-app.sh} and the twin's
+     * system test:
+     * <pre>
+     *   RESULT obstacle impl=railyard scheme=sync|async np=P n=N grid=AxBxC iterations=K
+     *          converged=true|false residual=R solve_s=S compute_s=.. halo_wait_s=.. ...
+     * </pre>
+     * {@code R} is {@link Double#toString}, which reads back as the same double; {@code S} is the
+     * wall time of the solve (the slowest rank's); then one key per phase of the "time/rank" line,
+     * the mean over ranks in seconds (async: the iterations of rank 0).
+     */
+    static String resultLine(Comm world, Options o, Decomposition d, SolveResult r, double wall, double[] phases,
+                             String... names) {
+        double[] sum = new double[phases.length];
+        world.allreduce(phases, 0, sum, 0, phases.length, Op.SUM);
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+                "RESULT obstacle impl=railyard scheme=%s np=%d n=%d grid=%s iterations=%d converged=%s residual=%s solve_s=%.6f",
+                o.async() ? "async" : "sync", world.size(), d.n(), d.shape(), r.iterations(), r.converged(),
+                Double.toString(r.residual()), wall));
+        for (int i = 0; i < phases.length; i++) {
+            b.append(String.format(Locale.ROOT, " %s_s=%.6f", names[i].replace(' ', '_'), sum[i] / world.size()));
         }
         return b.append(System.lineSeparator()).toString();
     }

@@ -71,6 +71,10 @@ class ParallelSolverTest {
                 "OK: parallel solution agrees with sequential within 0.0", "time/rank:        compute ",
                 ", halo wait ", ", send wait ", ", test ");
         assertThat(report).doesNotContain("slowdown 0");
+        // the line for programs, the same keys as the C twin's (bench/peers/c/obstacle.c)
+        assertThat(report).containsPattern("(?m)^RESULT obstacle impl=railyard scheme=sync np=1 n=10 grid=1x1x1"
+                + " iterations=[1-9][0-9]* converged=true residual=[0-9.]+(E-[0-9]+)? solve_s=[0-9.]+ compute_s=[0-9.]+"
+                + " halo_wait_s=[0-9.]+ send_wait_s=[0-9.]+ test_s=[0-9.]+ slowdown_s=0\\.000000$");
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 

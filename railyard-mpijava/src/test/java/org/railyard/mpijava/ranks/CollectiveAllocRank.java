@@ -1,52 +1,37 @@
 package org.railyard.mpijava.ranks;
 
-import java.lang.management.ManagementFactory;
-import java.util.Locale;
 import mpi.MPI;
+import org.railyard.testkit.Allocation;
 
 /**
  * The facade's collectives with primitive arrays of predefined types (Barrier, Allreduce, Bcast,
  * Allgather, Alltoall, which a solver calls in its loop, then Reduce, Scan, Reduce_scatter,
  * Gather, Gatherv, Scatter, Scatterv, Allgatherv and Alltoallv), each called {@code WARM}
- * times and then {@code MEASURED} times more; for the measured calls it prints {@code ALLOC
- * <what> <B/call>}: the heap bytes every thread of this JVM allocated, per call. A rooted
- * collective (Bcast, Reduce, Gather(v), Scatter(v)) and Scan are followed by a Barrier, so that
- * no rank runs calls ahead of the others. Rank 0 of a Scan only sends; without the Barrier it
- * ran ahead, its messages waited at the others as unexpected ones, and the pool of their
+ * times and then measured over {@code WINDOWS} windows of {@code PER_WINDOW} calls (see
+ * {@link Allocation}); it prints {@code ALLOC <what> <B/call> (windows ...)}: the least heap
+ * bytes every thread of this JVM allocated per call in a window, then each window's figure. A
+ * rooted collective (Bcast, Reduce, Gather(v), Scatter(v)) and Scan are followed by a Barrier, so
+ * that no rank runs calls ahead of the others. Rank 0 of a Scan only sends; without the Barrier
+ * it ran ahead, its messages waited at the others as unexpected ones, and the pool of their
  * records grew during the measured calls (up to 240 B a call in one of five runs). Results are
  * checked once each. Ends with {@code done}.
  */
 public final class CollectiveAllocRank {
     private static final int WARM = 2000;
-    private static final int MEASURED = 5000;
+    private static final int WINDOWS = 5;
+    private static final int PER_WINDOW = 1000;
 
     private CollectiveAllocRank() {
     }
 
-    interface Call {
-        void run() throws Exception;
-    }
-
-    private static long allocated() {
-        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        Check.that(mx.isThreadAllocatedMemorySupported(), "this JVM cannot count allocated bytes");
-        mx.setThreadAllocatedMemoryEnabled(true);
-        return mx.getTotalThreadAllocatedBytes();
-    }
-
-    private static void measure(String what, Call call, Runnable check) throws Exception {
+    private static void measure(String what, Allocation.Call call, Runnable check) throws Exception {
         call.run();
         check.run();
         for (int i = 1; i < WARM; i++) {
             call.run();
         }
-        MPI.COMM_WORLD.Barrier();
-        long before = allocated();
-        for (int i = 0; i < MEASURED; i++) {
-            call.run();
-        }
-        double perCall = (allocated() - before) / (double) MEASURED;
-        System.out.println(String.format(Locale.ROOT, "ALLOC %s %.1f", what, perCall));
+        Allocation.Windows w = Allocation.perCall(WINDOWS, PER_WINDOW, MPI.COMM_WORLD::Barrier, call);
+        System.out.println("ALLOC " + what + " " + w);
     }
 
     public static void main(String[] args) throws Exception {

@@ -228,9 +228,9 @@ public class DatatypeRank extends Ring {
         double[] doubles = {me * 0.5, 3.25};
         Object[] objects = {"rank " + me, Arrays.asList(1, 2, 3)};
         int size = world.Pack_size(3, MPI.INT) + world.Pack_size(2, MPI.DOUBLE);
-        Check.equal(size, 3 * 4 + 2 * 8, "Pack_size");
-        Check.fails(() -> world.Pack_size(1, MPI.OBJECT), "known only after packing", "Pack_size of objects");
-        Buffer buf = new Buffer(size); // too small for the objects: Pack grows it
+        Check.equal(size, (8 + 16) + (8 + 16), "Pack_size: a section header and the values, rounded up to 8 bytes");
+        Check.that(world.Pack_size(1, MPI.OBJECT) > 8, "Pack_size of objects is an estimate with room for an object");
+        Buffer buf = new Buffer(size); // too small for the objects' section header: Pack grows it
         int pos = world.Pack(ints, 0, 3, MPI.INT, buf, 0);
         pos = world.Pack(doubles, 0, 2, MPI.DOUBLE, buf, pos);
         pos = world.Pack(objects, 0, 2, MPI.OBJECT, buf, pos);
@@ -238,7 +238,8 @@ public class DatatypeRank extends Ring {
         world.Send(buf, 0, 1, MPI.PACKED, right, 40);
         Buffer in = new Buffer(4096);
         Status st = world.Recv(in, 0, 1, MPI.PACKED, left, 40);
-        Check.equal(in.getSize(), st.Get_count(MPI.BYTE), "a packed receive sets the buffer size");
+        Check.equal(in.getSize(), buf.getSize(), "a packed receive sets the buffer size");
+        Check.that(st.Get_count(MPI.BYTE) > in.getSize(), "the message also carries the objects");
         int[] i2 = new int[3];
         double[] d2 = new double[2];
         Object[] o2 = new Object[2];
@@ -249,8 +250,8 @@ public class DatatypeRank extends Ring {
         Check.equal(i2, new int[] {left, left + 1, left + 2}, "unpacked ints");
         Check.equal(d2, new double[] {left * 0.5, 3.25}, "unpacked doubles");
         Check.equal(o2, new Object[] {"rank " + left, Arrays.asList(1, 2, 3)}, "unpacked objects");
-        Check.fails(() -> world.Unpack(in, in.getSize(), i2, 0, 1, MPI.INT), "only 0 are packed", "unpacking past the end");
-        // Packed data is Railyard's wire form: packed ints can be received as ints, and a vector packs its values.
+        Check.fails(() -> world.Unpack(in, in.getSize(), i2, 0, 1, MPI.INT), "no section", "unpacking past the end");
+        // The byte-array form (mpiJava 1.2) packs bare values in Railyard's wire form: they can be received as ints.
         byte[] raw = new byte[16];
         int p = world.Pack(new int[] {me, 0, me + 1, 0}, 0, 1, Datatype.Vector(2, 1, 2, MPI.INT), raw, 0);
         Check.equal(p, 8, "byte-array Pack of a vector");

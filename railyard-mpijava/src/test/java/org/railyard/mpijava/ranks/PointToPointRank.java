@@ -1,6 +1,7 @@
 package org.railyard.mpijava.ranks;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import mpi.Comm;
 import mpi.Intracomm;
 import mpi.MPI;
@@ -8,6 +9,7 @@ import mpi.MPIException;
 import mpi.Prequest;
 import mpi.Request;
 import mpi.Status;
+import org.railyard.testkit.Await;
 
 /**
  * Point-to-point calls of {@code mpi.Comm}, {@code mpi.Request}, {@code mpi.Prequest} and
@@ -15,6 +17,9 @@ import mpi.Status;
  * Prints "done" at the end.
  */
 public class PointToPointRank extends Ring {
+    /** How long a polled request may take to complete once its message was sent. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
+
     public static void main(String[] args) throws Exception {
         String[] rest = start(args);
         Check.equal(rest.length, args.length, "Init returns the program's arguments");
@@ -258,27 +263,21 @@ public class PointToPointRank extends Ring {
         world.Barrier(); // every rank checked before any sends
         world.Send(new int[] {1}, 0, 1, MPI.INT, right, 60);
         world.Send(new int[] {2}, 0, 1, MPI.INT, right, 61);
-        Status[] all;
-        while ((all = Request.Testall(two)) == null) {
-            Thread.onSpinWait();
-        }
+        Status[] all = Await.awaitValue(() -> Request.Testall(two), BOUND, "Testall of two received messages");
         Check.equal(all[0].tag + all[1].tag, 121, "Testall statuses");
         Check.that(r1.Is_null() && r2.Is_null(), "Testall leaves null requests");
         Check.that(MPI.REQUEST_NULL.Is_null(), "REQUEST_NULL is null");
         Check.equal(MPI.REQUEST_NULL.Wait().source, MPI.ANY_SOURCE, "waiting on the null request gives an empty status");
         Request r3 = world.Irecv(in[2], 0, 1, MPI.INT, left, 62);
         world.Send(new int[] {3}, 0, 1, MPI.INT, right, 62);
-        Status t;
-        while ((t = Request.Testany(new Request[] {null, r3})) == null) {
-            Thread.onSpinWait();
-        }
+        Status t = Await.awaitValue(() -> Request.Testany(new Request[] {null, r3}), BOUND, "Testany of a received message");
         Check.equal(t.index, 1, "Testany index");
         Request r4 = world.Irecv(in[3], 0, 1, MPI.INT, left, 63);
         world.Send(new int[] {4}, 0, 1, MPI.INT, right, 63);
-        Status[] some;
-        while ((some = Request.Testsome(new Request[] {r4})).length == 0) {
-            Thread.onSpinWait();
-        }
+        Status[] some = Await.awaitValue(() -> {
+            Status[] s = Request.Testsome(new Request[] {r4});
+            return s.length == 0 ? null : s;
+        }, BOUND, "Testsome of a received message");
         Check.equal(some[0].index, 0, "Testsome index");
         Check.equal(in[3][0], 4, "Testsome value");
     }
@@ -295,9 +294,7 @@ public class PointToPointRank extends Ring {
         Request m = world.Irecv(buf, 0, 1, MPI.INT, left, 71);
         world.Send(new int[] {9}, 0, 1, MPI.INT, right, 71);
         world.Barrier();
-        while (m.Test() == null) {
-            Thread.onSpinWait();
-        }
+        Await.awaitValue(m::Test, BOUND, "Test of a matched receive");
         m.Cancel(); // null request now: nothing to cancel
         Check.equal(buf[0], 9, "the matched receive kept its data");
         // After a cancel, a later message with that tag goes to the next receive.

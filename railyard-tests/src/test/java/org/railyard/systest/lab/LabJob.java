@@ -19,6 +19,7 @@ import org.railyard.launcher.JobResult;
 import org.railyard.launcher.JobSpec;
 import org.railyard.launcher.Launcher;
 import org.railyard.launcher.LineSink;
+import org.railyard.testkit.Await;
 
 /**
  * A job running in a {@link NetLab}: one rank per host, started by the launcher in the root
@@ -71,34 +72,31 @@ public final class LabJob implements AutoCloseable {
 
     private synchronized void add(Line l) {
         lines.add(l);
-        notifyAll();
     }
 
-    /** The first line (from the start) that matches, waiting at most {@code bound}; empty if none came. */
-    public synchronized Optional<Line> await(Predicate<Line> match, Duration bound) throws InterruptedException {
-        long deadline = System.nanoTime() + bound.toNanos();
-        int seen = 0;
-        while (true) {
-            for (; seen < lines.size(); seen++) {
-                if (match.test(lines.get(seen))) {
-                    return Optional.of(lines.get(seen));
-                }
+    /**
+     * The first line (from the start) that matches, waiting at most {@code bound}, or less if the
+     * job ends first; empty if none came.
+     */
+    public Optional<Line> await(Predicate<Line> match, Duration bound) {
+        int[] seen = {0};
+        Line[] hit = new Line[1];
+        Await.within(bound, () -> (hit[0] = next(match, seen)) != null || result.isDone());
+        return Optional.ofNullable(hit[0] != null ? hit[0] : next(match, seen));
+    }
+
+    /** The first line from {@code seen[0]} on that matches, or null; {@code seen[0]} moves past the lines looked at. */
+    private synchronized Line next(Predicate<Line> match, int[] seen) {
+        for (; seen[0] < lines.size(); seen[0]++) {
+            if (match.test(lines.get(seen[0]))) {
+                return lines.get(seen[0]);
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || result.isDone()) {
-                for (; seen < lines.size(); seen++) {
-                    if (match.test(lines.get(seen))) {
-                        return Optional.of(lines.get(seen));
-                    }
-                }
-                return Optional.empty();
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, Math.min(left, 100_000_000L));
         }
+        return null;
     }
 
     /** The first line after the {@code after}-th that matches (see {@link #await}). */
-    public Optional<Line> awaitAfter(int after, Predicate<Line> match, Duration bound) throws InterruptedException {
+    public Optional<Line> awaitAfter(int after, Predicate<Line> match, Duration bound) {
         int[] index = {0};
         return await(l -> index[0]++ >= after && match.test(l), bound);
     }

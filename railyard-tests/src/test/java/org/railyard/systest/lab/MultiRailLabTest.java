@@ -108,7 +108,6 @@ class MultiRailLabTest {
             long total = 96L << 20;
             String at = awaitProgress(job, total / 4);
             lab.cut(1);
-            long cutAt = System.nanoTime();
             // the receiver finds rail 1 silent and drops it
             int mark = job.size();
             String down = job.awaitAfter(mark, l -> rank1Progress(l) && "DOWN".equals(LabJob.railStates(l.text()).get(1)), BOUND)
@@ -124,14 +123,12 @@ class MultiRailLabTest {
             mark = job.size();
             Optional<LabJob.Line> back = job.awaitAfter(mark, l -> rank1Progress(l)
                     && LabJob.railBytes(l.text()).get(1) > r1Stuck + (1L << 20), BOUND);
-            long secondsToReturn = (System.nanoTime() - cutAt) / 1_000_000_000L;
             assertThat(back).as("rail 1 carries traffic again after it was restored\n%s", job.tail(60)).isPresent();
             JobResult r = job.end(JOB);
             assertThat(r.exitCode()).as(job.tail(60)).isZero();
             assertThat(job.out(1, "RESULT").getFirst()).as("every byte arrived intact").endsWith(" ok");
             assertThat(job.out(0, "EVENT 0 1 ")).as("the sender saw rail 1 go down and come back")
                     .anyMatch(l -> l.contains(" DOWN ")).anyMatch(l -> l.contains(" UP"));
-            assertThat(secondsToReturn).isLessThan(60);
         }
     }
 
@@ -146,7 +143,6 @@ class MultiRailLabTest {
             String partitioned = job.awaitAfter(mark, l -> rank1Progress(l)
                     && LabJob.railStates(l.text()).values().stream().allMatch("DOWN"::equals), BOUND)
                     .orElseGet(() -> fail("rank 1 never saw both rails down\n" + job.tail(60))).text();
-            long cut = System.nanoTime();
             assertThat(job.hold(Duration.ofSeconds(3))).as("the partition lasts 3 s without failing the job\n%s", job.tail(40)).isTrue();
             String during = job.out(1, "PROGRESS").getLast();
             assertThat(LabJob.bytes(during)).as("nothing moved during the partition").isEqualTo(LabJob.bytes(partitioned));
@@ -157,7 +153,6 @@ class MultiRailLabTest {
             assertThat(job.out(1, "RESULT").getFirst()).endsWith(" ok");
             assertThat(job.out(0, "EVENT 0 ")).as("the sender lost both rails").anyMatch(l -> l.startsWith("EVENT 0 0 ") && l.contains(" DOWN "))
                     .anyMatch(l -> l.startsWith("EVENT 0 1 ") && l.contains(" DOWN "));
-            assertThat(System.nanoTime() - cut).isPositive();
         }
     }
 

@@ -13,7 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import org.railyard.testkit.Await;
 
 /**
  * A network lab on this machine: hosts as Linux network namespaces, joined by rails (one IPv4
@@ -195,22 +195,18 @@ public final class NetLab implements AutoCloseable {
      * the rail as down), at most {@link #COMMAND_BOUND}.
      */
     private void awaitLinksUp() {
-        long deadline = System.nanoTime() + COMMAND_BOUND.toNanos();
         for (int h = 0; h < hosts; h++) {
-            while (true) {
-                List<String> notUp = run(List.of("ip", "-n", host(h), "-o", "link", "show")).lines()
-                        .filter(l -> !l.contains(" lo:") && !l.contains("state UP"))
-                        .map(l -> l.split(":\\s+")[1].split("@")[0]).toList();
-                if (notUp.isEmpty()) {
-                    break;
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("links " + notUp + " of " + host(h) + " not up within "
-                            + COMMAND_BOUND.toSeconds() + " s");
-                }
-                LockSupport.parkNanos(20_000_000L); // poll the kernel's link state
-            }
+            int host = h;
+            Await.awaitUntil(() -> linksNotUp(host).isEmpty(), COMMAND_BOUND,
+                    () -> "links " + linksNotUp(host) + " of " + host(host) + " up");
         }
+    }
+
+    /** The links of host {@code h} (other than lo) the kernel does not report as up. */
+    private List<String> linksNotUp(int h) {
+        return run(List.of("ip", "-n", host(h), "-o", "link", "show")).lines()
+                .filter(l -> !l.contains(" lo:") && !l.contains("state UP"))
+                .map(l -> l.split(":\\s+")[1].split("@")[0]).toList();
     }
 
     private static List<String> tbf(String ns, String device, String rate, String verb) {

@@ -3,17 +3,14 @@ package org.railyard.systest.pmi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,6 +21,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.railyard.systest.Jobs;
 
 /**
  * Real processes under MPICH's Hydra: {@code mpiexec.hydra -n 4} starts four JVMs (the JDK running
@@ -51,7 +49,7 @@ class PmiHydraSystemTest {
 
     @BeforeAll
     static void findHydra() {
-        hydra = onPath("mpiexec.hydra").orElse(null);
+        hydra = Jobs.onPath("mpiexec.hydra").orElse(null);
     }
 
     /** Per test rather than per class, so that each test is reported as skipped, with the reason. */
@@ -168,17 +166,5 @@ class PmiHydraSystemTest {
             p.destroyForcibly();
         }
         return Files.readString(help, StandardCharsets.UTF_8);
-    }
-
-    private static Optional<Path> onPath(String program) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        return Arrays.stream(path.split(File.pathSeparator))
-                .filter(dir -> !dir.isEmpty())
-                .map(dir -> Path.of(dir, program))
-                .filter(Files::isExecutable)
-                .findFirst();
     }
 }

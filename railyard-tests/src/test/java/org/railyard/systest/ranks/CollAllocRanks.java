@@ -4,21 +4,21 @@ import static org.railyard.systest.ranks.RankSupport.require;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.management.ManagementFactory;
-import java.util.Locale;
 import org.railyard.Comm;
 import org.railyard.Datatype;
 import org.railyard.Op;
 import org.railyard.Railyard;
+import org.railyard.testkit.Allocation;
 
 /**
  * The blocking collectives a solver calls in its loop (barrier, bcast, allreduce, reduce,
- * allgather, alltoall, reduce_scatter_block), each called {@code WARM} times and then
- * {@code MEASURED} times more, with heap arrays and with off-heap segments, at two sizes, and
- * the allreduce of one double that returns the result ({@code allreduce_value}). For the
- * measured calls it prints {@code ALLOC <collective> <bytes> <heap|offheap> <B/call>}: the heap
- * bytes every thread of this JVM allocated (the progress agent's included), per call. A call
- * that took a request, a list of counts or an error message per block from the heap would show
+ * allgather, alltoall, reduce_scatter_block), each called {@code WARM} times and then measured,
+ * with heap arrays and with off-heap segments, at two sizes, and the allreduce of one double that
+ * returns the result ({@code allreduce_value}). The measured calls run in {@code WINDOWS} windows
+ * of {@code PER_WINDOW} (see {@link Allocation}); it prints {@code ALLOC <collective> <bytes>
+ * <heap|offheap> <B/call> (windows ...)}: the least heap bytes every thread of this JVM allocated
+ * (the progress agent's included) per call in a window, then each window's figure. A call that
+ * took a request, a list of counts or an error message per block from the heap would show
  * here as a hundred bytes and more. A bcast's root and a reduce's leaves can run any number of
  * calls ahead, and the messages they leave waiting take records from a pool that grows with
  * that backlog; those two are measured with a barrier after each call (a barrier allocates
@@ -28,17 +28,11 @@ import org.railyard.Railyard;
  */
 public final class CollAllocRanks {
     private static final int WARM = 3000;
-    private static final int MEASURED = 10_000;
+    private static final int WINDOWS = 5;
+    private static final int PER_WINDOW = 2000;
     private static final int[] SIZES = {8, 1024};
 
     private CollAllocRanks() {
-    }
-
-    private static long allocated() {
-        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        require(mx.isThreadAllocatedMemorySupported(), "this JVM cannot count allocated bytes");
-        mx.setThreadAllocatedMemoryEnabled(true);
-        return mx.getTotalThreadAllocatedBytes();
     }
 
     public static void main(String[] args) {
@@ -111,12 +105,11 @@ public final class CollAllocRanks {
         for (int i = 1; i < WARM; i++) {
             call.run();
         }
-        c.barrier();
-        long before = allocated();
-        for (int i = 0; i < MEASURED; i++) {
-            call.run();
+        try {
+            Allocation.Windows w = Allocation.perCall(WINDOWS, PER_WINDOW, c::barrier, call::run);
+            System.out.println("ALLOC " + what + " " + size + " " + buffers + " " + w);
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
         }
-        double perCall = (allocated() - before) / (double) MEASURED;
-        System.out.println(String.format(Locale.ROOT, "ALLOC %s %d %s %.1f", what, size, buffers, perCall));
     }
 }

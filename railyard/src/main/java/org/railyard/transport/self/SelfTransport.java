@@ -6,16 +6,18 @@ import java.lang.foreign.MemorySegment;
 import java.nio.channels.SocketChannel;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Capability;
-import org.railyard.transport.Doorbell;
+import org.railyard.transport.Bell;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
-import org.railyard.transport.shm.FrameRing;
-import org.railyard.transport.shm.RingLink;
+import org.railyard.transport.ring.Doorbell;
+import org.railyard.transport.ring.FrameRing;
+import org.railyard.transport.ring.RingLink;
 
 /**
  * A process sending to itself: one {@link FrameRing} in private memory, read and written by the
- * same progress agent. Never goes through the handshake: the connector asks for {@link #loopback}.
+ * same progress agent. Never goes through the handshake: the connector asks for {@link #loopback}
+ * ({@link Capability#LOOPBACK}). Its ring rings the process's one {@link Doorbell}, shared with shm.
  */
 public final class SelfTransport implements Transport {
     private static final long RING = 1L << 22;
@@ -26,7 +28,7 @@ public final class SelfTransport implements Transport {
     @Override public int maxFrame() { return FRAME; }
 
     private static final java.util.Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
-            Capability.SAME_NODE);
+            Capability.SAME_NODE, Capability.LOOPBACK);
 
     @Override
     public java.util.Set<Capability> capabilities() {
@@ -36,8 +38,13 @@ public final class SelfTransport implements Transport {
 
     @Override
     public boolean start(TransportEnv env) {
-        doorbell = env.doorbell();
+        doorbell = Doorbell.of(env);
         return true;
+    }
+
+    @Override
+    public Bell bell() {
+        return doorbell == null ? Bell.NONE : doorbell;
     }
 
     @Override
@@ -46,6 +53,7 @@ public final class SelfTransport implements Transport {
     }
 
     /** The link of a process to itself. */
+    @Override
     public Link loopback(int rank) throws IOException {
         Arena arena = Arena.ofShared();
         MemorySegment seg = arena.allocate(FrameRing.bytesFor(RING), 4096);

@@ -7,10 +7,14 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.railyard.bootstrap.AddressCard;
+import org.railyard.transport.Bell;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
+import org.railyard.transport.ring.Doorbell;
+import org.railyard.transport.ring.FrameRing;
+import org.railyard.transport.ring.RingLink;
 import org.railyard.util.Config;
 import org.railyard.util.SharedFiles;
 
@@ -25,6 +29,7 @@ public final class ShmTransport implements Transport {
     private int maxFrame;
     private Path dir;
     private TransportEnv env;
+    private Doorbell doorbell;
 
     @Override public String name() { return "shm"; }
     @Override public int priority() { return 80; }
@@ -41,6 +46,7 @@ public final class ShmTransport implements Transport {
     @Override
     public boolean start(TransportEnv env) throws IOException {
         this.env = env;
+        this.doorbell = Doorbell.of(env);
         ringBytes = Config.bytes(Config.SHM_RING_PROP, Config.SHM_RING_DEFAULT);
         maxFrame = (int) Math.min(Config.bytes(Config.SHM_FRAME_PROP, Config.SHM_FRAME_DEFAULT), ringBytes / 4);
         if (Long.bitCount(ringBytes) != 1 || ringBytes < 4096) {
@@ -49,6 +55,11 @@ public final class ShmTransport implements Transport {
         }
         dir = SharedFiles.directory();
         return true;
+    }
+
+    @Override
+    public Bell bell() {
+        return doorbell == null ? Bell.NONE : doorbell;
     }
 
     @Override
@@ -112,7 +123,7 @@ public final class ShmTransport implements Transport {
         FrameRing out = connector ? a : b;
         FrameRing in = connector ? b : a;
         return new RingLink(this, peer, out, in, handshake, arena::close,
-                "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB", env.doorbell());
+                "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB", doorbell);
     }
 
     @Override

@@ -14,6 +14,8 @@ import org.railyard.util.Config;
  * Reaches any peer whose handshake address is reachable, on this node or another.
  */
 public final class TcpTransport implements Transport {
+    /** Smallest frame limit of a tcp link, set here or offered by a peer. */
+    private static final int MIN_FRAME = 4096;
     private int maxFrame;
     private int sockbuf;
 
@@ -24,8 +26,8 @@ public final class TcpTransport implements Transport {
     @Override
     public boolean start(TransportEnv env) {
         maxFrame = (int) Config.bytes(Config.TCP_FRAME_PROP, Config.TCP_FRAME_DEFAULT);
-        if (maxFrame < 4096) {
-            throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below 4096");
+        if (maxFrame < MIN_FRAME) {
+            throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
         }
         sockbuf = (int) Config.bytes(Config.TCP_SOCKBUF_PROP, Config.TCP_SOCKBUF_DEFAULT);
         return true;
@@ -61,6 +63,9 @@ public final class TcpTransport implements Transport {
             frame = Math.min(maxFrame, Integer.parseInt(parameters));
         } catch (NumberFormatException e) {
             throw new IOException("malformed tcp offer '" + parameters + "'");
+        }
+        if (frame < MIN_FRAME) {
+            throw new IOException("tcp frame limit " + frame + " from the peer is below " + MIN_FRAME);
         }
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         if (sockbuf > 0) {

@@ -1,4 +1,4 @@
-package org.railyard.transport.shm;
+package org.railyard.transport.ring;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -50,7 +50,8 @@ public final class FrameRing {
     }
 
     /**
-     * Wraps a ring laid out at the start of {@code seg} (zeroed memory is an empty ring).
+     * Wraps a ring laid out at the start of {@code seg} (zeroed memory is an empty ring); refuses
+     * memory whose positions no ring can have.
      *
      * @param maxFrame largest frame accepted; at most a quarter of the capacity
      */
@@ -67,6 +68,10 @@ public final class FrameRing {
         this.maxFrame = maxFrame;
         this.tail = (long) LONG.getAcquire(seg, TAIL);
         this.head = (long) LONG.getAcquire(seg, HEAD);
+        if (((tail | head) & 7) != 0 || tail - head < 0 || tail - head > capacity) {
+            throw new IllegalArgumentException("not a frame ring: positions " + head + " (consumer) and " + tail
+                    + " (producer) are not multiples of 8 at most " + capacity + " apart");
+        }
         this.headCache = head;
         this.tailCache = tail;
     }
@@ -79,7 +84,7 @@ public final class FrameRing {
         return maxFrame;
     }
 
-    /** The consumer's bell word ({@link org.railyard.transport.Doorbell}): 4 bytes in the header. */
+    /** The consumer's bell word ({@link Doorbell}): 4 bytes in the header. */
     public MemorySegment bell() {
         return seg.asSlice(BELL, 4);
     }
@@ -125,10 +130,17 @@ public final class FrameRing {
      */
     public long peek() {
         while (hasData()) {
-            long off = HEADER + (head & mask);
+            long index = head & mask;
+            long off = HEADER + index;
             int len = seg.get(INT, off);
             if (len < 0) {
-                head += -len;
+                // padding runs exactly to the end of the data and is followed by a published frame;
+                // any other is corrupt, and is returned so that the caller finds its length implausible
+                long skip = -(long) len;
+                if (skip != capacity - index || skip >= tailCache - head) {
+                    return off;
+                }
+                head += skip;
                 continue;
             }
             return off;
@@ -142,9 +154,15 @@ public final class FrameRing {
         LONG.setRelease(seg, HEAD, head);
     }
 
-    /** A sanity bound for a length read from the ring (a corrupt ring must not send us off the end). */
+    /**
+     * Consumer: true if {@code frameLength}, read at the offset {@link #peek} returned, can be a
+     * frame: positive, at most the frame limit, published whole, and contiguous before the end of
+     * the data. A corrupt ring (a peer that wrote over it) must not send the reader off the end of
+     * the memory or past what was published.
+     */
     public boolean plausible(int frameLength) {
-        return frameLength > 0 && frameLength <= maxFrame;
+        return frameLength > 0 && frameLength <= maxFrame && frameLength <= tailCache - head
+                && frameLength <= capacity - (head & mask);
     }
 
     private static long align(int n) {

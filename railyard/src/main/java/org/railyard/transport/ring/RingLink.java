@@ -1,10 +1,9 @@
-package org.railyard.transport.shm;
+package org.railyard.transport.ring;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.io.IOException;
-import org.railyard.transport.Doorbell;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.wire.FrameHeader;

@@ -1,4 +1,4 @@
-package org.railyard.transport;
+package org.railyard.transport.ring;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -6,6 +6,8 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import org.railyard.transport.Bell;
+import org.railyard.transport.TransportEnv;
 import org.railyard.util.Futex;
 
 /**
@@ -24,9 +26,11 @@ import org.railyard.util.Futex;
  * thread of the process does rings too ({@link #wakeSleepers}), and so does the connector when it
  * finishes a connection.
  *
- * <p>One per process (per channel table); the word list changes as links open and close.
+ * <p>One per process (per {@link TransportEnv}, shared by the transports whose links are rings:
+ * shm and self); the word list changes as links open and close. The layers above see it as the
+ * transport SPI's {@link Bell}.
  */
-public final class Doorbell {
+public final class Doorbell implements Bell {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final ThreadLocal<Futex.Waiter> WAITERS = ThreadLocal.withInitial(Futex.Waiter::new);
 
@@ -42,7 +46,13 @@ public final class Doorbell {
         this.enabled = enabled && Futex.available();
     }
 
+    /** The doorbell of the process {@code env} belongs to, made by the first ring transport to ask. */
+    public static Doorbell of(TransportEnv env) {
+        return env.shared(Doorbell.class, () -> new Doorbell(env.bells()));
+    }
+
     /** True if waiters sleep on the words (futexes available, not switched off, at least one word). */
+    @Override
     public boolean usable() {
         return usable(words);
     }
@@ -52,6 +62,7 @@ public final class Doorbell {
     }
 
     /** True if futexes work here and the setting allows them. */
+    @Override
     public boolean enabled() {
         return enabled;
     }
@@ -92,6 +103,7 @@ public final class Doorbell {
      * Wakes the threads of this process sleeping on the bell, if any (one thread's progress may
      * have ended another's wait, the connector may have finished a link). Cheap when nobody sleeps.
      */
+    @Override
     public void wakeSleepers() {
         if (sleepers.get() == 0) {
             return;
@@ -113,6 +125,7 @@ public final class Doorbell {
      *
      * @return true if it slept or found work; false if the caller must park instead
      */
+    @Override
     public boolean sleep(long nanos, IntSupplier lastLook) {
         MemorySegment[] w = words;
         // a virtual thread parks without holding its carrier; a futex would hold it
@@ -169,6 +182,11 @@ public final class Doorbell {
         } catch (IllegalStateException closed) {
             return false;
         }
+    }
+
+    @Override
+    public synchronized long wakes() {
+        return wakes;
     }
 
     /** Sleeps so far, and how many of them a peer ended before their time: for tests and stats. */

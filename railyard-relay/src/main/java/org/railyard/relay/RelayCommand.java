@@ -1,0 +1,137 @@
+package org.railyard.relay;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.railyard.error.RailyardException;
+import org.railyard.transport.relay.RelayClient;
+import org.railyard.util.Config;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code railyard relay}: runs a relay server until it is stopped (SIGTERM or SIGINT), or with
+ * {@code --stats HOST:PORT} prints the counters of a running one. Prints one line when it listens
+ * ({@code railyard relay: listening on HOST:PORT ...}) and one per job and rank connecting.
+ */
+@Command(name = "relay", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Runs a relay server: a store-and-forward point (a Channel Memory) for ranks that cannot"
+                + " accept connections. Ranks connect out to it; it keeps each message for its destination until"
+                + " the destination has consumed it, in memory and, with --log, in an append-only log that a"
+                + " restarted relay recovers from. Serves several jobs at once, each proving its job secret."},
+        footer = {"", "Example:", "  railyard relay --port 7420 --log /var/lib/railyard-relay --fsync batch --max-bytes 2g",
+                "  railyard relay --stats relayhost:7420"})
+public final class RelayCommand implements Callable<Integer> {
+    /** Largest message a relay accepts by default. */
+    public static final int DEFAULT_MAX_MESSAGE = 64 << 20;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7420",
+            description = "TCP port to listen on; 0 picks a free one (printed). Default: ${DEFAULT-VALUE}.")
+    private int port;
+
+    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "0.0.0.0",
+            description = "Address to listen on. Default: ${DEFAULT-VALUE} (every interface).")
+    private String bind;
+
+    @Option(names = "--log", paramLabel = "DIR",
+            description = "Directory of the append-only message log (created if absent); a relay started on it"
+                    + " delivers again what receivers had not acknowledged. Default: none, memory only.")
+    private Path log;
+
+    @Option(names = "--fsync", paramLabel = "POLICY", defaultValue = "batch",
+            description = "When the log is forced to disk before a message is acknowledged to its sender: never"
+                    + " (survives the relay process, not the machine), batch (group commit), always (each message)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private String fsync;
+
+    @Option(names = "--max-bytes", paramLabel = "SIZE", defaultValue = "1g",
+            description = "Bound on the message bytes held (e.g. 512m, 2g); beyond it senders are held back, never"
+                    + " dropped. Default: ${DEFAULT-VALUE}.")
+    private String maxBytes;
+
+    @Option(names = "--max-message", paramLabel = "SIZE", defaultValue = "64m",
+            description = "Largest single message accepted. Default: ${DEFAULT-VALUE}.")
+    private String maxMessage;
+
+    @Option(names = "--stats", paramLabel = "HOST:PORT",
+            description = "Print the counters of the relay at HOST:PORT and exit.")
+    private String stats;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (stats != null) {
+            out.print(RelayClient.stats(hostPort(stats), Duration.ofSeconds(10)));
+            out.flush();
+            return 0;
+        }
+        RelayServer.Settings settings;
+        try {
+            long max = Config.parseBytes("--max-bytes", maxBytes);
+            long msg = Config.parseBytes("--max-message", maxMessage);
+            if (msg < 1 || msg > RelayClient.MAX_BODY) {
+                throw new ParameterException(spec.commandLine(), "--max-message must be between 1 and "
+                        + RelayClient.MAX_BODY + " bytes, not " + maxMessage);
+            }
+            if (port < 0 || port > 65535) {
+                throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
+            }
+            settings = new RelayServer.Settings(new InetSocketAddress(bind, port), log, RelayLog.Fsync.parse(fsync), max,
+                    (int) msg, Duration.ofSeconds(10), 64L << 20);
+        } catch (IllegalArgumentException | RailyardException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        RelayServer server = RelayServer.start(settings, line -> {
+            synchronized (out) {
+                out.println(line);
+                out.flush();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // stopping anyway
+            }
+            stopped.countDown();
+        }));
+        InetSocketAddress a = server.address();
+        out.println("railyard relay: listening on " + a.getHostString() + ":" + a.getPort() + " (log "
+                + (log == null ? "none, memory only" : log + ", fsync " + fsync) + ", max-bytes " + settings.maxBytes() + ")");
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private InetSocketAddress hostPort(String s) {
+        int colon = s.lastIndexOf(':');
+        try {
+            if (colon <= 0) {
+                throw new NumberFormatException();
+            }
+            return new InetSocketAddress(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--stats wants HOST:PORT, not '" + s + "'");
+        }
+    }
+
+    /** Runs the command alone (what a test or a service unit starts). */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new RelayCommand()).execute(args));
+    }
+}

@@ -1,0 +1,395 @@
+package org.railyard.relay;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.railyard.bootstrap.JobKeys;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * A relay server (a Channel Memory server, seed 001, section 4): accepts connections from the ranks
+ * of any number of jobs, checks that each proves its job (see {@link RelayFrame} for the
+ * conversation), stores the messages they send in the destination's {@link Mailbox}, delivers each
+ * destination's messages on its receiver connection in arrival order, and forgets them once the
+ * destination acknowledges them.
+ *
+ * <p>Threads: one accepting; per connection a virtual thread reading it, and on a receiver
+ * connection a second one delivering. A connection that sends anything foreign, malformed or
+ * against the rules gets an ERROR naming the fault and is closed; the relay and every other
+ * connection go on. A sender is held back (not read) while the store is full.
+ */
+public final class RelayServer implements AutoCloseable {
+    /** Settings of one relay. */
+    public record Settings(InetSocketAddress bind, Path logDir, RelayLog.Fsync fsync, long maxBytes, int maxMessage,
+                           Duration handshakeTimeout, long compactMin) {
+        public Settings {
+            if (maxBytes < 1) {
+                throw new IllegalArgumentException("--max-bytes must be at least 1, not " + maxBytes);
+            }
+        }
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Settings settings;
+    private final RelayCounters counters = new RelayCounters();
+    private final RelayStore store;
+    private final ServerSocket server;
+    private final Consumer<String> say;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+    private volatile boolean closing;
+
+    /**
+     * Opens the log (recovering what it holds) and starts listening.
+     *
+     * @param say where the one-line notices go (a job or rank connecting, a refusal, the store full)
+     */
+    public static RelayServer start(Settings settings, Consumer<String> say) throws IOException {
+        return new RelayServer(settings, say);
+    }
+
+    private RelayServer(Settings settings, Consumer<String> say) throws IOException {
+        this.settings = settings;
+        this.say = say;
+        RelayLog log = settings.logDir() == null ? null : new RelayLog(settings.logDir(), settings.fsync(), settings.compactMin());
+        this.store = new RelayStore(settings.maxBytes(), log, counters, say);
+        try {
+            store.recover();
+            server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(settings.bind());
+        } catch (IOException | RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        acceptor = Thread.ofPlatform().name("relay-accept").daemon().start(this::acceptLoop);
+    }
+
+    /** Where the relay listens (the port chosen when asked for port 0). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) server.getLocalSocketAddress();
+    }
+
+    /** The counters and the store's contents as {@code name value} lines. */
+    public String stats() {
+        return store.stats();
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                if (!closing) {
+                    say.accept("relay: accepting failed: " + e);
+                }
+                return;
+            }
+            counters.connections.incrementAndGet();
+            open.add(s);
+            Thread.ofVirtual().name("relay-conn").start(() -> serve(s));
+        }
+    }
+
+    /** One connection, from its first frame to its close. */
+    private void serve(Socket s) {
+        Connection c = null;
+        String who = String.valueOf(s.getRemoteSocketAddress());
+        try {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
+            c = new Connection(s);
+            RelayFrame.Header h = c.readHeader();
+            if (h.type() == RelayFrame.STATS_REQUEST) {
+                byte[] text = store.stats().getBytes(StandardCharsets.UTF_8);
+                c.send(RelayFrame.STATS, (byte) 0, -1, -1, 0, text);
+                return;
+            }
+            if (h.type() != RelayFrame.HELLO) {
+                throw new Refusal("the first frame must be HELLO or STATS_REQUEST, not " + RelayFrame.typeName(h.type()));
+            }
+            RelayFrame.Hello hello = RelayFrame.hello(h, c.body(h));
+            who = "job " + hello.jobId() + " rank " + hello.rank() + " (" + who + ")";
+            RelayStore.Job job = prove(c, hello);
+            c.proven = true;
+            counters.connected.incrementAndGet();
+            try {
+                say.accept(who + " connected" + (hello.receive() ? ", receiving here" : ""));
+                if (hello.receive()) {
+                    long generation = store.attach(job, hello.rank());
+                    Connection conn = c;
+                    Thread.ofVirtual().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), generation));
+                }
+                readLoop(c, job, hello.rank());
+            } finally {
+                counters.connected.decrementAndGet();
+            }
+        } catch (Refusal e) {
+            counters.refused.incrementAndGet();
+            say.accept("relay: refused " + who + ": " + e.getMessage());
+            if (c != null) {
+                c.error(e.getMessage());
+            }
+        } catch (EOFException e) {
+            if (!closing && e.getMessage() != null) {
+                counters.malformed.incrementAndGet();
+                say.accept("relay: closed " + who + ": " + e.getMessage());
+            }
+        } catch (SocketTimeoutException e) {
+            (c != null && c.proven ? counters.malformed : counters.refused).incrementAndGet();
+            say.accept("relay: closed " + who + ": " + (c != null && c.proven ? "stalled in the middle of a frame" : "no complete handshake")
+                    + " for " + settings.handshakeTimeout().toMillis() + " ms");
+        } catch (SocketException e) {
+            if (!closing) {
+                say.accept("relay: connection of " + who + " ended: " + e.getMessage());
+            }
+        } catch (IOException | RelayStore.SequenceGap e) {
+            if (!closing) {
+                counters.malformed.incrementAndGet();
+                say.accept("relay: closed " + who + ": " + e.getMessage());
+                if (c != null) {
+                    c.error(e.getMessage());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            closeQuietly(s);
+        }
+    }
+
+    /** The job the connection proves, registering it if new; throws {@link Refusal} otherwise. */
+    private RelayStore.Job prove(Connection c, RelayFrame.Hello hello) throws IOException {
+        RelayStore.Job job = store.job(hello.jobId());
+        byte[] nonceR = new byte[RelayFrame.NONCE_BYTES];
+        RANDOM.nextBytes(nonceR);
+        byte[] mine = job == null ? new byte[RelayFrame.MAC_BYTES]
+                : JobKeys.relayProof(job.verifier, "R", hello.rank(), hello.nonce(), nonceR);
+        c.send(RelayFrame.CHALLENGE, job == null ? RelayFrame.FLAG_NEW_JOB : 0, -1, hello.rank(), 0,
+                RelayFrame.challengeBody(nonceR, mine));
+        RelayFrame.Header h = c.readHeader();
+        if (h.type() != RelayFrame.PROOF) {
+            throw new Refusal("PROOF expected after CHALLENGE, got " + RelayFrame.typeName(h.type()));
+        }
+        byte[] body = c.body(h);
+        if (h.has(RelayFrame.FLAG_NEW_JOB) != (job == null)) {
+            throw new Refusal("the PROOF " + (job == null ? "lacks" : "carries") + " a verifier for job " + hello.jobId());
+        }
+        byte[] verifier = job == null ? RelayFrame.slice(body, RelayFrame.PROOF_VERIFIER_OFFSET, RelayFrame.VERIFIER_BYTES)
+                : job.verifier;
+        byte[] theirs = RelayFrame.slice(body, RelayFrame.PROOF_MAC_OFFSET, RelayFrame.MAC_BYTES);
+        if (!JobKeys.same(theirs, JobKeys.relayProof(verifier, "C", hello.rank(), nonceR, hello.nonce()))) {
+            throw new Refusal("wrong job secret for job " + hello.jobId());
+        }
+        if (job == null) {
+            job = store.register(hello.jobId(), hello.jobSize(), verifier);
+            if (!JobKeys.same(job.verifier, verifier)) { // another connection registered the job first
+                throw new Refusal("wrong job secret for job " + hello.jobId());
+            }
+        }
+        if (job.size != hello.jobSize()) {
+            throw new Refusal("job " + hello.jobId() + " has " + job.size + " ranks, the HELLO says " + hello.jobSize());
+        }
+        c.send(RelayFrame.WELCOME, (byte) 0, -1, hello.rank(), 0, new byte[0]);
+        return job;
+    }
+
+    private void readLoop(Connection c, RelayStore.Job job, int rank)
+            throws IOException, InterruptedException, RelayStore.SequenceGap {
+        while (true) {
+            RelayFrame.Header h;
+            try {
+                h = c.readHeader();
+            } catch (EOFException e) {
+                return; // the rank closed its connection
+            }
+            switch (h.type()) {
+                case RelayFrame.STORE -> {
+                    if (h.source() != rank || h.destination() >= job.size) {
+                        throw new Refusal("STORE from rank " + h.source() + " to rank " + h.destination()
+                                + " on the connection of rank " + rank + " of a job of " + job.size);
+                    }
+                    if (!store.reserve(h.bodyLength())) {
+                        return;
+                    }
+                    byte[] body;
+                    try {
+                        body = c.body(h);
+                    } catch (IOException e) {
+                        store.release(h.bodyLength());
+                        throw e;
+                    }
+                    long position = storeHeldBack(job, h, body);
+                    store.awaitDurable(position);
+                    c.send(RelayFrame.STORED, (byte) 0, h.source(), h.destination(), h.sequence(), new byte[0]);
+                }
+                case RelayFrame.DELIVERED -> {
+                    if (h.destination() != rank || h.source() >= job.size) {
+                        throw new Refusal("DELIVERED of rank " + h.source() + " to rank " + h.destination()
+                                + " on the connection of rank " + rank + " of a job of " + job.size);
+                    }
+                    store.acknowledge(job, rank, h.source(), h.sequence());
+                }
+                default -> throw new Refusal("a rank may send STORE and DELIVERED here, not " + RelayFrame.typeName(h.type()));
+            }
+        }
+    }
+
+    /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
+    private long storeHeldBack(RelayStore.Job job, RelayFrame.Header h, byte[] body)
+            throws InterruptedException, RelayStore.SequenceGap, IOException {
+        boolean told = false;
+        while (true) {
+            try {
+                return store.store(job, h.source(), h.destination(), h.sequence(), h.has(RelayFrame.FLAG_CONTROL), body);
+            } catch (IOException e) {
+                if (closing) {
+                    throw e;
+                }
+                if (!told) {
+                    counters.heldBack.incrementAndGet();
+                    say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
+                            + " of job " + job.id + " back until it can");
+                    told = true;
+                }
+                TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
+            }
+        }
+    }
+
+    /** Delivers the messages of {@code rank} on its receiver connection until a newer one takes over or it breaks. */
+    private void deliver(Connection c, RelayStore.Job job, int rank, long generation) {
+        try {
+            while (!closing) {
+                Mailbox.Message m = store.next(job, rank, generation, TimeUnit.SECONDS.toNanos(1));
+                if (m == null) {
+                    if (!store.current(job, rank, generation)) {
+                        if (!closing) {
+                            say.accept("job " + job.id + " rank " + rank + ": a newer receiver connection takes over");
+                        }
+                        break;
+                    }
+                    if (c.socket.isClosed()) {
+                        break;
+                    }
+                    continue;
+                }
+                c.send(RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0, m.source, rank, m.sequence, m.body);
+            }
+        } catch (IOException e) {
+            // the reader sees the same broken socket and reports it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeQuietly(c.socket);
+    }
+
+    private void closeQuietly(Socket s) {
+        open.remove(s);
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closing = true;
+        server.close();
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+        try {
+            acceptor.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        store.close();
+    }
+
+    /** A connection that broke a rule: it gets an ERROR naming the rule, and is closed. */
+    private static final class Refusal extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refusal(String message) {
+            super(message);
+        }
+    }
+
+    /** The two streams of one socket; sends are serialized (the reader acknowledges, the deliverer delivers). */
+    private final class Connection {
+        final Socket socket;
+        final DataInputStream in;
+        final DataOutputStream out;
+        final byte[] inScratch = new byte[RelayFrame.HEADER];
+        final byte[] outScratch = new byte[RelayFrame.HEADER];
+        /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
+        boolean proven;
+
+        Connection(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+            this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
+        }
+
+        /**
+         * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
+         * as long as it likes); once its first byte is in, the rest of the frame must follow
+         * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
+         */
+        RelayFrame.Header readHeader() throws IOException {
+            int bound = (int) settings.handshakeTimeout().toMillis();
+            if (proven) {
+                socket.setSoTimeout(0);
+                in.mark(1);
+                if (in.read() < 0) {
+                    throw new EOFException();
+                }
+                in.reset();
+                socket.setSoTimeout(bound);
+            }
+            return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
+        }
+
+        byte[] body(RelayFrame.Header h) throws IOException {
+            return RelayFrame.readBody(in, h);
+        }
+
+        void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
+            synchronized (this) {
+                RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
+                out.flush();
+            }
+        }
+
+        /** Best effort: the ERROR naming why the connection closes. */
+        void error(String reason) {
+            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+            try {
+                send(RelayFrame.ERROR, (byte) 0, -1, -1, 0, text.length > RelayFrame.MAX_TEXT
+                        ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
+            } catch (IOException ignored) {
+                // the socket is closing
+            }
+        }
+    }
+}

@@ -1,0 +1,401 @@
+package org.railyard.relay;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import org.railyard.wire.RelayLogRecord;
+
+/**
+ * Everything a relay holds: the jobs it serves (each isolated by its id and verifier), a
+ * {@link Mailbox} per destination rank of each job, the bound on stored bytes, and the log that
+ * makes it all survive a restart. One lock guards it; connection threads wait on its condition.
+ *
+ * <p>Rules. A message is filed only after its record is appended to the log (and the sender's
+ * STORED waits for the record to be durable under the fsync policy); it is removed only after the
+ * destination's acknowledgement is appended. A sender whose message does not fit under
+ * {@code maxBytes} waits in {@link #reserve} (its connection is not read meanwhile, so TCP holds
+ * the sender back); nothing is ever dropped. A single message larger than the bound is let in when
+ * the store is empty, so that it cannot wait forever.
+ */
+final class RelayStore implements AutoCloseable {
+    /** A job: its verifier (proved by each connection), its size, and a mailbox per destination. */
+    static final class Job {
+        final int number;
+        final String id;
+        final int size;
+        final byte[] verifier;
+        private final Mailbox[] boxes;
+        /** Per destination: bumped by each new receiver connection, so the previous one stops delivering. */
+        private final long[] generation;
+
+        Job(int number, String id, int size, byte[] verifier) {
+            this.number = number;
+            this.id = id;
+            this.size = size;
+            this.verifier = verifier.clone();
+            this.boxes = new Mailbox[size];
+            this.generation = new long[size];
+        }
+
+        Mailbox box(int rank) {
+            Mailbox b = boxes[rank];
+            if (b == null) {
+                b = new Mailbox(rank, size);
+                boxes[rank] = b;
+            }
+            return b;
+        }
+    }
+
+    /** A sender broke the rule that its sequence numbers follow each other. */
+    static final class SequenceGap extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        SequenceGap(String message) {
+            super(message);
+        }
+    }
+
+    /** {@link #store}: the message was stored before; acknowledge it again, keep nothing. */
+    static final long DUPLICATE = -1;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Map<String, Job> jobs = new HashMap<>();
+    private final List<Job> numbered = new ArrayList<>();
+    private final long maxBytes;
+    private final RelayLog log;
+    private final RelayCounters counters;
+    private final Consumer<String> say;
+    /** Bytes held plus bytes reserved by senders reading their message. */
+    private long bytes;
+    private long messages;
+    /** Log bytes of the messages held (what a compaction would keep). */
+    private long liveLog;
+    private boolean holding;
+    private boolean closed;
+
+    /**
+     * @param log null: memory only
+     * @param say where the relay's one-line notices go
+     */
+    RelayStore(long maxBytes, RelayLog log, RelayCounters counters, Consumer<String> say) {
+        this.maxBytes = maxBytes;
+        this.log = log;
+        this.counters = counters;
+        this.say = say;
+    }
+
+    /** Rebuilds the store from the log: what receivers had not acknowledged is held again. */
+    void recover() throws IOException {
+        if (log == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            int n = log.replay(r -> {
+                switch (r) {
+                    case RelayLogRecord.Job j -> adopt(new Job(j.number(), j.id(), j.size(), j.verifier()));
+                    case RelayLogRecord.Store s -> {
+                        Job job = numbered.get(s.job());
+                        Mailbox box = job.box(s.destination());
+                        if (s.sequence() == box.highest(s.source()) + 1) {
+                            file(job, box, new Mailbox.Message(s.source(), s.sequence(), s.control(), s.message()));
+                        }
+                    }
+                    case RelayLogRecord.Ack a -> numbered.get(a.job()).box(a.destination())
+                            .acknowledge(a.source(), a.sequence(), false, this::forget);
+                    case RelayLogRecord.Mark m -> numbered.get(m.job()).box(m.destination()).mark(m.source(), m.sequence());
+                }
+            }, say);
+            counters.recovered.set(messages);
+            say.accept(n == 0 ? "relay log " + log.file() + ": empty, starting afresh"
+                    : "relay log " + log.file() + ": " + n + " records, " + jobs.size() + " jobs, " + messages
+                    + " messages (" + bytes + " bytes) not yet acknowledged, to be delivered again");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    Job job(String id) {
+        lock.lock();
+        try {
+            return jobs.get(id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Registers a job, or returns the one already registered under {@code id} (the caller checks its verifier). */
+    Job register(String id, int size, byte[] verifier) throws IOException {
+        lock.lock();
+        try {
+            Job j = jobs.get(id);
+            if (j != null) {
+                return j;
+            }
+            j = new Job(numbered.size(), id, size, verifier);
+            if (log != null) {
+                log.awaitDurable(log.append(RelayLogRecord.job(j.number, id, size, verifier)));
+            }
+            adopt(j);
+            say.accept("job " + id + ": " + size + " ranks");
+            return j;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while logging job " + id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void adopt(Job j) {
+        jobs.put(j.id, j);
+        numbered.add(j);
+        counters.jobs.incrementAndGet();
+    }
+
+    /**
+     * Waits until {@code length} more bytes fit under the bound, then counts them as held; the
+     * caller then reads the message and {@link #store}s it or {@link #release}s the bytes.
+     *
+     * @return false if the store closed meanwhile
+     */
+    boolean reserve(int length) throws InterruptedException {
+        lock.lock();
+        try {
+            while (!closed && bytes > 0 && bytes + length > maxBytes) {
+                if (!holding) {
+                    holding = true;
+                    counters.heldBack.incrementAndGet();
+                    say.accept("relay full: " + bytes + " of --max-bytes " + maxBytes
+                            + " bytes held; senders are held back (not read, not acknowledged) until receivers consume");
+                }
+                changed.await(1, TimeUnit.SECONDS);
+            }
+            if (closed) {
+                return false;
+            }
+            if (holding) {
+                holding = false;
+                say.accept("relay has room again: " + bytes + " of " + maxBytes + " bytes held; reading senders");
+            }
+            bytes += length;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void release(int length) {
+        lock.lock();
+        try {
+            bytes -= length;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Logs and files a message whose bytes were {@link #reserve}d.
+     *
+     * @return the log position to {@link #awaitDurable} before acknowledging (0 without a log), or
+     *         {@link #DUPLICATE} (the reservation is released)
+     * @throws SequenceGap  when the sequence skips numbers (the reservation is released)
+     * @throws IOException  when the log cannot be written (the reservation stays: retry)
+     */
+    long store(Job job, int source, int destination, long sequence, boolean control, byte[] body)
+            throws IOException, SequenceGap {
+        lock.lock();
+        try {
+            Mailbox box = job.box(destination);
+            long high = box.highest(source);
+            if (sequence <= high) {
+                bytes -= body.length;
+                counters.duplicates.incrementAndGet();
+                changed.signalAll();
+                return DUPLICATE;
+            }
+            if (sequence != high + 1) {
+                bytes -= body.length;
+                changed.signalAll();
+                throw new SequenceGap("message " + sequence + " from rank " + source + " to rank " + destination
+                        + " of job " + job.id + " skips from " + high + " (messages lost on the way)");
+            }
+            long position = 0;
+            if (log != null) {
+                position = log.append(RelayLogRecord.storeHead(job.number, source, destination, sequence, control, body, 0,
+                        body.length), body, 0, body.length);
+            }
+            bytes -= body.length; // the reservation becomes the message's own count
+            file(job, box, new Mailbox.Message(source, sequence, control, body));
+            counters.stored.incrementAndGet();
+            counters.storedBytes.addAndGet(body.length);
+            changed.signalAll();
+            return position;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void file(Job job, Mailbox box, Mailbox.Message m) {
+        box.add(m);
+        bytes += m.body.length;
+        messages++;
+        liveLog += RelayLogRecord.storeSize(m.body.length);
+    }
+
+    private void forget(Mailbox.Message m) {
+        bytes -= m.body.length;
+        messages--;
+        liveLog -= RelayLogRecord.storeSize(m.body.length);
+    }
+
+    void awaitDurable(long position) throws InterruptedException, IOException {
+        if (log != null && position > 0) {
+            log.awaitDurable(position);
+        }
+    }
+
+    /** A new receiver connection for {@code rank}: everything held for it is delivered again, in arrival order. */
+    long attach(Job job, int rank) {
+        lock.lock();
+        try {
+            job.box(rank).rewind();
+            long g = ++job.generation[rank];
+            changed.signalAll();
+            return g;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True while {@code generation} is the newest receiver connection of {@code rank} and the store is open. */
+    boolean current(Job job, int rank, long generation) {
+        lock.lock();
+        try {
+            return !closed && job.generation[rank] == generation;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next message to deliver to {@code rank} on the receiver connection {@code generation},
+     * waiting up to {@code timeoutNanos}; null on timeout, or when that connection is no longer
+     * current (see {@link #current}).
+     */
+    Mailbox.Message next(Job job, int rank, long generation, long timeoutNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            Mailbox box = job.box(rank);
+            long left = timeoutNanos;
+            while (!closed && job.generation[rank] == generation && !box.hasUndelivered()) {
+                if (left <= 0) {
+                    return null;
+                }
+                left = changed.awaitNanos(left);
+            }
+            if (closed || job.generation[rank] != generation) {
+                return null;
+            }
+            counters.delivered.incrementAndGet();
+            return box.nextUndelivered();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@code rank} consumed every message from {@code source} up to {@code sequence}: log it, forget them. */
+    void acknowledge(Job job, int rank, int source, long sequence) throws IOException {
+        lock.lock();
+        try {
+            Mailbox box = job.box(rank);
+            if (log != null) {
+                log.append(RelayLogRecord.ack(job.number, rank, source, sequence));
+            }
+            long before = messages;
+            box.acknowledge(source, sequence, true, this::forget);
+            counters.acknowledged.addAndGet(before - messages);
+            changed.signalAll();
+            if (log != null && log.wantsCompaction(liveLog)) {
+                log.compact(this::writeLive);
+                counters.compactions.incrementAndGet();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What a compacted log holds: the jobs, each pair's highest sequence, the messages held. Under the lock. */
+    private void writeLive(RelayLog.Rewriter out) throws IOException {
+        for (Job j : numbered) {
+            out.write(RelayLogRecord.job(j.number, j.id, j.size, j.verifier));
+        }
+        for (Job j : numbered) {
+            for (Mailbox box : j.boxes) {
+                if (box == null) {
+                    continue;
+                }
+                for (int src = 0; src < j.size; src++) {
+                    long mark = box.compactedMark(src);
+                    if (mark > 0) {
+                        out.write(RelayLogRecord.mark(j.number, box.rank, src, mark));
+                    }
+                }
+            }
+        }
+        for (Job j : numbered) {
+            for (Mailbox box : j.boxes) {
+                if (box == null) {
+                    continue;
+                }
+                IOException[] failed = {null};
+                box.forEach(m -> {
+                    if (failed[0] == null) {
+                        try {
+                            out.write(RelayLogRecord.storeHead(j.number, m.source, box.rank, m.sequence, m.control, m.body,
+                                    0, m.body.length), m.body);
+                        } catch (IOException e) {
+                            failed[0] = e;
+                        }
+                    }
+                });
+                if (failed[0] != null) {
+                    throw failed[0];
+                }
+            }
+        }
+    }
+
+    /** The counters and the present contents, as {@code name value} lines. */
+    String stats() {
+        lock.lock();
+        try {
+            return counters.format(messages, bytes, maxBytes, log == null ? 0 : log.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (log != null) {
+            log.close();
+        }
+    }
+}

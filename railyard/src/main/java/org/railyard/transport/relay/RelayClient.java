@@ -1,0 +1,161 @@
+package org.railyard.transport.relay;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import org.railyard.bootstrap.JobKeys;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * One rank's connection to a relay server, blocking. {@link #connect} runs the handshake of
+ * {@link RelayFrame} (the rank proves the job's relay verifier, the relay proves it back when it
+ * already knows the job); then {@link #store} sends messages, {@link #next} reads what the relay
+ * sends (STORED acknowledgements, DELIVERed messages) and {@link #delivered} acknowledges
+ * consumption. Sending and receiving may run on two threads; each direction on one.
+ */
+public final class RelayClient implements AutoCloseable {
+    /** Largest message body a client accepts from a relay. */
+    public static final int MAX_BODY = 1 << 30;
+
+    /** A frame the relay sent after the handshake. */
+    public record Incoming(RelayFrame.Header header, byte[] body) { }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final DataOutputStream out;
+    private final byte[] inScratch = new byte[RelayFrame.HEADER];
+    private final byte[] outScratch = new byte[RelayFrame.HEADER];
+    private final int rank;
+
+    private RelayClient(Socket socket, int rank) throws IOException {
+        this.socket = socket;
+        this.rank = rank;
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
+    }
+
+    /**
+     * Connects and proves the job: every step bounded by {@code timeout}.
+     *
+     * @param receive true on the connection to this rank's owner relay: the relay delivers this
+     *                rank's messages on it
+     * @throws IOException naming the relay's reason when it refuses
+     */
+    public static RelayClient connect(InetSocketAddress relay, String jobId, byte[] secret, int rank, int size,
+                                      boolean receive, Duration timeout) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(relay, (int) timeout.toMillis());
+            s.setSoTimeout((int) timeout.toMillis());
+            RelayClient c = new RelayClient(s, rank);
+            c.handshake(relay, jobId, JobKeys.relayVerifier(jobId, secret), size, receive);
+            s.setSoTimeout(0);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    private void handshake(InetSocketAddress relay, String jobId, byte[] verifier, int size, boolean receive)
+            throws IOException {
+        byte[] nonceC = new byte[RelayFrame.NONCE_BYTES];
+        RANDOM.nextBytes(nonceC);
+        byte[] hello = RelayFrame.helloBody(size, nonceC, jobId);
+        send(RelayFrame.HELLO, receive ? RelayFrame.FLAG_RECEIVE : 0, rank, -1, 0, hello, 0, hello.length);
+        Incoming c = expect(RelayFrame.CHALLENGE);
+        boolean newJob = c.header().has(RelayFrame.FLAG_NEW_JOB);
+        byte[] nonceR = RelayFrame.slice(c.body(), RelayFrame.CHALLENGE_NONCE_OFFSET, RelayFrame.NONCE_BYTES);
+        if (!newJob) {
+            byte[] proof = RelayFrame.slice(c.body(), RelayFrame.CHALLENGE_MAC_OFFSET, RelayFrame.MAC_BYTES);
+            if (!JobKeys.same(proof, JobKeys.relayProof(verifier, "R", rank, nonceC, nonceR))) {
+                throw new IOException("relay " + relay + " could not prove it serves job " + jobId
+                        + " (another job by that id, or a stranger)");
+            }
+        }
+        byte[] proof = RelayFrame.proofBody(JobKeys.relayProof(verifier, "C", rank, nonceR, nonceC),
+                newJob ? verifier : null);
+        send(RelayFrame.PROOF, newJob ? RelayFrame.FLAG_NEW_JOB : 0, rank, -1, 0, proof, 0, proof.length);
+        expect(RelayFrame.WELCOME);
+    }
+
+    private Incoming expect(byte type) throws IOException {
+        Incoming f = read();
+        if (f.header().type() != type) {
+            throw new IOException("relay answered " + RelayFrame.typeName(f.header().type()) + " where "
+                    + RelayFrame.typeName(type) + " was due");
+        }
+        return f;
+    }
+
+    /** Reads the next frame; an ERROR from the relay becomes an IOException carrying its reason. */
+    private Incoming read() throws IOException {
+        RelayFrame.Header h;
+        try {
+            h = RelayFrame.readHeader(in, inScratch, MAX_BODY);
+        } catch (EOFException e) {
+            throw new EOFException("relay closed the connection");
+        }
+        byte[] body = RelayFrame.readBody(in, h);
+        if (h.type() == RelayFrame.ERROR) {
+            throw new IOException("relay refused: " + new String(body, StandardCharsets.UTF_8));
+        }
+        return new Incoming(h, body);
+    }
+
+    /** Asks the relay to store a message for {@code destination}; does not wait for its STORED. */
+    public void store(int destination, long sequence, boolean control, byte[] message, int off, int len)
+            throws IOException {
+        send(RelayFrame.STORE, control ? RelayFrame.FLAG_CONTROL : 0, rank, destination, sequence, message, off, len);
+    }
+
+    /** Tells the relay this rank consumed every message of {@code source} up to {@code sequence}. */
+    public void delivered(int source, long sequence) throws IOException {
+        send(RelayFrame.DELIVERED, (byte) 0, source, rank, sequence, null, 0, 0);
+    }
+
+    /**
+     * The next STORED or DELIVER frame, waiting at most {@code timeout}.
+     *
+     * @throws java.net.SocketTimeoutException when nothing came in time
+     */
+    public Incoming next(Duration timeout) throws IOException {
+        socket.setSoTimeout((int) Math.max(1, timeout.toMillis()));
+        return read();
+    }
+
+    private void send(byte type, byte flags, int source, int destination, long sequence, byte[] body, int off, int len)
+            throws IOException {
+        synchronized (out) {
+            RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, off, len);
+            out.flush();
+        }
+    }
+
+    /** The counters of the relay at {@code relay}, as its {@code name value} lines; bounded by {@code timeout}. */
+    public static String stats(InetSocketAddress relay, Duration timeout) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(relay, (int) timeout.toMillis());
+            s.setSoTimeout((int) timeout.toMillis());
+            RelayClient c = new RelayClient(s, -1);
+            c.send(RelayFrame.STATS_REQUEST, (byte) 0, -1, -1, 0, null, 0, 0);
+            return new String(c.expect(RelayFrame.STATS).body(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,76 @@
+package org.railyard.testkit;
+
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Heap allocation of a warm call, measured so that the result depends on the call and not on
+ * what else the JVM did meanwhile: the calls are measured in several windows, each over every
+ * thread of the JVM, and the least bytes per call of the windows is the figure.
+ *
+ * <p>Why the least: an allocation the call makes every time shows in every window (an object is
+ * 16 bytes at least, so a per-call object puts every window at 16 B/call or more), while what
+ * happens once (a pool growing to a new high-water mark because one rank ran ahead, a statistics
+ * series doubling its arrays on the clock, a class initialised late) lands in one window and
+ * leaves the others clean. A single window, as before, charged such one-offs to the call whenever
+ * the scheduling put them there.
+ */
+public final class Allocation {
+    private Allocation() {
+    }
+
+    /** A measured call; it may throw (the facade's calls declare checked exceptions). */
+    @FunctionalInterface
+    public interface Call {
+        void run() throws Exception;
+    }
+
+    /** Bytes per call of each window, and the least of them. */
+    public record Windows(double[] perCall) {
+        public double least() {
+            return Arrays.stream(perCall).min().orElseThrow();
+        }
+
+        /** "least (w1 w2 ...)", one decimal each. */
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%.1f (windows", least()));
+            for (double w : perCall) {
+                sb.append(String.format(Locale.ROOT, " %.1f", w));
+            }
+            return sb.append(')').toString();
+        }
+    }
+
+    /** Heap bytes allocated so far by every thread of this JVM (ended threads included). */
+    public static long total() {
+        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        if (!mx.isThreadAllocatedMemorySupported()) {
+            throw new IllegalStateException("this JVM cannot count allocated bytes");
+        }
+        mx.setThreadAllocatedMemoryEnabled(true);
+        return mx.getTotalThreadAllocatedBytes();
+    }
+
+    /**
+     * Runs {@code call} {@code windows} times {@code calls} times and returns the heap bytes per call
+     * of each window. {@code beforeEach} runs before each window, outside the measurement (a
+     * barrier, so that every rank starts a window together).
+     */
+    public static Windows perCall(int windows, int calls, Call beforeEach, Call call) throws Exception {
+        if (windows < 2 || calls < 1) {
+            throw new IllegalArgumentException("at least 2 windows of 1 call: " + windows + " windows of " + calls);
+        }
+        double[] out = new double[windows];
+        for (int w = 0; w < windows; w++) {
+            beforeEach.run();
+            long before = total();
+            for (int i = 0; i < calls; i++) {
+                call.run();
+            }
+            out[w] = (total() - before) / (double) calls;
+        }
+        return new Windows(out);
+    }
+}

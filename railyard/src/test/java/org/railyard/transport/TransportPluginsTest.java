@@ -1,0 +1,90 @@
+package org.railyard.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plugins are independent of each other and invisible above the transport SPI: a plugin
+ * package names no other plugin (the shared ring code sits in its own package, {@code ring}), the
+ * SPI names none, and no floor above names a plugin or the ring package, by import or by fully
+ * qualified name. They are found with {@link ServiceLoader} alone.
+ */
+class TransportPluginsTest {
+    private static final Path ROOT = Path.of("src/main/java/org/railyard");
+    private static final Set<String> PLUGINS = Set.of("self", "shm", "tcp", "udp");
+    private static final Pattern NAMED = Pattern.compile("org\\.railyard\\.transport\\.([a-z]+)\\b");
+
+    /** The transport sub-package a file belongs to ("" for the SPI itself, null outside transport). */
+    private static String subPackage(Path file) {
+        Path rel = ROOT.relativize(file);
+        if (rel.getNameCount() < 2 || !rel.getName(0).toString().equals("transport")) {
+            return null;
+        }
+        return rel.getNameCount() == 2 ? "" : rel.getName(1).toString();
+    }
+
+    @Test
+    void noPluginIsNamedOutsideItselfAndTheRingCodeOnlyByPlugins() throws IOException {
+        List<String> violations = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(ROOT)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String own = subPackage(f);
+                Matcher m = NAMED.matcher(Files.readString(f));
+                while (m.find()) {
+                    String named = m.group(1);
+                    boolean plugin = PLUGINS.contains(named);
+                    boolean ring = named.equals("ring");
+                    boolean itself = named.equals(own);
+                    boolean pluginUsesRing = ring && own != null && PLUGINS.contains(own);
+                    if ((plugin || ring) && !itself && !pluginUsesRing) {
+                        violations.add(ROOT.relativize(f) + " names " + m.group(0));
+                    }
+                }
+            }
+        }
+        assertThat(violations).as("references to a transport plugin from outside it").isEmpty();
+    }
+
+    @Test
+    void thePluginsAreFoundWithServiceLoaderAndOneLinksAProcessToItself() {
+        List<Transport> found = new ArrayList<>();
+        ServiceLoader.load(Transport.class).forEach(found::add);
+        assertThat(found).extracting(Transport::name).containsExactlyInAnyOrder("self", "shm", "tcp", "udp");
+        assertThat(found).filteredOn(t -> t.capabilities().contains(Capability.LOOPBACK))
+                .extracting(Transport::name).containsExactly("self");
+    }
+
+    @Test
+    void theRingTransportsOfOneProcessShareOneBell() throws IOException {
+        TransportEnv env = new TransportEnv(0, 1, "job-bell", "node-a", true);
+        List<Transport> ring = new ArrayList<>();
+        for (Transport t : ServiceLoader.load(Transport.class)) {
+            if (t.name().equals("self") || t.name().equals("shm")) {
+                assertThat(t.start(env)).as(t.name() + " starts").isTrue();
+                ring.add(t);
+            }
+        }
+        assertThat(ring).hasSize(2);
+        assertThat(ring.get(0).bell()).as("one bell per process").isSameAs(ring.get(1).bell())
+                .isNotSameAs(Bell.NONE).isSameAs(Bell.of(ring));
+        TransportEnv other = new TransportEnv(0, 1, "job-bell", "node-a", true);
+        Transport fresh = ServiceLoader.load(Transport.class).stream().map(ServiceLoader.Provider::get)
+                .filter(t -> t.name().equals("self")).findFirst().orElseThrow();
+        fresh.start(other);
+        assertThat(fresh.bell()).as("another process (environment) has its own").isNotSameAs(ring.get(0).bell());
+        for (Transport t : ring) {
+            t.close();
+        }
+    }
+}
