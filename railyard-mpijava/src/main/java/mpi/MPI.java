@@ -14,11 +14,13 @@ import org.railyard.error.RailyardException;
  * <h2>How it maps to Railyard</h2>
  * {@link #Init} is {@link Railyard#init} (a process started by {@code railyard run}, by MPICH
  * Hydra, or alone, joins its job), {@link #COMM_WORLD} and {@link #COMM_SELF} wrap Railyard's
- * world and self communicators, {@link #Finalize} completes buffered sends and closes Railyard.
- * The constants are Railyard's ({@link #ANY_SOURCE} is {@code org.railyard.Comm.ANY_SOURCE} ...);
- * the comparison results have MPJ Express's values, since programs compiled against MPJ Express
- * carry them inlined. If the program already opened Railyard's native API, Init joins that
- * instance and Finalize leaves it open.
+ * world and self communicators, {@link #Finalize} completes buffered sends (Railyard stays open
+ * until the process exits, so that a later {@link #Init} can join again; see there). The
+ * constants have MPJ Express 0.44's values ({@link #ANY_SOURCE} -2, {@link #PROC_NULL} -3,
+ * {@link #UNDEFINED} -1 ...), which programs compare with, and which programs compiled against
+ * MPJ Express carry inlined where they are final; the facade translates the special ranks and
+ * tags to Railyard's own values and back. If the program already opened Railyard's native API,
+ * Init joins that instance.
  *
  * <p>Threads: Railyard lets any thread call at any time, so the level is always
  * {@link #THREAD_MULTIPLE}; several threads may use the same communicator, but one

@@ -1,10 +1,5 @@
 package mpjbuf;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -78,11 +73,7 @@ public class Buffer {
     private int readPtr;
     private int remaining;
 
-    /** The dynamic part: bytes (once committed or received), and the streams writing or reading it. */
-    private byte[] dynamic;
-    private ByteArrayOutputStream dynamicBytes;
-    private ObjectOutputStream out;
-    private ObjectInputStream in;
+    private final DynamicPart dynamic = new DynamicPart();
 
     /** A buffer whose static part holds {@code capacity} bytes (it grows when needed). */
     public Buffer(int capacity) {
@@ -128,8 +119,7 @@ public class Buffer {
 
     /** Ends the buffer: its storage is released and every later call fails with {@link WrongStateException}. */
     public void free() {
-        closeStreams();
-        dynamic = null;
+        dynamic.clear();
         staticBuffer.free();
         freed = true;
     }
@@ -137,15 +127,11 @@ public class Buffer {
     /** Ends writing (or restarts reading): the buffer reads back from its first section. */
     public void commit() throws BufferException {
         checkLive();
-        if (writable && out != null) {
-            try {
-                out.flush();
-            } catch (IOException e) {
-                throw new DynamicBufferException("the dynamic part could not be written", e);
-            }
-            dynamic = dynamicBytes.toByteArray();
+        if (writable) {
+            dynamic.commit();
+        } else {
+            dynamic.closeStreams();
         }
-        closeStreams();
         current = null;
         readPtr = 0;
         remaining = 0;
@@ -155,7 +141,7 @@ public class Buffer {
     /** Empties the buffer for writing, in this machine's byte order. */
     public void clear() throws BufferException {
         checkLive();
-        closeStreams();
+        dynamic.clear();
         setEncoding(LOCAL);
         current = null;
         size = 0;
@@ -163,14 +149,7 @@ public class Buffer {
         sectionSize = 0;
         readPtr = 0;
         remaining = 0;
-        dynamic = null;
         writable = true;
-    }
-
-    private void closeStreams() {
-        out = null;
-        dynamicBytes = null;
-        in = null;
     }
 
     // ---------------------------------------------------------------- sections
@@ -283,56 +262,6 @@ public class Buffer {
         }
     }
 
-    private static void checkRange(int length, int offset, int n) {
-        if (offset < 0 || n < 0 || (long) offset + n > length) {
-            throw new ArrayIndexOutOfBoundsException(n + " elements from index " + offset + " do not fit an array of " + length);
-        }
-    }
-
-    private static void checkStrided(int length, int first, int rank, int exts, int strs, int[] shape) {
-        if (rank < 0 || shape == null || exts < 0 || strs < 0 || exts + rank > shape.length || strs + rank > shape.length) {
-            throw new ArrayIndexOutOfBoundsException("a strided region of rank " + rank + " with extents at " + exts
-                    + " and strides at " + strs + " does not fit its shape array");
-        }
-        long lo = first;
-        long hi = first;
-        for (int d = 0; d < rank; d++) {
-            long span = (long) (shape[exts + d] - 1) * shape[strs + d];
-            if (shape[exts + d] <= 0) {
-                return; // an empty region touches nothing
-            }
-            lo += Math.min(0, span);
-            hi += Math.max(0, span);
-        }
-        if (lo < 0 || hi >= length) {
-            throw new ArrayIndexOutOfBoundsException("a strided region covering indices " + lo + ".." + hi
-                    + " does not fit an array of " + length);
-        }
-    }
-
-    private static int[] sliceOf(int[] indexes, int offs, int n) {
-        if (offs < 0 || n < 0 || (long) offs + n > indexes.length) {
-            throw new ArrayIndexOutOfBoundsException(n + " indexes from " + offs + " do not fit an index array of "
-                    + indexes.length);
-        }
-        return java.util.Arrays.copyOfRange(indexes, offs, offs + n);
-    }
-
-    private static int[] rangeOf(int offset, int n) {
-        int[] r = new int[n];
-        for (int i = 0; i < n; i++) {
-            r[i] = offset + i;
-        }
-        return r;
-    }
-
-    private static int[] stridedOf(int first, int rank, int exts, int strs, int[] shape) {
-        int[] r = new int[Values.stridedCount(rank, exts, shape)];
-        int[] k = {0};
-        Values.strided(first, rank, exts, strs, shape, i -> r[k[0]++] = i);
-        return r;
-    }
-
     /**
      * Accounts {@code n} values of {@code v} to the current section: the static position to
      * write them at, or -1 if the section is dynamic (the caller writes them to the stream).
@@ -353,20 +282,6 @@ public class Buffer {
         sectionSize += n;
         staticBuffer.putInt(sectionSize, bufoffset + header + 4);
         return at;
-    }
-
-    private void writeDynamic(Values v, Object src, int[] indexes) throws BufferException {
-        try {
-            if (out == null) {
-                dynamicBytes = new ByteArrayOutputStream();
-                out = new ObjectOutputStream(dynamicBytes);
-            }
-            for (int i : indexes) {
-                v.write(out, src, i);
-            }
-        } catch (IOException e) {
-            throw new DynamicBufferException("values could not be written to the dynamic part: " + e, e);
-        }
     }
 
     // ---------------------------------------------------------------- reading, generically
@@ -393,22 +308,6 @@ public class Buffer {
         return -1;
     }
 
-    private void readDynamic(Values v, Object dst, int[] indexes) throws BufferException {
-        try {
-            if (in == null) {
-                if (dynamic == null) {
-                    throw new DynamicBufferException("the buffer has no dynamic part to read " + current + " values from", null);
-                }
-                in = new CustomObjectInputStream(new ByteArrayInputStream(dynamic));
-            }
-            for (int i : indexes) {
-                v.read(in, dst, i);
-            }
-        } catch (IOException e) {
-            throw new DynamicBufferException("values could not be read from the dynamic part: " + e, e);
-        }
-    }
-
     // ---------------------------------------------------------------- the typed calls, generically
 
     /** What a typed call does to the static part at a byte position. */
@@ -418,70 +317,70 @@ public class Buffer {
     }
 
     private void write(Values v, Object src, int length, int srcOff, int n, AtStatic op) throws BufferException {
-        checkRange(length, srcOff, n);
+        Indexes.checkRange(length, srcOff, n);
         int at = reserve(v, n);
         if (at >= 0) {
             op.at(at);
         } else {
-            writeDynamic(v, src, rangeOf(srcOff, n));
+            dynamic.write(v, src, Indexes.rangeOf(srcOff, n));
         }
     }
 
     private void gather(Values v, Object src, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
-        int[] picked = sliceOf(indexes, offs, n);
+        int[] picked = Indexes.sliceOf(indexes, offs, n);
         for (int i : picked) {
-            checkRange(length, i, 1);
+            Indexes.checkRange(length, i, 1);
         }
         int at = reserve(v, n);
         if (at >= 0) {
             op.at(at);
         } else {
-            writeDynamic(v, src, picked);
+            dynamic.write(v, src, picked);
         }
     }
 
     private void strGather(Values v, Object src, int length, int srcOff, int rank, int exts, int strs, int[] shape,
                            AtStatic op) throws BufferException {
-        checkStrided(length, srcOff, rank, exts, strs, shape);
+        Indexes.checkStrided(length, srcOff, rank, exts, strs, shape);
         int at = reserve(v, Values.stridedCount(rank, exts, shape));
         if (at >= 0) {
             op.at(at);
         } else {
-            writeDynamic(v, src, stridedOf(srcOff, rank, exts, strs, shape));
+            dynamic.write(v, src, Indexes.stridedOf(srcOff, rank, exts, strs, shape));
         }
     }
 
     private void read(Values v, Object dst, int length, int dstOff, int n, AtStatic op) throws BufferException {
-        checkRange(length, dstOff, n);
+        Indexes.checkRange(length, dstOff, n);
         int at = take(v, n);
         if (at >= 0) {
             op.at(at);
         } else {
-            readDynamic(v, dst, rangeOf(dstOff, n));
+            dynamic.read(v, dst, Indexes.rangeOf(dstOff, n), current);
         }
     }
 
     private void scatter(Values v, Object dst, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
-        int[] picked = sliceOf(indexes, offs, n);
+        int[] picked = Indexes.sliceOf(indexes, offs, n);
         for (int i : picked) {
-            checkRange(length, i, 1);
+            Indexes.checkRange(length, i, 1);
         }
         int at = take(v, n);
         if (at >= 0) {
             op.at(at);
         } else {
-            readDynamic(v, dst, picked);
+            dynamic.read(v, dst, picked, current);
         }
     }
 
     private void strScatter(Values v, Object dst, int length, int dstOff, int rank, int exts, int strs, int[] shape,
                             AtStatic op) throws BufferException {
-        checkStrided(length, dstOff, rank, exts, strs, shape);
+        Indexes.checkStrided(length, dstOff, rank, exts, strs, shape);
         int at = take(v, Values.stridedCount(rank, exts, shape));
         if (at >= 0) {
             op.at(at);
         } else {
-            readDynamic(v, dst, stridedOf(dstOff, rank, exts, strs, shape));
+            dynamic.read(v, dst, Indexes.stridedOf(dstOff, rank, exts, strs, shape), current);
         }
     }
 
@@ -790,21 +689,12 @@ public class Buffer {
      * While the buffer is being written, a copy of what was written so far.
      */
     public byte[] getDynamicBuffer() {
-        if (writable && out != null) {
-            try {
-                out.flush();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException("the dynamic part could not be written", e);
-            }
-            return dynamicBytes.toByteArray();
-        }
-        return dynamic;
+        return dynamic.bytes();
     }
 
     /** Replaces the dynamic part (as a receive does); reading it starts over. */
     public void setDynamicBuffer(byte[] dynamic) {
-        this.dynamic = dynamic;
-        this.in = null;
+        this.dynamic.set(dynamic);
     }
 
     /** True until {@link #commit()}, and again after {@link #clear()}. */
@@ -816,6 +706,6 @@ public class Buffer {
     public String toString() {
         return "Buffer[" + (freed ? "freed" : (writable ? "writable" : "readable") + ", size=" + size + ", capacity="
                 + capacity + (current == null ? "" : ", section " + current + " of " + sectionSize))
-                + (dynamic == null && out == null ? "" : ", with a dynamic part") + "]";
+                + (dynamic.isEmpty() ? "" : ", with a dynamic part") + "]";
     }
 }

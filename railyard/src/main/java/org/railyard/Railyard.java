@@ -2,6 +2,7 @@ package org.railyard;
 
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
+import org.railyard.channel.RailPolicies;
 import org.railyard.engine.Engine;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -110,6 +111,20 @@ public final class Railyard implements AutoCloseable {
     /** Resolution of {@link #wtime()}, seconds. */
     public static double wtick() {
         return 1e-9;
+    }
+
+    /**
+     * Checks a multi-rail scheduling policy as {@code railyard.rail.policy} takes it (for tools that
+     * pass it on to the ranks, such as the launcher).
+     *
+     * @throws IllegalArgumentException naming {@code spec} and every accepted form when it is not one
+     */
+    public static void checkRailPolicy(String spec) {
+        try {
+            RailPolicies.create(spec, 0, 1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + spec + "' is not one of " + RailPolicies.FORMS, e);
+        }
     }
 
     /** Name of the node this process runs on. */

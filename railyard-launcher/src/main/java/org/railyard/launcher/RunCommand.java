@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.railyard.channel.RailPolicies;
+import org.railyard.Railyard;
 import org.railyard.util.Config;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -170,9 +170,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (railPolicy != null) {
             try {
-                RailPolicies.create(railPolicy, 0, 1);
+                Railyard.checkRailPolicy(railPolicy);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--rail-policy '" + railPolicy + "' is not one of " + RailPolicies.FORMS);
+                throw new IllegalArgumentException("--rail-policy " + e.getMessage());
             }
             rankEnv.put(Config.envName(Config.RAIL_POLICY_PROP), railPolicy.trim());
         }

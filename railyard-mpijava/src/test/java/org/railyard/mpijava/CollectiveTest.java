@@ -18,7 +18,7 @@ import org.railyard.mpijava.ranks.CollectiveRank;
  * calls ({@link org.railyard.testkit.Allocation}): an object per call shows in every window, a
  * pool or a statistics series growing once shows in one.
  */
-@Timeout(180)
+@Timeout(300)
 class CollectiveTest {
     /** Bytes per call over every thread of a rank's JVM, in its cleanest window: below the smallest object (16 B). */
     private static final double BOUND = 8;

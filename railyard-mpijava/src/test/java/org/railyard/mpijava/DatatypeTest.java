@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.railyard.mpijava.ranks.DatatypeRank;
 
 /** {@code mpi.Datatype} and packing, on real jobs. */
-@Timeout(180)
+@Timeout(300)
 class DatatypeTest {
     @Test
     void twoRanks() {

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Timeout;
 import org.railyard.mpijava.ranks.EnvironmentRank;
 
 /** Thread levels and concurrent threads, Abort, and the error handlers, on 2 ranks. */
-@Timeout(180)
+@Timeout(300)
 class EnvironmentTest {
     @Test
     void twoThreadsPerRankShareTheWorld() {

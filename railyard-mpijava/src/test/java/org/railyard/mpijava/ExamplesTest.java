@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * package, {@code import mpi.*}), compiled by javac into a jar and run on 4 ranks exactly as
  * {@code railyard run -np 4 -cp examples.jar Main} runs them.
  */
-@Timeout(180)
+@Timeout(300)
 class ExamplesTest {
     @TempDir
     static Path work;

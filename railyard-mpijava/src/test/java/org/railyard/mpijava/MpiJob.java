@@ -22,6 +22,13 @@ final class MpiJob {
     static final List<String> RANK_JVM = List.of("-Xmx256m", "-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-Xshare:auto");
 
+    /**
+     * How long a job may run before the launcher stops it: a bound for a job that hangs, not a speed
+     * target, so generous for 8 rank JVMs on 2 cores loaded by other builds. The tests' own
+     * {@code @Timeout}s stay above it, so a stopped job reports what its ranks printed.
+     */
+    static final Duration JOB_BOUND = Duration.ofMinutes(4);
+
     /** What a job printed: lines as "rank:line", and how it ended. */
     record Output(JobResult result, List<String> out, List<String> err) {
         String report() {
@@ -50,7 +57,7 @@ final class MpiJob {
     static Output run(int np, List<String> classpath, String main, String... args) {
         List<String> out = Collections.synchronizedList(new ArrayList<>());
         List<String> err = Collections.synchronizedList(new ArrayList<>());
-        JobSpec spec = new JobSpec(np, List.of(), main, List.of(args), classpath, null, RANK_JVM, Duration.ofSeconds(90), null);
+        JobSpec spec = new JobSpec(np, List.of(), main, List.of(args), classpath, null, RANK_JVM, JOB_BOUND, null);
         JobResult r = Launcher.run(spec, (rank, line) -> out.add(rank + ":" + line), (rank, line) -> err.add(rank + ":" + line));
         return new Output(r, List.copyOf(out), List.copyOf(err));
     }

@@ -15,7 +15,7 @@ import org.railyard.mpijava.ranks.ReinitRank;
  * per item (objects in Bsend, Range_incl/excl, an empty derived type, MPJ Express's constants,
  * the mpjbuf/mpjdev API, Init after Finalize). {@link MpjExpressApiTest} compares the API itself.
  */
-@Timeout(240)
+@Timeout(300)
 class MpjExpressProgramsTest {
     @ParameterizedTest(name = "np {0}")
     @ValueSource(ints = {2, 8})

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.railyard.mpijava.ranks.ObjectRank;
 
 /** {@code MPI.OBJECT} on real jobs. */
-@Timeout(180)
+@Timeout(300)
 class ObjectTest {
     @Test
     void threeRanks() {

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Timeout;
 import org.railyard.mpijava.ranks.PointToPointRank;
 
 /** {@code mpi.Comm} point to point, requests, persistent requests, buffered sends, cancel: real jobs. */
-@Timeout(180)
+@Timeout(300)
 class PointToPointTest {
     @Test
     void threeRanks() {

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * compiled against this module, and, where MPJ Express is installed, compiled against MPJ
  * Express's own jar and run on Railyard (only the jar on the class path changes).
  */
-@Timeout(180)
+@Timeout(300)
 class RyPeerTest {
     private static final Path SOURCE = Path.of("../bench/peers/mpijava/RyPeer.java");
     private static final Path MPJ_JAR = Path.of("/usr/share/mpj/lib/mpj.jar");

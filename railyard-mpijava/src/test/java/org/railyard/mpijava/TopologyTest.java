@@ -7,7 +7,7 @@ import org.railyard.mpijava.ranks.IntercommRank;
 import org.railyard.mpijava.ranks.TopologyRank;
 
 /** Cartesian and graph topologies on 6 ranks, a reordered ring on 5 over two simulated nodes; intercommunicators between groups of 2 and 3. */
-@Timeout(180)
+@Timeout(300)
 class TopologyTest {
     @Test
     void cartesianAndGraphOnSixRanks() {

@@ -4,14 +4,21 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Something the engine wants carried to a peer as one or more frames: a message (eager, or the
- * request-to-send and later the data of a rendezvous), or a control answer. The channel asks for
- * one frame at a time, as its rails have room, and says when the last one is handed over. The
- * queue link lives in the object itself, so queueing allocates nothing.
+ * request-to-send and later the data of a rendezvous), a control answer, or a value of an
+ * iterative scheme. The outbound describes each frame (its header fields and payload length,
+ * {@link #nextFrame}) and writes its payload; the channel claims the room on a rail, writes the
+ * header, stamps the packet sequence number and commits. No floor above the channel writes a
+ * frame header. The queue link lives in the object itself, so queueing allocates nothing.
  *
  * <p>Bulk data (rendezvous payload) may instead expose itself with {@link #bulkBytes()}: the
  * channel then asks for DATA frames by message offset ({@link #writeBulk}), in whatever order its
  * rails take them, which is what lets a message be striped over several rails. Each DATA frame
- * names its offset, so the receiver places it wherever it arrives from.
+ * names its offset (the header's {@code arg}), so the receiver places it wherever it arrives from.
+ *
+ * <p>A frame whose type is outside the packet sequence (VALUE, see {@code engine.ValueFlows}) is
+ * written without a packet sequence number and no copy is kept for retransmission (the stack floor
+ * may supersede or lose values); it always goes on the first rail that is up, so a flow keeps its
+ * order on a multi-rail channel.
  *
  * <p>The engine marks each message with its communication pattern ({@link #pattern(int)}), which
  * the EPC policy reads: {@link #BLOCKING} point-to-point, {@link #NONBLOCKING} point-to-point,
@@ -40,15 +47,19 @@ public abstract class Outbound {
         return pattern;
     }
 
-    /** Length (header included) of the next frame, given that a rail takes at most {@code maxFrame}. */
-    protected abstract int nextFrameLength(int maxFrame);
+    /**
+     * Describes the next frame: sets its header fields in {@code header} and returns its payload
+     * length, at most {@code maxPayload} (what the rail takes). Asked again, before the frame is
+     * written, it gives the same answer.
+     */
+    protected abstract int nextFrame(FrameFields header, int maxPayload);
 
     /**
-     * Writes the next frame, header and payload, at {@code offset} in {@code seg}; exactly
-     * {@code frameLength} bytes (the value {@link #nextFrameLength} just returned). The packet
-     * sequence number is stamped by the channel afterwards. Returns true if that was the last frame.
+     * Writes the payload of the frame {@link #nextFrame} just described: exactly {@code length}
+     * bytes at {@code offset} in {@code seg} (after the header the channel wrote). Returns true if
+     * that was the last frame.
      */
-    protected abstract boolean writeFrame(MemorySegment seg, long offset, int frameLength);
+    protected abstract boolean writePayload(MemorySegment seg, long offset, int length);
 
     /**
      * Every frame has been handed to a rail (on a multi-rail channel, for a striped message: every
@@ -57,31 +68,29 @@ public abstract class Outbound {
     protected abstract void onWritten();
 
     /**
-     * True for a value of an iterative scheme (a VALUE frame, see {@code engine.ValueFlows}): the
-     * channel writes it without a packet sequence number and keeps no copy for retransmission (the
-     * stack floor may supersede or lose values), always on the first rail that is up, so a flow
-     * keeps its order on a multi-rail channel. False by default.
-     */
-    protected boolean unsequenced() {
-        return false;
-    }
-
-    /**
      * The payload bytes this outbound carries as offset-addressed DATA frames if its next frames are
      * bulk data the channel may split and spread, else -1 (the default: frames come in order from
-     * {@link #writeFrame}).
+     * {@link #nextFrame}).
      */
     protected long bulkBytes() {
         return -1;
     }
 
     /**
-     * Writes one DATA frame of {@code frameLength} bytes at {@code offset} in {@code seg}, carrying
-     * the payload bytes {@code [messageOffset, messageOffset + frameLength - header)}. Called only
-     * when {@link #bulkBytes()} is not negative; each byte is asked for exactly once (more on a
-     * retransmission, which the channel serves from its own copy).
+     * The header fields shared by every DATA frame of the bulk data; the channel sets {@code arg}
+     * to each frame's message offset. Called only when {@link #bulkBytes()} is not negative.
      */
-    protected void writeBulk(MemorySegment seg, long offset, int frameLength, long messageOffset) {
+    protected void bulkHeader(FrameFields header) {
+        throw new UnsupportedOperationException(getClass().getName() + " carries no bulk data");
+    }
+
+    /**
+     * Writes the payload of one DATA frame: the message bytes {@code [messageOffset, messageOffset +
+     * length)} at {@code offset} in {@code seg}. Called only when {@link #bulkBytes()} is not
+     * negative; each byte is asked for exactly once (more on a retransmission, which the channel
+     * serves from its own copy).
+     */
+    protected void writeBulk(MemorySegment seg, long offset, int length, long messageOffset) {
         throw new UnsupportedOperationException(getClass().getName() + " carries no bulk data");
     }
 }

@@ -102,6 +102,42 @@ public final class Rail {
         return state == State.UP;
     }
 
+    /**
+     * A new link carries this rail from {@code now}: the counters of the old link start again, and
+     * the receiver's acknowledgements count from {@code expectedPsn}.
+     */
+    void attached(Link l, long linkEpoch, long now, long expectedPsn) {
+        link = l;
+        epoch = linkEpoch;
+        linkBytesSent = 0;
+        linkBytesAcked = 0;
+        linkBytesReceived = 0;
+        bytesAtLastAck = 0;
+        psnAtLastAck = expectedPsn;
+        lastReceiveNanos = now;
+        lastSendNanos = now;
+        lastAckNanos = now;
+        lastStripeDoneNanos = 0;
+        ackRequested = false;
+        backoffNanos = 0;
+        measuredBandwidth = 0;
+        state = State.UP;
+    }
+
+    /** The stripe number of the oldest pending stripe. */
+    int headStripe() {
+        return pendingStripe[pendingHead];
+    }
+
+    /** Takes the oldest pending stripe's timer off the ring. */
+    StripeTimer popTimer() {
+        StripeTimer t = pendingTimers[pendingHead];
+        pendingTimers[pendingHead] = null;
+        pendingHead = (pendingHead + 1) % pendingTimers.length;
+        pendingCount--;
+        return t;
+    }
+
     void pushTimer(StripeTimer t, int stripe, long endMark) {
         if (pendingCount == pendingTimers.length) {
             int n = pendingCount * 2;

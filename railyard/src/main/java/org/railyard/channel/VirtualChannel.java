@@ -1,119 +1,81 @@
 package org.railyard.channel;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
-import org.railyard.transport.LinkSource;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 import org.railyard.wire.Handshake;
-import org.railyard.wire.LinkControl;
 
 /**
- * Everything that goes to and comes from one peer: its rails (subchannels), the order of frames
- * (one packet sequence number per direction), the queues of what waits to be sent, and on a
- * multi-rail channel the machinery that loses nothing when rails fail (seed 002, chapters 4 and 10).
+ * Everything that goes to and comes from one peer (seed 002, chapters 4 and 10), composed of three
+ * parts that each own their state: {@link Sequencer} (packet sequence numbers, frames held back,
+ * the completion filter), {@link RailScheduler} (rails, policy, windows, the stripes of the bulk
+ * message under way) and {@link Failover} (acknowledgements, heartbeats, retransmission,
+ * reconnection, partitions; multi-rail channels only). The channel keeps the lifecycle, the send
+ * queues, and {@link #put}, the one routine that writes a frame's header and PSN on a rail.
  * Driven only by the progress agent (or a caller holding the progress lock).
  *
- * <h2>Sending</h2>
- * Two send queues: envelopes (eager messages, requests to send, clear-to-send answers) and bulk
- * (rendezvous data). Envelopes go first, so a large transfer under way never holds back the small
- * messages behind it; order among envelopes is the order of posting, which is what MPI's
- * non-overtaking rule needs. Each frame gets the next packet sequence number (PSN) when it is
- * handed to a rail; the {@link RailPolicy} picks the rail. Bulk data of at least the striping
- * threshold may be striped: the policy splits the message into one contiguous stripe per rail,
- * and the rails are fed frame by frame as each has room, so every rail runs at its own speed.
+ * <p>Sending: envelopes (eager messages, RTS, CTS) go before bulk (rendezvous data), so a large
+ * transfer never holds back the small messages behind it; envelopes keep their order of posting
+ * (MPI's non-overtaking rule). Bulk data of at least the striping threshold may be striped, one
+ * contiguous stripe per rail, each rail fed as it has room.
  *
- * <h2>Receiving</h2>
- * Frames are delivered to the engine in PSN order. With one rail they arrive in order. With several,
- * an envelope ahead of its turn is copied aside ({@link ReorderBuffer}) until the frames before it
- * arrive; rendezvous data ahead of its turn goes up at once (it names its offset, and its receive
- * exists since the CTS) and only its PSN is remembered; a frame with a PSN already delivered or
- * buffered is dropped (it was sent twice).
+ * <p>Receiving: frames go up in PSN order. With several rails, an envelope ahead of its turn is
+ * held back, rendezvous data ahead of its turn goes up at once (it names its offset), and a
+ * duplicate is dropped.
  *
- * <h2>Multi-rail reliability</h2>
- * A channel whose peer can be reached by more than one rail is <em>reliable</em>: TCP's own
- * acknowledgements are invisible from Java, so the channel keeps its own. Every sequenced frame is
- * copied into a bounded {@link RetransmitBuffer} when it is sent (sending waits when it is full).
- * The receiver acknowledges each rail with the channel's cumulative delivered PSN and the bytes
- * received on that rail: at once when a frame asks for it (the last frame of every stripe does), and
- * otherwise every {@code ackBytes} bytes or {@code ackInterval}. A rail that sent nothing for a
- * while sends a heartbeat. A rail is declared down on a socket error or when nothing arrived on it
- * for {@code railTimeout}; every frame it carried that is not acknowledged is sent again on the
- * rails that are left (the receiver drops the duplicates by PSN), and the lower-ranked side
- * reconnects it in the background with exponential backoff; when it is back it gets a fresh weight.
- * With no rail left (a partition) the channel waits up to {@code partitionTimeout} for one to
- * return, then fails with an error naming the peer and the bound. A striped message completes on
- * the sender only once the peer acknowledged all of it.
- *
- * <p>A channel with a single possible rail (shared memory, one path) keeps none of this: no
- * acknowledgements, no copies, and a broken link puts the channel down at once.
+ * <p>A channel whose peer can be reached by more than one rail is <em>reliable</em>: it loses no
+ * byte when rails fail and waits, bounded, for one to return ({@link Failover}); a striped message
+ * completes on the sender only once the peer acknowledged all of it. A channel with a single
+ * possible rail (shared memory, one path) keeps none of this: no acknowledgements, no copies, and
+ * a broken link puts the channel down at once.
  */
-public final class VirtualChannel implements Link.FrameHandler {
+public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delivery {
     /** Lifecycle of a channel. */
     public enum State { IDLE, CONNECTING, UP, DOWN, CLOSED }
 
     /** Most rails a channel can have. */
     static final int MAX_RAILS = Handshake.MAX_RAILS;
 
+    /** A rail that received nothing for this long counts as quiet (see {@link #progressReceive}). */
+    private static final long QUIET_NANOS = 1_000_000L;
+    private static final int QUIET_POLL_MASK = 15;
+
+    /** {@link #claim} when the retransmit buffer has no room for the frame. */
+    private static final long FULL = -3;
+
     private final int peer;
     private final ChannelTable table;
     private final RailSettings settings;
-    private final Rail[] rails = new Rail[MAX_RAILS];
-    private int railSlots;
-    private final Rail[] live = new Rail[MAX_RAILS];
-    private int liveCount;
-    private RailPolicy policy;
+    private final RailScheduler rails;
+    private final Sequencer order;
+    /** The failover machinery of a multi-rail channel; null on a single-rail one. */
+    private Failover failover;
     private boolean reliable;
     private State state = State.IDLE;
-    private long nextPsn;
-    private long expectedPsn;
-    private long ackedPsn;
     private long connectDeadline;
     private int connectFailures;
     private String failure;
     private boolean byeSent;
     private boolean byeReceived;
     private long now;
-    private long partitionSince = -1;
-    private long nextProbe;
-    private String lastRailFailure;
     private boolean printedPolicy;
-
-    private Outbound envHead, envTail, bulkHead, bulkTail, awaitHead, awaitTail;
-
-    private RetransmitBuffer retransmit;
-    private ReorderBuffer reorder;
-    private final LongQueue resend = new LongQueue();
-    private int resendRotor;
-
-    // the bulk message being handed off (bulkHead once planned)
-    private boolean bulkPlanned;
-    private boolean bulkStriped;
-    private int rangeCount;
-    private int rangeCursor;
-    private final long[] rangeNext = new long[2 * MAX_RAILS];
-    private final long[] rangeEnd = new long[2 * MAX_RAILS];
-    private final int[] rangeRail = new int[2 * MAX_RAILS];
-    private final int[] rangeStripe = new int[2 * MAX_RAILS];
-    private final long[] share = new long[MAX_RAILS];
-    private StripeTimer timer;
-    private StripeTimer freeTimers;
-
-    /** A rail that received nothing for this long counts as quiet (see {@link #progressReceive}). */
-    private static final long QUIET_NANOS = 1_000_000L;
-    private static final int QUIET_POLL_MASK = 15;
     private int polls;
-
-    /** Frames that arrived ahead of their turn and were held back (for tests and diagnostics). */
-    long reordered;
     private Rail polling;
-    private Rail directRail;
-    private long directOffset;
+    /** The header of the frame being written: filled by the outbound, written only by {@link #put}. */
+    private final FrameFields header = new FrameFields();
+
+    private final OutboundQueue envelopes = new OutboundQueue();
+    private final OutboundQueue bulk = new OutboundQueue();
 
     VirtualChannel(ChannelTable table, int peer) {
         this.table = table;
         this.peer = peer;
         this.settings = table.settings();
+        this.rails = new RailScheduler(peer, table.stats(), settings.railWindow());
+        // a PSN this far ahead cannot be real: the peer's retransmit buffer holds at most this many frames
+        this.order = new Sequencer(settings.retransmitBytes() / FrameHeader.LENGTH + 1);
     }
 
     /** The peer's world rank. */
@@ -132,7 +94,7 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** The scheduling policy, once the first rail is attached (null before). */
     public RailPolicy policy() {
-        return policy;
+        return rails.policy();
     }
 
     /** True if the channel has several possible rails and keeps acknowledgements and a retransmit buffer. */
@@ -142,7 +104,7 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** True while every rail is down and the channel waits for one to return. */
     public boolean partitioned() {
-        return partitionSince >= 0;
+        return failover != null && failover.partitioned();
     }
 
     /**
@@ -152,39 +114,31 @@ public final class VirtualChannel implements Link.FrameHandler {
      * transport chosen for a run is the one that carries its data.
      */
     public boolean sharesMemory() {
-        return state == State.UP && liveCount == 1 && !reliable
-                && live[0].link().transport().capabilities().contains(org.railyard.transport.Capability.SAME_NODE);
+        return state == State.UP && rails.liveCount == 1 && !reliable
+                && rails.live[0].link().transport().capabilities().contains(Capability.SAME_NODE);
     }
 
     /** The rails that were ever attached, by index, for observation. */
     public Rail[] rails() {
-        int n = 0;
-        for (int i = 0; i < railSlots; i++) {
-            if (rails[i] != null) {
-                n++;
-            }
-        }
-        Rail[] out = new Rail[n];
-        n = 0;
-        for (int i = 0; i < railSlots; i++) {
-            if (rails[i] != null) {
-                out[n++] = rails[i];
-            }
-        }
-        return out;
+        return rails.attached();
+    }
+
+    /** Frames that arrived ahead of their turn and were held back (for tests and diagnostics). */
+    long reordered() {
+        return order.reordered;
     }
 
     /** True if nothing waits to be sent, and on a multi-rail channel everything sent has been acknowledged. */
     public boolean idle() {
-        if (envHead != null || bulkHead != null || awaitHead != null) {
+        if (!envelopes.isEmpty() || !bulk.isEmpty() || order.awaiting()) {
             return false;
         }
-        for (int i = 0; i < liveCount; i++) {
-            if (live[i].link.hasPendingOutput()) {
+        for (int i = 0; i < rails.liveCount; i++) {
+            if (rails.live[i].link.hasPendingOutput()) {
                 return false;
             }
         }
-        return !reliable || retransmit.isEmpty() || byeReceived;
+        return !reliable || failover.drained() || byeReceived;
     }
 
     /** True once the peer said it leaves the job. */
@@ -196,25 +150,13 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** Queues an envelope (eager message, RTS, CTS); starts connecting if needed. */
     public void sendEnvelope(Outbound o) {
-        o.nextOut = null;
-        if (envTail == null) {
-            envHead = o;
-        } else {
-            envTail.nextOut = o;
-        }
-        envTail = o;
+        envelopes.add(o);
         wake();
     }
 
     /** Queues rendezvous data. */
     public void sendBulk(Outbound o) {
-        o.nextOut = null;
-        if (bulkTail == null) {
-            bulkHead = o;
-        } else {
-            bulkTail.nextOut = o;
-        }
-        bulkTail = o;
+        bulk.add(o);
         wake();
     }
 
@@ -239,27 +181,27 @@ public final class VirtualChannel implements Link.FrameHandler {
             return;
         }
         now = table.nanoTime();
-        if (railSlots == 0) {
-            railSlots = Math.min(slots, MAX_RAILS);
-            reliable = railSlots > 1;
-            policy = RailPolicies.create(settings.policy(), table.rank(), peer);
+        if (rails.slots() == 0) {
+            int n = Math.min(slots, MAX_RAILS);
+            rails.open(n, RailPolicies.create(settings.policy(), table.rank(), peer));
+            reliable = n > 1;
             if (reliable) {
-                retransmit = new RetransmitBuffer(settings.retransmitBytes());
-                reorder = new ReorderBuffer();
+                failover = new Failover(this, table, rails, order);
+                order.expectReordering();
                 table.reliableChannelAdded();
-                for (int i = 0; i < railSlots; i++) {
+                for (int i = 0; i < n; i++) {
                     // the first attempts for the other rails are under way: reconnect only if they fail
-                    rail(i).nextAttemptNanos = now + settings.reconnectMin().toNanos();
+                    rails.rail(i).nextAttemptNanos = now + settings.reconnectMin().toNanos();
                 }
             }
         }
-        if (index >= railSlots) {
+        if (index >= rails.slots()) {
             table.log("rank " + table.rank() + ": rank " + peer + " linked rail " + index + " of " + slots
-                    + ", but this side counts " + railSlots + " rails to it (railyard.rails or railyard.rail.nets differ?); link dropped");
+                    + ", but this side counts " + rails.slots() + " rails to it (railyard.rails or railyard.rail.nets differ?); link dropped");
             link.close();
             return;
         }
-        Rail r = rail(index);
+        Rail r = rails.rail(index);
         if (r.up()) {
             railBroken(r, "replaced by a new connection from rank " + peer);
             if (state != State.UP) {
@@ -267,73 +209,27 @@ public final class VirtualChannel implements Link.FrameHandler {
                 return;
             }
         }
-        r.link = link;
-        r.epoch = epoch;
-        r.linkBytesSent = 0;
-        r.linkBytesAcked = 0;
-        r.linkBytesReceived = 0;
-        r.bytesAtLastAck = 0;
-        r.psnAtLastAck = expectedPsn;
-        r.lastReceiveNanos = now;
-        r.lastSendNanos = now;
-        r.lastAckNanos = now;
-        r.lastStripeDoneNanos = 0;
-        r.ackRequested = false;
-        r.backoffNanos = 0;
-        r.weight = policy.freshWeight(r, live, liveCount);
-        r.measuredBandwidth = 0;
-        r.state = Rail.State.UP;
-        addLive(r);
+        r.attached(link, epoch, now, order.expected());
+        rails.up(r);
         r.stats.weight(r.weight);
         r.stats.state(now, "UP", null, link.describe());
-        boolean wasPartitioned = partitionSince >= 0;
-        partitionSince = -1;
+        boolean wasPartitioned = failover != null && failover.railBack();
         if (state == State.IDLE || state == State.CONNECTING) {
             state = State.UP;
         }
         if (!printedPolicy) {
             printedPolicy = true;
-            table.printChoice("rank " + table.rank() + " -> rank " + peer + ": " + railSlots + (railSlots == 1 ? " rail" : " rails")
-                    + ", rail policy " + policy.name() + (reliable ? ", striping from " + settings.stripeThreshold()
-                    + " B, acknowledged with retransmission (" + (settings.retransmitBytes() >> 20) + " MiB buffer)" : ""));
+            table.printChoice("rank " + table.rank() + " -> rank " + peer + ": " + rails.slots()
+                    + (rails.slots() == 1 ? " rail" : " rails") + ", rail policy " + rails.policy().name()
+                    + (reliable ? ", striping from " + settings.stripeThreshold() + " B, acknowledged with retransmission ("
+                    + (settings.retransmitBytes() >> 20) + " MiB buffer)" : ""));
         }
         table.printChoice("rank " + table.rank() + " -> rank " + peer + ": rail " + index + " up: transport "
                 + link.transport().name() + " (" + link.describe() + ")");
         if (wasPartitioned) {
             table.log("rank " + table.rank() + ": rail " + index + " to rank " + peer + " is back; sending "
-                    + resend.size() + " unacknowledged frames again");
+                    + failover.resendCount() + " unacknowledged frames again");
         }
-    }
-
-    private Rail rail(int index) {
-        Rail r = rails[index];
-        if (r == null) {
-            r = new Rail(index, table.stats().rail(peer, index));
-            rails[index] = r;
-        }
-        return r;
-    }
-
-    private void addLive(Rail r) {
-        int i = liveCount++;
-        while (i > 0 && live[i - 1].index > r.index) {
-            live[i] = live[i - 1];
-            i--;
-        }
-        live[i] = r;
-    }
-
-    private void removeLive(Rail r) {
-        int j = 0;
-        for (int i = 0; i < liveCount; i++) {
-            if (live[i] != r) {
-                live[j++] = live[i];
-            }
-        }
-        for (int i = j; i < liveCount; i++) {
-            live[i] = null;
-        }
-        liveCount = j;
     }
 
     /** A connection attempt for rail {@code index} failed. */
@@ -345,10 +241,10 @@ public final class VirtualChannel implements Link.FrameHandler {
             }
             return;
         }
-        if (state != State.UP || index < 0 || index >= railSlots) {
+        if (state != State.UP || index < 0 || index >= rails.slots()) {
             return;
         }
-        rail(index).lastFailure = why;
+        rails.rail(index).lastFailure = why;
         peerGone(refused, why);
     }
 
@@ -358,7 +254,7 @@ public final class VirtualChannel implements Link.FrameHandler {
     }
 
     private void peerGone(boolean refused, String why) {
-        if (refused && liveCount == 0 && state == State.UP) {
+        if (refused && rails.liveCount == 0 && state == State.UP) {
             down("rank " + peer + " is gone: every rail is down and its handshake port refuses connections (" + why + ")", false);
         }
     }
@@ -366,9 +262,9 @@ public final class VirtualChannel implements Link.FrameHandler {
     /**
      * A rail's link failed (socket error, end of stream, silence). On a single-rail channel the
      * channel goes down; on a multi-rail channel the rail's unacknowledged frames go again on the
-     * others, and the rail is reconnected.
+     * others, and the rail is reconnected ({@link Failover#railDown}).
      */
-    private void railBroken(Rail r, String why) {
+    void railBroken(Rail r, String why) {
         if (!r.up()) {
             return;
         }
@@ -378,121 +274,117 @@ public final class VirtualChannel implements Link.FrameHandler {
         }
         r.link.close();
         r.state = Rail.State.DOWN;
-        removeLive(r);
+        rails.down(r);
         r.stats.state(now, "DOWN", why, null);
-        lastRailFailure = why;
         if (byeReceived) {
             down("rank " + peer + " has left the job (finalized)", true);
             return;
         }
-        int before = resend.size();
-        retransmit.collect(r.index, resend);
-        while (r.pendingCount > 0) {
-            StripeTimer t = r.pendingTimers[r.pendingHead];
-            r.pendingTimers[r.pendingHead] = null;
-            r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
-            r.pendingCount--;
-            if (t.abandon()) {
-                releaseTimer(t);
-            }
-        }
-        if (timer != null) {
-            timer.invalid = true;
-        }
-        table.links().railLost(peer, r.index, r.epoch);
-        r.backoffNanos = 0;
-        r.nextAttemptNanos = now + settings.reconnectMin().toNanos();
-        table.log("rank " + table.rank() + ": rail " + r.index + " to rank " + peer + " down (" + why + "); "
-                + (resend.size() - before) + " unacknowledged frames go again on " + liveCount + " other rail"
-                + (liveCount == 1 ? "" : "s"));
-        if (liveCount == 0) {
-            partitionSince = now;
-            nextProbe = now;
-            table.log("rank " + table.rank() + ": no rail left to rank " + peer + "; waiting up to "
-                    + settings.partitionTimeout().toMillis() + " ms (railyard.partition.timeout) for one to return");
-        }
-    }
-
-    // ================================================================== the short path
-
-    /**
-     * The short path for a frame that can go at once: when the channel is up and nothing is queued
-     * ahead of it, reserves {@code frameLength} bytes on the rail the policy picks and returns their
-     * offset in {@link #directSegment()}; the caller writes the whole frame there and calls
-     * {@link #commitDirect()}. Returns -1 when the frame must be queued instead (order first).
-     */
-    public long claimDirect(int frameLength) {
-        if (state != State.UP || envHead != null || liveCount == 0) {
-            return -1;
-        }
-        if (reliable && (!resend.isEmpty() || !retransmit.hasRoom(frameLength))) {
-            return -1;
-        }
-        Rail rail = live[policy.select(live, liveCount, frameLength - FrameHeader.LENGTH, Outbound.BLOCKING, false)];
-        if (frameLength > rail.link.maxFrame()) {
-            return -1;
-        }
-        long off = rail.link.tryClaim(frameLength);
-        if (off < 0) {
-            return -1;
-        }
-        directRail = rail;
-        directOffset = off;
-        return off;
-    }
-
-    /** The memory of the last {@link #claimDirect}. */
-    public MemorySegment directSegment() {
-        return directRail.link.claimSegment();
-    }
-
-    /** Stamps the sequence number on the frame written after {@link #claimDirect}, publishes and flushes it. */
-    public void commitDirect() {
-        Link link = directRail.link;
-        MemorySegment seg = link.claimSegment();
-        if (reliable) {
-            now = table.nanoTime();
-        }
-        stamp(directRail, seg, directOffset, FrameHeader.frameLength(seg, directOffset));
-        link.commit();
-        link.flush();
-    }
-
-    /** PSN, retransmit copy, counters: what every sequenced frame gets when handed to a rail. */
-    private void stamp(Rail r, MemorySegment seg, long off, int len) {
-        r.stats.sent(len);
-        if (!FrameType.sequenced(FrameHeader.type(seg, off))) {
-            return; // outside the sequence (a VALUE frame): never reordered, never sent again
-        }
-        long psn = nextPsn++;
-        FrameHeader.psn(seg, off, psn);
-        if (reliable) {
-            retransmit.add(psn, r.index, seg, off, len);
-            r.linkBytesSent += len;
-            r.lastSendNanos = now;
-        }
+        failover.railDown(r, why, now);
     }
 
     // ================================================================== sending
 
+    /**
+     * Sends a message at once if nothing is queued ahead of it and a rail has room now: its first
+     * frame is written, stamped, committed and flushed during this call (the latency path: a small
+     * message costs no queueing and no request). Further frames, if any, are queued behind it.
+     * Returns false, having written nothing, when the message must be queued with
+     * {@link #sendEnvelope} instead (order first).
+     */
+    public boolean sendNow(Outbound o) {
+        if (state != State.UP || !envelopes.isEmpty() || rails.liveCount == 0) {
+            return false;
+        }
+        int payload = o.nextFrame(header, Integer.MAX_VALUE);
+        int len = FrameHeader.LENGTH + payload;
+        if (reliable && !failover.clearFor(len)) {
+            return false;
+        }
+        Rail r = railFor(o, payload);
+        if (len > r.link.maxFrame()) {
+            return false;
+        }
+        long off = r.link.tryClaim(len);
+        if (off < 0) {
+            return false;
+        }
+        if (reliable) {
+            now = table.nanoTime();
+        }
+        if (put(r, o, off, payload, -1, (byte) 0)) {
+            written(o);
+        } else {
+            envelopes.add(o);
+        }
+        r.link.flush();
+        return true;
+    }
+
+    /**
+     * The one routine that puts a frame on a rail, for every path: at {@code off}, which the caller
+     * claimed on {@code r}, writes the header from {@link #header} (with {@code arg} the message
+     * offset of a DATA frame, or -1 to keep the described one), then the payload from {@code o},
+     * stamps the packet sequence number (and keeps the retransmit copy), and commits. Returns true
+     * if that was the outbound's last frame.
+     */
+    private boolean put(Rail r, Outbound o, long off, int payload, long messageOffset, byte extraFlags) {
+        Link link = r.link;
+        MemorySegment seg = link.claimSegment();
+        FrameFields h = header;
+        int len = FrameHeader.LENGTH + payload;
+        FrameHeader.write(seg, off, len, h.type, (byte) (h.flags | extraFlags), h.context, h.source, h.tag,
+                h.messageLength, h.cookie, messageOffset < 0 ? h.arg : messageOffset);
+        boolean last;
+        if (messageOffset < 0) {
+            last = o.writePayload(seg, off + FrameHeader.LENGTH, payload);
+        } else {
+            o.writeBulk(seg, off + FrameHeader.LENGTH, payload, messageOffset);
+            last = false;
+        }
+        r.stats.sent(len);
+        if (FrameType.sequenced(h.type)) {
+            long psn = order.stamp();
+            FrameHeader.psn(seg, off, psn);
+            if (reliable) {
+                failover.sent(psn, r, seg, off, len, now);
+            }
+        } // else outside the sequence (a VALUE frame): never reordered, never sent again
+        link.commit();
+        return last;
+    }
+
+    /** The outbound's last frame is handed off. */
+    private void written(Outbound o) {
+        o.lastPsn = order.nextPsn() - 1;
+        o.onWritten();
+    }
+
+    /** The rail for the frame {@link #header} describes: a value of an iterative scheme stays on the first. */
+    private Rail railFor(Outbound o, int payload) {
+        // a VALUE keeps its flow's order without a sequence number by never changing rails
+        return FrameType.sequenced(header.type) ? rails.pick(payload, o.pattern(), false) : rails.live[0];
+    }
+
     /** Writes queued frames while the rails take them; returns the number of frames written. */
     public int progressSend() {
-        if (state != State.UP || liveCount == 0) {
+        if (state != State.UP || rails.liveCount == 0) {
             return 0;
         }
         if (reliable) {
             now = table.nanoTime();
         }
         int work = 0;
-        if (!resend.isEmpty()) {
-            work += sendAgain();
+        if (reliable && failover.resending()) {
+            work += failover.sendAgain(now);
         }
-        while (state == State.UP && liveCount > 0) {
-            if (envHead != null) {
-                if (!sendEnvelopeFrame()) {
+        while (state == State.UP && rails.liveCount > 0) {
+            if (!envelopes.isEmpty()) {
+                Outbound o = envelopes.head();
+                if (!sendSequential(railFor(o, o.nextFrame(header, Integer.MAX_VALUE)), o, envelopes)) {
                     break;
                 }
-            } else if (bulkHead != null) {
+            } else if (!bulk.isEmpty()) {
                 if (!sendBulkFrame()) {
                     break;
                 }
@@ -501,70 +393,27 @@ public final class VirtualChannel implements Link.FrameHandler {
             }
             work++;
         }
-        for (int i = 0; i < liveCount; i++) {
-            if (live[i].link.flush() > 0) {
+        for (int i = 0; i < rails.liveCount; i++) {
+            if (rails.live[i].link.flush() > 0) {
                 work++;
             }
         }
         return work;
     }
 
-    private boolean sendEnvelopeFrame() {
-        Outbound o = envHead;
-        // a value of an iterative scheme stays on the first rail: its flow keeps its order without a sequence number
-        Rail r = o.unsequenced() ? live[0]
-                : live[policy.select(live, liveCount, o.nextFrameLength(Integer.MAX_VALUE) - FrameHeader.LENGTH, o.pattern(), false)];
-        return sendSequential(r, o, false);
-    }
-
-    /** One frame of {@code o} through {@link Outbound#writeFrame}; false if the rail cannot take it now. */
-    private boolean sendSequential(Rail r, Outbound o, boolean bulk) {
-        Link link = r.link;
-        int len = o.nextFrameLength(link.maxFrame());
-        long off = claim(r, len);
+    /** The next frame of {@code o}, the head of {@code queue}, on {@code r}; false if the rail cannot take it now. */
+    private boolean sendSequential(Rail r, Outbound o, OutboundQueue queue) {
+        int payload = o.nextFrame(header, r.link.maxFrame() - FrameHeader.LENGTH);
+        long off = claim(r, FrameHeader.LENGTH + payload);
         if (off < 0) {
             return false;
         }
-        MemorySegment seg = link.claimSegment();
-        boolean last = o.writeFrame(seg, off, len);
-        stamp(r, seg, off, len);
-        link.commit();
-        if (last) {
-            if (bulk) {
-                popBulk();
-            } else {
-                envHead = o.nextOut;
-                if (envHead == null) {
-                    envTail = null;
-                }
-            }
-            o.nextOut = null;
-            o.lastPsn = nextPsn - 1;
-            o.onWritten();
+        if (put(r, o, off, payload, -1, (byte) 0)) {
+            queue.pop();
+            written(o);
         }
         return true;
     }
-
-    /**
-     * How many unacknowledged bytes rail {@code r} may carry: {@code railWindow} per rail, shared
-     * out by weight. The queue of a rail is then about as long in time on every rail (a slow rail
-     * gets a short queue), so frames handed off at the same moment arrive at about the same moment
-     * whatever rail they took, and the receiver holds few frames out of order.
-     */
-    private long window(Rail r) {
-        double total = 0;
-        for (int i = 0; i < liveCount; i++) {
-            total += live[i].weight;
-        }
-        long w = total <= 0 ? settings.railWindow() : (long) (settings.railWindow() * liveCount * (r.weight / total));
-        return Math.max(MIN_WINDOW, w);
-    }
-
-    /** A rail's window is never below this, so a rail with a tiny weight still carries its stripe. */
-    private static final long MIN_WINDOW = 256 * 1024;
-
-    /** {@link #claim} when the retransmit buffer has no room for the frame. */
-    private static final long FULL = -3;
 
     /**
      * Reserves {@code len} bytes for a sequenced frame on {@code r}: the offset, or
@@ -572,7 +421,7 @@ public final class VirtualChannel implements Link.FrameHandler {
      * declared broken).
      */
     private long claim(Rail r, int len) {
-        if (reliable && !retransmit.hasRoom(len)) {
+        if (reliable && !failover.hasRoom(len)) {
             return FULL;
         }
         long off = r.link.tryClaim(len);
@@ -582,50 +431,38 @@ public final class VirtualChannel implements Link.FrameHandler {
         return off;
     }
 
-    private static String why(Link link) {
+    static String why(Link link) {
         return link.failure() == null ? "connection closed" : link.failure();
-    }
-
-    private void popBulk() {
-        bulkHead = bulkHead.nextOut;
-        if (bulkHead == null) {
-            bulkTail = null;
-        }
     }
 
     /** Plans the head bulk message if needed and hands one of its frames to a rail that has room. */
     private boolean sendBulkFrame() {
-        Outbound o = bulkHead;
-        if (!bulkPlanned) {
+        Outbound o = bulk.head();
+        if (!rails.planned()) {
             long n = o.bulkBytes();
             if (n < 0) {
-                return sendSequential(live[policy.select(live, liveCount, Long.MAX_VALUE, o.pattern(), true)], o, true);
+                return sendSequential(rails.pick(Long.MAX_VALUE, o.pattern(), true), o, bulk);
             }
-            plan(o, n);
+            rails.plan(o, n, reliable && n >= settings.stripeThreshold(), now);
             if (n == 0) {
                 finishBulk(o);
                 return true;
             }
         }
-        for (int k = 0; k < rangeCount; k++) {
-            int i = (rangeCursor + k) % rangeCount;
-            if (rangeNext[i] >= rangeEnd[i]) {
+        for (int k = 0; k < rails.ranges(); k++) {
+            int i = rails.range(k);
+            if (i < 0) {
                 continue;
             }
-            Rail r = rails[rangeRail[i]];
-            if (!r.up()) {
-                r = reassign(i);
-                if (r == null) {
-                    return false;
-                }
+            Rail r = rails.railOf(i);
+            if (r == null) {
+                return false;
             }
-            if (reliable && r.inFlight() >= window(r)) {
+            if (reliable && r.inFlight() >= rails.window(r)) {
                 continue;
             }
-            Link link = r.link;
-            long payload = Math.min(((link.maxFrame() - FrameHeader.LENGTH) / 8) * 8, rangeEnd[i] - rangeNext[i]);
-            int len = (int) (FrameHeader.LENGTH + payload);
-            long off = claim(r, len);
+            long payload = rails.payload(i, r.link.maxFrame());
+            long off = claim(r, (int) (FrameHeader.LENGTH + payload));
             if (off == FULL) {
                 return false;
             }
@@ -635,24 +472,10 @@ public final class VirtualChannel implements Link.FrameHandler {
             if (off < 0) {
                 continue;
             }
-            MemorySegment seg = link.claimSegment();
-            o.writeBulk(seg, off, len, rangeNext[i]);
-            boolean stripeEnd = rangeNext[i] + payload == rangeEnd[i];
-            if (stripeEnd && bulkStriped) {
-                FrameHeader.addFlags(seg, off, FrameHeader.FLAG_ACK_REQUEST);
-            }
-            int stripe = rangeStripe[i];
-            if (timer != null && stripe >= 0 && timer.start[stripe] < 0) {
-                timer.start[stripe] = now;
-            }
-            stamp(r, seg, off, len);
-            link.commit();
-            rangeNext[i] += payload;
-            if (stripeEnd && timer != null && stripe >= 0) {
-                r.pushTimer(timer, stripe, r.linkBytesSent);
-            }
-            rangeCursor = i + 1;
-            if (allRangesDone()) {
+            o.bulkHeader(header);
+            rails.handingOff(i, now);
+            put(r, o, off, (int) payload, rails.next(i), rails.endsStripe(i, payload) ? FrameHeader.FLAG_ACK_REQUEST : 0);
+            if (rails.handedOff(i, r, payload)) {
                 finishBulk(o);
             }
             return true;
@@ -660,143 +483,17 @@ public final class VirtualChannel implements Link.FrameHandler {
         return false;
     }
 
-    private boolean allRangesDone() {
-        for (int i = 0; i < rangeCount; i++) {
-            if (rangeNext[i] < rangeEnd[i]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Splits the head bulk message into ranges, one per rail it goes on. */
-    private void plan(Outbound o, long n) {
-        bulkPlanned = true;
-        rangeCount = 0;
-        rangeCursor = 0;
-        bulkStriped = reliable && liveCount > 1 && n >= settings.stripeThreshold() && policy.stripes(o.pattern());
-        if (!bulkStriped) {
-            addRange(0, n, live[policy.select(live, liveCount, n, o.pattern(), true)].index);
-            return;
-        }
-        policy.plan(live, liveCount, n, share);
-        if (policy.adaptive()) {
-            timer = acquireTimer();
-        }
-        long at = 0;
-        for (int i = 0; i < liveCount; i++) {
-            if (share[i] > 0) {
-                addRange(at, at + share[i], live[i].index);
-                if (timer != null) {
-                    rangeStripe[rangeCount - 1] = timer.add(live[i], share[i]);
-                }
-                live[i].lastUsed = now;
-                at += share[i];
-            }
-        }
-        if (timer != null && timer.count < 2) {
-            timer.invalid = true; // one stripe tells nothing about the others
-        }
-    }
-
-    private void addRange(long from, long to, int railIndex) {
-        rangeNext[rangeCount] = from;
-        rangeEnd[rangeCount] = to;
-        rangeRail[rangeCount] = railIndex;
-        rangeStripe[rangeCount] = -1;
-        rangeCount++;
-    }
-
-    /** The rail of range {@code i} died: its remaining bytes go to the heaviest rail up (null if none is). */
-    private Rail reassign(int i) {
-        if (liveCount == 0) {
-            return null;
-        }
-        Rail to = live[Stripes.heaviest(live, liveCount)];
-        rangeRail[i] = to.index;
-        if (timer != null) {
-            timer.invalid = true;
-        }
-        return to;
-    }
-
     private void finishBulk(Outbound o) {
-        bulkPlanned = false;
-        popBulk();
-        o.nextOut = null;
-        o.lastPsn = nextPsn - 1;
-        StripeTimer t = timer;
-        timer = null;
-        if (t != null && t.pending == 0) {
-            releaseTimer(t);
-        }
-        if (bulkStriped) {
+        boolean striped = rails.striped();
+        rails.finishPlan();
+        bulk.pop();
+        o.lastPsn = order.nextPsn() - 1;
+        if (striped) {
             // the completion filter: a striped message is done when the peer has all of it
-            if (awaitTail == null) {
-                awaitHead = o;
-            } else {
-                awaitTail.nextOut = o;
-            }
-            awaitTail = o;
-            completeAcknowledged();
+            order.completeWhenAcknowledged(o);
         } else {
             o.onWritten();
         }
-    }
-
-    private void completeAcknowledged() {
-        while (awaitHead != null && awaitHead.lastPsn < ackedPsn) {
-            Outbound o = awaitHead;
-            awaitHead = o.nextOut;
-            if (awaitHead == null) {
-                awaitTail = null;
-            }
-            o.nextOut = null;
-            o.onWritten();
-        }
-    }
-
-    /** Sends again, on the rails that are up, the frames of rails that died; returns frames sent. */
-    private int sendAgain() {
-        int sent = 0;
-        int blocked = 0;
-        while (!resend.isEmpty() && liveCount > 0 && blocked < liveCount) {
-            long psn = resend.peek();
-            if (psn < ackedPsn || !retransmit.contains(psn)) {
-                resend.poll();
-                continue;
-            }
-            Rail r = live[Math.floorMod(resendRotor, liveCount)];
-            resendRotor++;
-            if (r.inFlight() >= window(r)) {
-                blocked++;
-                continue;
-            }
-            int len = retransmit.length(psn);
-            long off = r.link.tryClaim(len);
-            if (off < 0) {
-                if (off == Link.CLOSED) {
-                    railBroken(r, why(r.link));
-                    blocked = 0;
-                } else {
-                    blocked++;
-                }
-                continue;
-            }
-            blocked = 0;
-            MemorySegment seg = r.link.claimSegment();
-            MemorySegment.copy(retransmit.segment(), retransmit.offset(psn), seg, off, len);
-            FrameHeader.addFlags(seg, off, FrameHeader.FLAG_ACK_REQUEST);
-            r.link.commit();
-            retransmit.rail(psn, r.index);
-            r.linkBytesSent += len;
-            r.lastSendNanos = now;
-            r.stats.sent(len);
-            r.stats.retransmitted(len);
-            resend.poll();
-            sent++;
-        }
-        return sent;
     }
 
     // ================================================================== receiving
@@ -811,8 +508,8 @@ public final class VirtualChannel implements Link.FrameHandler {
         }
         int n = 0;
         polls++;
-        for (int i = 0; i < railSlots && state == State.UP; i++) {
-            Rail r = rails[i];
+        for (int i = 0; i < rails.slots() && state == State.UP; i++) {
+            Rail r = rails.existing(i);
             if (r == null || !r.up()) {
                 continue;
             }
@@ -830,8 +527,8 @@ public final class VirtualChannel implements Link.FrameHandler {
             }
             if (!r.link.isOpen()) {
                 railBroken(r, why(r.link));
-            } else if (reliable && (r.ackRequested || r.linkBytesReceived - r.bytesAtLastAck >= settings.ackBytes())) {
-                sendAck(r);
+            } else if (reliable) {
+                failover.ackIfDue(r, now);
             }
         }
         polling = null;
@@ -853,223 +550,65 @@ public final class VirtualChannel implements Link.FrameHandler {
                 return true; // control frames mean nothing on a single rail
             }
             long psn = FrameHeader.psn(seg, offset);
-            if (psn != expectedPsn) {
+            if (!order.inTurn(psn)) {
                 link.close();
-                linkBroken(link, "frame out of sequence from rank " + peer + ": packet " + psn + ", expected " + expectedPsn);
+                linkBroken(link, "frame out of sequence from rank " + peer + ": packet " + psn + ", expected " + order.expected());
                 return false;
             }
             r.stats.received(length);
-            deliver(seg, offset, length, type);
+            order.deliverInTurn(seg, offset, length, type, this);
             return state == State.UP;
         }
         r.lastReceiveNanos = now;
         if (type == FrameType.ACK) {
-            onAck(r, seg, offset);
+            failover.onAck(r, seg, offset, now);
             return state == State.UP;
         }
         if (type == FrameType.HEARTBEAT) {
             return true;
         }
         r.stats.received(length);
-        r.linkBytesReceived += length;
-        if ((FrameHeader.flags(seg, offset) & FrameHeader.FLAG_ACK_REQUEST) != 0) {
-            r.ackRequested = true;
-        }
+        failover.received(r, seg, offset, length);
         long psn = FrameHeader.psn(seg, offset);
-        if (psn == expectedPsn) {
-            deliver(seg, offset, length, type);
-            while (state == State.UP && reorder.count() > 0) {
-                int slot = reorder.slot(expectedPsn);
-                if (slot < 0) {
-                    break;
-                }
-                MemorySegment f = reorder.frame(slot);
-                if (f == null) {
-                    expectedPsn++; // delivered ahead of its turn already (rendezvous data)
-                } else {
-                    deliver(f, 0, reorder.length(slot), FrameHeader.type(f, 0));
-                }
-                reorder.free(slot);
-            }
-        } else if (psn > expectedPsn) {
-            if (psn >= nextPsnBound()) {
-                protocolError("packet " + psn + " is beyond anything the peer can have in flight (next expected " + expectedPsn + ")");
+        if (order.inTurn(psn)) {
+            order.deliverInTurn(seg, offset, length, type, this);
+            return state == State.UP;
+        }
+        switch (order.early(psn, type, seg, offset, length)) {
+            case Sequencer.HELD -> r.stats.reordered();
+            case Sequencer.DELIVER_EARLY -> table.sink().onFrame(this, seg, offset, length);
+            case Sequencer.DUPLICATE -> r.stats.duplicate();
+            default -> {
+                protocolError("packet " + psn + " is beyond anything the peer can have in flight (next expected "
+                        + order.expected() + ")");
                 return false;
             }
-            if (type == FrameType.DATA) {
-                // rendezvous data names its offset and the receive it belongs to, which the receiver
-                // set up before it answered CTS: it goes up now, uncopied; its PSN is only marked,
-                // so the sequence still advances over it and a second copy is still a duplicate
-                if (reorder.markDelivered(psn, expectedPsn)) {
-                    table.sink().onFrame(this, seg, offset, length);
-                } else {
-                    r.stats.duplicate();
-                }
-            } else if (reorder.put(psn, expectedPsn, seg, offset, length)) {
-                reordered++;
-                r.stats.reordered();
-            } else {
-                r.stats.duplicate();
-            }
-        } else {
-            r.stats.duplicate();
         }
         return state == State.UP;
     }
 
-    /** A PSN this far ahead cannot be real: the peer's retransmit buffer holds at most this many frames. */
-    private long nextPsnBound() {
-        return expectedPsn + settings.retransmitBytes() / FrameHeader.LENGTH + 1;
-    }
-
-    private void deliver(MemorySegment seg, long offset, int length, byte type) {
-        expectedPsn++;
+    @Override
+    public boolean deliverInOrder(MemorySegment seg, long offset, int length, byte type) {
         if (type == FrameType.BYE) {
             byeReceived = true;
-            return;
+        } else {
+            table.sink().onFrame(this, seg, offset, length);
         }
-        table.sink().onFrame(this, seg, offset, length);
-    }
-
-    private void onAck(Rail r, MemorySegment seg, long off) {
-        long next = LinkControl.nextExpectedPsn(seg, off);
-        long bytes = LinkControl.railBytes(seg, off);
-        if (next > nextPsn || bytes > r.linkBytesSent) {
-            protocolError("acknowledgement of packets below " + next + " and " + bytes + " bytes on rail " + r.index
-                    + ", but only " + nextPsn + " packets and " + r.linkBytesSent + " bytes were sent");
-            return;
-        }
-        if (bytes > r.linkBytesAcked) {
-            r.linkBytesAcked = bytes;
-            if (r.pendingCount > 0 && r.pendingEnd[r.pendingHead] <= bytes) {
-                stripesAcknowledged(r, bytes);
-            }
-        }
-        if (next > ackedPsn) {
-            ackedPsn = next;
-            retransmit.release(next);
-            completeAcknowledged();
-        }
-    }
-
-    /**
-     * Times the stripes on {@code r} that the acknowledgement of {@code bytes} completes. A stripe
-     * started when it was handed off, or when the stripe before it on the rail was through,
-     * whichever was later (the rail was carrying that one until then). When one acknowledgement
-     * completes several stripes (the receiver read them in one go), their span is shared out by
-     * bytes: the rail carried all of them in that time, and giving the last one only the gap since
-     * the one before would credit the rail with an absurd speed.
-     */
-    private void stripesAcknowledged(Rail r, long bytes) {
-        int n = 0;
-        long spanBytes = 0;
-        long spanStart = Long.MAX_VALUE;
-        for (int i = 0; i < r.pendingCount; i++) {
-            int k = (r.pendingHead + i) % r.pendingTimers.length;
-            if (r.pendingEnd[k] > bytes) {
-                break;
-            }
-            StripeTimer t = r.pendingTimers[k];
-            int stripe = r.pendingStripe[k];
-            spanStart = Math.min(spanStart, Math.max(t.start[stripe], r.lastStripeDoneNanos));
-            spanBytes += t.bytes[stripe];
-            n++;
-        }
-        long span = Math.max(1, now - spanStart);
-        r.lastStripeDoneNanos = now;
-        for (int i = 0; i < n; i++) {
-            StripeTimer t = r.pendingTimers[r.pendingHead];
-            int stripe = r.pendingStripe[r.pendingHead];
-            r.pendingTimers[r.pendingHead] = null;
-            r.pendingHead = (r.pendingHead + 1) % r.pendingTimers.length;
-            r.pendingCount--;
-            t.start[stripe] = now - Math.max(1, spanBytes == 0 ? span : span * t.bytes[stripe] / spanBytes);
-            if (t.done(stripe, now)) {
-                if (!t.invalid && t != timer) {
-                    policy.feedback(t.rails, t.bytes, t.nanos, t.count);
-                    for (int j = 0; j < t.count; j++) {
-                        t.rails[j].stats.weight(t.rails[j].weight);
-                    }
-                }
-                if (t != timer) {
-                    releaseTimer(t);
-                }
-            }
-        }
-    }
-
-    private void sendAck(Rail r) {
-        Link link = r.link;
-        long off = link.tryClaim(LinkControl.LENGTH);
-        if (off < 0) {
-            return; // next time: the rail is full, so acknowledgements are not urgent for it
-        }
-        LinkControl.writeAck(link.claimSegment(), off, table.rank(), r.index, expectedPsn, r.linkBytesReceived);
-        link.commit();
-        r.bytesAtLastAck = r.linkBytesReceived;
-        r.psnAtLastAck = expectedPsn;
-        r.lastAckNanos = now;
-        r.lastSendNanos = now;
-        r.ackRequested = false;
-    }
-
-    private void sendHeartbeat(Rail r) {
-        Link link = r.link;
-        long off = link.tryClaim(LinkControl.LENGTH);
-        if (off < 0) {
-            return;
-        }
-        LinkControl.writeHeartbeat(link.claimSegment(), off, table.rank(), r.index);
-        link.commit();
-        link.flush();
-        r.lastSendNanos = now;
+        return state == State.UP;
     }
 
     // ================================================================== time
 
     /**
      * Called about every millisecond on a multi-rail channel: acknowledgements due by time,
-     * heartbeats, silent rails, reconnections, and the partition bound.
+     * heartbeats, silent rails, reconnections, and the partition bound ({@link Failover#tick}).
      */
     void tick(long t) {
         if (state != State.UP || !reliable) {
             return;
         }
         now = t;
-        long timeout = settings.railTimeout().toNanos();
-        for (int i = 0; i < railSlots && state == State.UP; i++) {
-            Rail r = rail(i);
-            if (r.up()) {
-                if (now - r.lastReceiveNanos > timeout) {
-                    railBroken(r, "nothing received for " + settings.railTimeout().toMillis() + " ms (railyard.rail.timeout)");
-                    continue;
-                }
-                if ((r.linkBytesReceived > r.bytesAtLastAck || expectedPsn > r.psnAtLastAck)
-                        && now - r.lastAckNanos >= settings.ackInterval().toNanos()) {
-                    sendAck(r);
-                    r.link.flush();
-                }
-                if (now - r.lastSendNanos >= settings.heartbeat().toNanos()) {
-                    sendHeartbeat(r);
-                }
-            } else if (table.rank() < peer && now - r.nextAttemptNanos >= 0) {
-                // the lower rank reconnects; the connector ignores the request while an attempt is under way
-                r.backoffNanos = r.backoffNanos == 0 ? settings.reconnectMin().toNanos()
-                        : Math.min(settings.reconnectMax().toNanos(), 2 * r.backoffNanos);
-                r.nextAttemptNanos = now + r.backoffNanos;
-                table.links().connectRail(peer, i);
-            }
-        }
-        if (state == State.UP && partitionSince >= 0) {
-            if (now - partitionSince > settings.partitionTimeout().toNanos()) {
-                down("no rail to rank " + peer + " for " + settings.partitionTimeout().toMillis()
-                        + " ms (the bound railyard.partition.timeout): every path to it is down; the last rail failed with: "
-                        + lastRailFailure, false);
-            } else if (now - nextProbe >= 0) {
-                nextProbe = now + settings.reconnectMax().toNanos();
-                table.links().probe(peer);
-            }
-        }
+        failover.tick(t);
     }
 
     /** Called periodically: gives up on a connection that did not come in time. */
@@ -1081,11 +620,7 @@ public final class VirtualChannel implements Link.FrameHandler {
 
     /** Copies the rails' counters into their time series. */
     void sample(long t) {
-        for (int i = 0; i < railSlots; i++) {
-            if (rails[i] != null) {
-                rails[i].stats.sample(t);
-            }
-        }
+        rails.sample(t);
     }
 
     // ================================================================== failure and goodbye
@@ -1102,29 +637,25 @@ public final class VirtualChannel implements Link.FrameHandler {
         down("connection to rank " + peer + " lost: " + why, false);
     }
 
+    /** The channel fails for good (a partition outlived its bound). */
+    void fail(String why) {
+        down(why, false);
+    }
+
     private void down(String why, boolean orderly) {
         state = orderly ? State.CLOSED : State.DOWN;
         failure = why;
         long t = table.nanoTime();
-        for (int i = 0; i < railSlots; i++) {
-            Rail r = rails[i];
-            if (r != null && r.link != null) {
-                r.link.close();
-                if (r.up()) {
-                    r.state = Rail.State.DOWN;
-                    r.stats.state(t, orderly ? "CLOSED" : "DOWN", why, null);
-                }
-            }
-        }
-        sample(t); // the rails' final counters: nothing samples a channel that is down
-        liveCount = 0;
+        rails.closeAll(t, orderly ? "CLOSED" : "DOWN", why);
+        rails.sample(t); // the rails' final counters: nothing samples a channel that is down
         table.links().lost(peer);
-        envHead = envTail = bulkHead = bulkTail = awaitHead = awaitTail = null;
-        bulkPlanned = false;
-        resend.clear();
-        if (reorder != null) {
-            reorder.clear();
+        envelopes.clear();
+        bulk.clear();
+        rails.dropPlan();
+        if (failover != null) {
+            failover.clear();
         }
+        order.clear();
         table.sink().onChannelDown(this, why, orderly);
     }
 
@@ -1146,86 +677,22 @@ public final class VirtualChannel implements Link.FrameHandler {
             return;
         }
         byeSent = true;
-        sendEnvelope(new Bye(table.rank()));
+        sendEnvelope(new ByeOutbound(table.rank()));
     }
 
+    /** Closes every rail (this process leaves). */
     void closeRails() {
         long t = table.nanoTime();
-        for (int i = 0; i < railSlots; i++) {
-            Rail r = rails[i];
-            if (r != null && r.link != null) {
-                r.link.close();
-                if (r.up()) {
-                    r.state = Rail.State.DOWN;
-                    r.stats.state(t, "CLOSED", "closed by this process", null);
-                }
-            }
-        }
-        sample(t); // every rail's final counters, a rail that went down before included
-        liveCount = 0;
+        rails.closeAll(t, "CLOSED", "closed by this process");
+        rails.sample(t); // every rail's final counters, a rail that went down before included
         if (state == State.UP) {
             state = State.CLOSED;
         }
     }
 
-    /** Envelopes (first) and bulk outbounds still queued, for the engine to fail on a down channel. */
-    boolean contains(Outbound o) {
-        for (Outbound x = envHead; x != null; x = x.nextOut) {
-            if (x == o) {
-                return true;
-            }
-        }
-        for (Outbound x = bulkHead; x != null; x = x.nextOut) {
-            if (x == o) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private StripeTimer acquireTimer() {
-        StripeTimer t = freeTimers;
-        if (t == null) {
-            t = new StripeTimer();
-        } else {
-            freeTimers = t.nextFree;
-        }
-        t.reset();
-        return t;
-    }
-
-    private void releaseTimer(StripeTimer t) {
-        t.nextFree = freeTimers;
-        freeTimers = t;
-    }
-
     @Override
     public String toString() {
         return "VirtualChannel[rank " + peer + ", " + state + (failure == null ? "" : ", " + failure) + ", rails "
-                + liveCount + "/" + railSlots + "]";
-    }
-
-    private static final class Bye extends Outbound {
-        private final int source;
-
-        Bye(int source) {
-            this.source = source;
-        }
-
-        @Override
-        protected int nextFrameLength(int maxFrame) {
-            return FrameHeader.LENGTH;
-        }
-
-        @Override
-        protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-            // acknowledged at once, so a peer that is closing learns early that nothing is left to resend
-            FrameHeader.write(seg, offset, frameLength, FrameType.BYE, FrameHeader.FLAG_ACK_REQUEST, 0, source, 0, 0, 0, 0);
-            return true;
-        }
-
-        @Override
-        protected void onWritten() {
-        }
+                + rails.liveCount + "/" + rails.slots() + "]";
     }
 }

@@ -1,11 +1,11 @@
 package org.railyard.engine;
 
 import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.engine.coll.PointToPoint;
+import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;
 
-/** The engine as the collectives see it: {@link PointToPoint}, each call passed to the engine as it is. */
-final class CollPort implements PointToPoint {
+/** The engine as the collectives see it: {@link CollServices}, each call passed to the engine as it is. */
+final class CollPort implements CollServices {
     private final Engine engine;
 
     CollPort(Engine engine) {

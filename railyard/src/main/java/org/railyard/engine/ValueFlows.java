@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.comm.CommState;
@@ -89,20 +90,14 @@ public final class ValueFlows {
         ValueOut nextFree;
 
         @Override
-        protected boolean unsequenced() {
-            return true;
+        protected int nextFrame(FrameFields header, int maxPayload) {
+            header.set(FrameType.VALUE, async ? FrameHeader.FLAG_VALUE_ASYNC : 0, context, source, tag, bytes, seq, 0);
+            return bytes;
         }
 
         @Override
-        protected int nextFrameLength(int maxFrame) {
-            return FrameHeader.LENGTH + bytes;
-        }
-
-        @Override
-        protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-            FrameHeader.write(seg, offset, frameLength, FrameType.VALUE, async ? FrameHeader.FLAG_VALUE_ASYNC : 0,
-                    context, source, tag, bytes, seq, 0);
-            MemorySegment.copy(data, 0, seg, offset + FrameHeader.LENGTH, bytes);
+        protected boolean writePayload(MemorySegment seg, long offset, int length) {
+            MemorySegment.copy(data, 0, seg, offset, length);
             return true;
         }
 

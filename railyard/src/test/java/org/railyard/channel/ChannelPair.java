@@ -87,14 +87,14 @@ final class ChannelPair {
         }
 
         @Override
-        protected int nextFrameLength(int maxFrame) {
-            return FrameHeader.LENGTH + data.length;
+        protected int nextFrame(FrameFields header, int maxPayload) {
+            header.set(FrameType.EAGER, (byte) 0, 0, 0, id, data.length, 0, 0);
+            return data.length;
         }
 
         @Override
-        protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
-            FrameHeader.write(seg, off, frameLength, FrameType.EAGER, (byte) 0, 0, 0, id, data.length, 0, 0);
-            MemorySegment.copy(MemorySegment.ofArray(data), 0, seg, off + FrameHeader.LENGTH, data.length);
+        protected boolean writePayload(MemorySegment seg, long off, int length) {
+            MemorySegment.copy(MemorySegment.ofArray(data), 0, seg, off, length);
             return true;
         }
 
@@ -104,10 +104,13 @@ final class ChannelPair {
         }
 
         @Override
-        protected void writeBulk(MemorySegment seg, long off, int frameLength, long messageOffset) {
-            int n = frameLength - FrameHeader.LENGTH;
-            FrameHeader.write(seg, off, frameLength, FrameType.DATA, (byte) 0, 0, 0, id, data.length, id, messageOffset);
-            MemorySegment.copy(MemorySegment.ofArray(data), messageOffset, seg, off + FrameHeader.LENGTH, n);
+        protected void bulkHeader(FrameFields header) {
+            header.set(FrameType.DATA, (byte) 0, 0, 0, id, data.length, id, 0);
+        }
+
+        @Override
+        protected void writeBulk(MemorySegment seg, long off, int length, long messageOffset) {
+            MemorySegment.copy(MemorySegment.ofArray(data), messageOffset, seg, off, length);
         }
 
         @Override

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.railyard.channel.VirtualChannel;
+import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -54,7 +55,7 @@ class CrossMemoryFramesTest {
         String why = injectAfter(e -> {
             // a 1 MiB heap array: the RTS offers no read; rank 1 posts no receive, so the send waits for its CTS
             Transfer t = e.isend(e.world(), new byte[1 << 20], Kind.BYTE, 0, 1 << 20, PEER, 6, Engine.MODE_STANDARD);
-            assertThat(((SendTransfer) t).phase).isEqualTo(SendTransfer.PHASE_WAIT_CTS);
+            assertThat(PointToPoint.waitsForCts(t)).as("the send waits for its CTS").isTrue();
             return seg -> {
                 FrameHeader.write(seg, 0, FrameHeader.LENGTH, FrameType.CTS, FrameHeader.FLAG_READ_DONE, 0, PEER, 6, 1 << 20,
                         t.id, 3);

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The one-way dependencies between the engine's components, checked on the sources (imports and
  * fully qualified names alike): {@code engine.comm} (communicator state, groups, topologies) uses
- * no collective, {@code engine.coll} reaches the engine only through its {@code PointToPoint}
+ * no collective, {@code engine.coll} reaches the engine only through its {@code CollServices}
  * interface, and neither names the engine's assembler class.
  */
 class EngineComponentsTest {
@@ -47,7 +47,7 @@ class EngineComponentsTest {
     }
 
     @Test
-    void collectivesReachTheEngineOnlyThroughTheirInterface() throws IOException {
+    void collectivesReachTheEngineOnlyThroughCollServices() throws IOException {
         List<String> uses = usesOutside("coll");
         // the point-to-point types a schedule posts and waits on, and the communicators it runs on
         assertThat(uses).isNotEmpty().allSatisfy(u -> assertThat(u).matches(".* uses (Kind|Transfer|comm\\.\\w+)"));

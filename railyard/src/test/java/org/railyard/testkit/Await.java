@@ -12,9 +12,10 @@ import java.util.function.Supplier;
  * condition it means until it holds, bounded, and fail naming what did not happen. Tests of every
  * module use it (this package is shipped in the {@code railyard} test-jar).
  *
- * <p>Rules: the condition must be cheap and must not itself make the awaited thing happen (a test
- * that checks that the progress agent alone advances a request polls {@code isDone}, not a call
- * that drives progress). Between polls the waiting thread backs off from spinning to parking for
+ * <p>Rules: the condition must be cheap. It may poll where polling is how the test sees the state
+ * (reading a link the test owns, {@code test()} on a request), but where a test checks that
+ * another party does the work alone (the progress agent advancing a request), it reads state only
+ * ({@code isDone}), never a call that drives progress. Between polls the waiting thread backs off from spinning to parking for
  * at most {@link #MAX_PAUSE_NANOS}, so on a small loaded machine it leaves the cores to the parties
  * it waits for; the pause is a polling interval, never a stand-in for the condition.
  */

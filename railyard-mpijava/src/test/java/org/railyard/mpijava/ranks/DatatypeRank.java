@@ -246,7 +246,7 @@ public class DatatypeRank extends Ring {
         int at = world.Unpack(in, 0, i2, 0, 3, MPI.INT);
         at = world.Unpack(in, at, d2, 0, 2, MPI.DOUBLE);
         at = world.Unpack(in, at, o2, 0, 2, MPI.OBJECT);
-        Check.equal(at, in.getSize(), "everything unpacked");
+        Check.equal(at, size + world.Pack_size(2, MPI.OBJECT), "Unpack returns position + Pack_size, as in MPJ Express");
         Check.equal(i2, new int[] {left, left + 1, left + 2}, "unpacked ints");
         Check.equal(d2, new double[] {left * 0.5, 3.25}, "unpacked doubles");
         Check.equal(o2, new Object[] {"rank " + left, Arrays.asList(1, 2, 3)}, "unpacked objects");

@@ -42,8 +42,8 @@ final class CollNodes {
         }
     }
 
-    /** The layout of {@code c}'s group from the address cards ({@link PointToPoint#nodeOf}). */
-    static CollNodes of(PointToPoint e, CommState c) {
+    /** The layout of {@code c}'s group from the address cards ({@link CollServices#nodeOf}). */
+    static CollNodes of(CollServices e, CommState c) {
         String[] ids = new String[c.size()];
         for (int r = 0; r < ids.length; r++) {
             ids[r] = e.nodeOf(c.worldRanks[r]);

@@ -50,7 +50,8 @@ final class CollSchedule extends Transfer {
      * loop spends its time in young collections (figures: bench/results/coll-thresholds.md).
      */
     private final long scratchKeep;
-    private final PointToPoint p2p;
+    private final CollServices p2p;
+    private static final Transfer.Owner NOBODY = t -> { };
 
     CommState comm;
     /** The communicator the next sends and receives go on: {@link #comm} unless switched by {@link #on}. */
@@ -99,7 +100,9 @@ final class CollSchedule extends Transfer {
     private final int[][] ints = new int[4][];
     private int intsUsed;
 
-    CollSchedule(PointToPoint p2p, long scratchKeep) {
+    CollSchedule(CollServices p2p, long scratchKeep) {
+        // never in the engine's transfer table: nobody is told when it completes
+        super(NOBODY);
         this.p2p = p2p;
         this.scratchKeep = scratchKeep;
     }
@@ -124,7 +127,8 @@ final class CollSchedule extends Transfer {
         algorithm = "";
         copiedBelow = 0;
         nextActive = null;
-        restart();
+        error = null;
+        state = PENDING;
         return this;
     }
 
@@ -448,21 +452,6 @@ final class CollSchedule extends Transfer {
             sk.copyOut(src, srcOff, 0, scratch, 0, bytes);
             dk.copyIn(scratch, 0, dst, dstOff, 0, bytes);
         }
-    }
-
-    @Override
-    protected int nextFrameLength(int maxFrame) {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
-    }
-
-    @Override
-    protected boolean writeFrame(MemorySegment seg, long offset, int frameLength) {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
-    }
-
-    @Override
-    protected void onWritten() {
-        throw new IllegalStateException("a collective schedule is never queued on a channel");
     }
 
     @Override

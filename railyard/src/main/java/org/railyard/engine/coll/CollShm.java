@@ -80,7 +80,7 @@ final class CollShm {
      * member; null (and a line in the choice log saying why) if some member could not.
      * Collective: every member calls it at the same point.
      */
-    static CollShm attach(PointToPoint e, Collectives coll, CommState c, long halfBytes) {
+    static CollShm attach(CollServices e, Collectives coll, CommState c, long halfBytes) {
         Path dir = SharedFiles.directory();
         byte[] name = new byte[NAME_BYTES];
         Path created = null;
@@ -143,7 +143,7 @@ final class CollShm {
      * segment writes over them. A member whose cross-memory reads are off ({@code railyard.cma},
      * or no {@code process_vm_readv}) takes part and says no. Collective.
      */
-    private void agreeOnReads(PointToPoint e, Collectives coll, CommState c) {
+    private void agreeOnReads(CollServices e, Collectives coll, CommState c) {
         int p = c.size();
         boolean can = e.crossMemoryReads();
         ProcessMemory.Identity me = can ? ProcessMemory.identity() : null;

@@ -76,7 +76,7 @@ import org.railyard.error.RailyardException;
  *
  * <p>Choices are printable: the first time a communicator runs a collective in a size class
  * (powers of two of bytes), and whenever the algorithm for that class changes, one line goes to
- * the engine's choice log ({@link PointToPoint#choice}, {@code Engine.describeChoices()}, and standard error with
+ * the engine's choice log ({@link CollServices#choice}, {@code Engine.describeChoices()}, and standard error with
  * {@code RAILYARD_PRINT_CHOICES=true} or {@code railyard run --print-choices}), for example
  * {@code rank 0: WORLD (4 ranks): allreduce [1 KiB, 2 KiB) SUM: recursive doubling}.
  */
@@ -84,7 +84,7 @@ public final class Collectives {
     /** The root of an intercommunicator broadcast passes this as root; the rest of its group passes PROC_NULL. */
     public static final int ROOT = -3;
 
-    private final PointToPoint p2p;
+    private final CollServices p2p;
     final CollTuning tuning = new CollTuning();
     /** Schedules under way; touched only under the progress lock. */
     private CollSchedule activeHead;
@@ -97,7 +97,7 @@ public final class Collectives {
     private final CollMoves moves = new CollMoves(this);
     private final CollNeighbours neighbours = new CollNeighbours(this);
 
-    public Collectives(PointToPoint p2p) {
+    public Collectives(CollServices p2p) {
         this.p2p = p2p;
     }
 

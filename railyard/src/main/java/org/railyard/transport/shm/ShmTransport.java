@@ -100,26 +100,41 @@ public final class ShmTransport implements Transport {
 
     private Link map(int peer, String parameters, SocketChannel handshake, boolean connector) throws IOException {
         String[] p = parameters.split("\\|");
-        if (p.length != 3) {
-            throw new IOException("malformed shm offer '" + parameters + "'");
+        Path file;
+        long ring;
+        int frame;
+        try {
+            if (p.length != 3) {
+                throw new IllegalArgumentException(p.length + " fields");
+            }
+            file = Path.of(p[0]);
+            ring = Long.parseLong(p[1]);
+            frame = Integer.parseInt(p[2]);
+        } catch (RuntimeException e) {
+            throw new IOException("malformed shm offer '" + parameters + "': expected file|ring bytes|frame bytes");
         }
-        Path file = Path.of(p[0]);
-        long ring = Long.parseLong(p[1]);
-        int frame = Integer.parseInt(p[2]);
-        if (!file.getParent().equals(dir) || !file.getFileName().toString().startsWith("railyard-")) {
+        Path parent = file.getParent();
+        if (parent == null || !parent.equals(dir) || !file.getFileName().toString().startsWith("railyard-")) {
             throw new IOException("shm offer names a file outside " + dir + ": " + file);
+        }
+        if (Long.bitCount(ring) != 1 || ring < 4096 || ring > Long.MAX_VALUE / 4) {
+            throw new IOException("shm offer's ring of " + ring + " bytes is not a power of two of at least 4096");
         }
         long each = FrameRing.bytesFor(ring);
         Arena arena = Arena.ofShared();
-        MemorySegment all;
+        FrameRing a;
+        FrameRing b;
         try {
-            all = SharedFiles.map(file, 2 * each, arena, " for the shm rings");
+            MemorySegment all = SharedFiles.map(file, 2 * each, arena, " for the shm rings");
+            a = new FrameRing(all.asSlice(0, each), ring, frame);
+            b = new FrameRing(all.asSlice(each, each), ring, frame);
+        } catch (IllegalArgumentException e) {
+            arena.close();
+            throw new IOException("shm offer '" + parameters + "' does not describe two frame rings: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
             arena.close();
             throw e;
         }
-        FrameRing a = new FrameRing(all.asSlice(0, each), ring, frame);
-        FrameRing b = new FrameRing(all.asSlice(each, each), ring, frame);
         FrameRing out = connector ? a : b;
         FrameRing in = connector ? b : a;
         return new RingLink(this, peer, out, in, handshake, arena::close,

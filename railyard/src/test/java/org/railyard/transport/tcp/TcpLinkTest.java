@@ -9,12 +9,14 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.railyard.fuzz.Fuzz;
+import org.railyard.testkit.Await;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -25,7 +27,7 @@ import org.railyard.wire.FrameType;
  */
 class TcpLinkTest {
     private static final int MAX_FRAME = 4096;
-    private static final long BOUND_NANOS = 10_000_000_000L;
+    private static final Duration BOUND = Duration.ofSeconds(10);
 
     private final List<AutoCloseable> open = new ArrayList<>();
 
@@ -82,13 +84,15 @@ class TcpLinkTest {
         }, 64);
     }
 
-    /** Polls until {@code tags} holds {@code n} frames or the link closes, at most {@link #BOUND_NANOS}. */
+    /** Polls until {@code tags} holds {@code n} frames or the link closes, at most {@link #BOUND}. */
     private static void pollUntil(TcpLink link, List<Integer> tags, int n) {
-        long deadline = System.nanoTime() + BOUND_NANOS;
-        while (tags.size() < n && link.isOpen() && System.nanoTime() < deadline) {
+        Await.within(BOUND, () -> {
+            if (tags.size() >= n || !link.isOpen()) {
+                return true;
+            }
             pollInto(link, tags);
-            Thread.onSpinWait();
-        }
+            return false;
+        });
     }
 
     @Test
@@ -198,14 +202,17 @@ class TcpLinkTest {
             TcpLink link = link(w);
             write(w[0], input, 0, input.length);
             w[0].close();
-            long deadline = System.nanoTime() + BOUND_NANOS;
-            while (link.isOpen() && System.nanoTime() < deadline) {
+            Await.within(BOUND, () -> {
+                if (!link.isOpen()) {
+                    return true;
+                }
                 link.poll((l, seg, off, len) -> {
                     assertThat(FrameHeader.validate(seg, off, MAX_FRAME)).isNull();
                     assertThat(off + len).isLessThanOrEqualTo(seg.byteSize());
                     return true;
                 }, 64);
-            }
+                return false;
+            });
             assertThat(link.isOpen()).as("closed at the end of the stream").isFalse();
             assertThat(link.failure()).isNotBlank();
             closeAll();

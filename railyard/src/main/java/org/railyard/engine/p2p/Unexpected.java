@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.VirtualChannel;
@@ -24,6 +24,6 @@ final class Unexpected {
     Unexpected prev;
 
     boolean matches(int ctx, int src, int tg) {
-        return context == ctx && (src == Engine.ANY_SOURCE || src == source) && (tg == Engine.ANY_TAG || tg == tag);
+        return context == ctx && (src == PointToPoint.ANY_SOURCE || src == source) && (tg == PointToPoint.ANY_TAG || tg == tag);
     }
 }

@@ -14,7 +14,7 @@ import org.railyard.engine.comm.CommState;
  * <p>Threads: methods marked "lock held" are called only by the thread holding
  * {@link #progressLock()}; the rest by the thread that calls a collective.
  */
-public interface PointToPoint {
+public interface CollServices {
     /** This process's rank in the world. */
     int rank();
 

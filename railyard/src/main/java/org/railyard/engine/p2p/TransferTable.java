@@ -1,6 +1,7 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.util.Arrays;
+import org.railyard.engine.Transfer;
 
 /**
  * Gives transfers ids that can cross the wire (in RTS, CTS and DATA frames) and finds them again

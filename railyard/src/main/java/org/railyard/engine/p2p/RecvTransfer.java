@@ -1,7 +1,9 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.channel.FrameFields;
 import org.railyard.channel.VirtualChannel;
+import org.railyard.engine.Transfer;
 import org.railyard.error.ErrorClass;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -21,9 +23,20 @@ final class RecvTransfer extends Transfer {
     /** The payload was read from the sender's memory; the CTS tells the sender so ({@link FrameHeader#FLAG_READ_DONE}). */
     boolean readDone;
     VirtualChannel channel;
+    /** This process's world rank, the source of the CTS. */
+    private final int rank;
+    /** The list of posted receives ({@link Matching}). */
+    RecvTransfer nextMatch;
+    RecvTransfer prevMatch;
 
-    RecvTransfer(Engine engine) {
-        super(engine);
+    RecvTransfer(Owner owner, int rank) {
+        super(owner);
+        this.rank = rank;
+    }
+
+    /** True if a message of {@code ctx}, world rank {@code src} and {@code msgTag} matches this receive. */
+    boolean matches(int ctx, int src, int msgTag) {
+        return context == ctx && (peer == PointToPoint.ANY_SOURCE || peer == src) && (tag == PointToPoint.ANY_TAG || tag == msgTag);
     }
 
     /** Records the match; the status is written now, the data as it comes. */
@@ -57,15 +70,16 @@ final class RecvTransfer extends Transfer {
         complete();
     }
 
+    /** The CTS naming this receive. */
     @Override
-    protected int nextFrameLength(int maxFrame) {
-        return FrameHeader.LENGTH;
+    protected int nextFrame(FrameFields header, int maxPayload) {
+        header.set(FrameType.CTS, (byte) (readDone ? FrameHeader.FLAG_READ_DONE : 0), context, rank, statusTag,
+                (int) messageBytes, senderCookie, id);
+        return 0;
     }
 
     @Override
-    protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
-        FrameHeader.write(seg, off, frameLength, FrameType.CTS, (byte) (readDone ? FrameHeader.FLAG_READ_DONE : 0), context,
-                engine.rank(), statusTag, (int) messageBytes, senderCookie, id);
+    protected boolean writePayload(MemorySegment seg, long off, int length) {
         return true;
     }
 
@@ -78,7 +92,7 @@ final class RecvTransfer extends Transfer {
 
     @Override
     public String toString() {
-        return "receive from " + (peer == Engine.ANY_SOURCE ? "any source" : "world rank " + peer)
-                + " tag " + (tag == Engine.ANY_TAG ? "any" : String.valueOf(tag)) + ", up to " + capacityBytes + " B";
+        return "receive from " + (peer == PointToPoint.ANY_SOURCE ? "any source" : "world rank " + peer)
+                + " tag " + (tag == PointToPoint.ANY_TAG ? "any" : String.valueOf(tag)) + ", up to " + capacityBytes + " B";
     }
 }

@@ -1,6 +1,8 @@
-package org.railyard.engine;
+package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.channel.FrameFields;
+import org.railyard.engine.Transfer;
 import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -25,11 +27,11 @@ final class SendTransfer extends Transfer {
      * a peer on this node; see {@link FrameHeader#FLAG_REMOTE_READ}), else 0.
      */
     long readAddress;
-    /** False for a send whose receiver must not be offered a read of the buffer ({@code CollSchedule.sendCopied}). */
+    /** False for a send whose receiver must not be offered a read of the buffer (a collective's copied send). */
     boolean mayBeRead = true;
 
-    SendTransfer(Engine engine) {
-        super(engine);
+    SendTransfer(Owner owner) {
+        super(owner);
     }
 
     long bytes() {
@@ -37,39 +39,41 @@ final class SendTransfer extends Transfer {
     }
 
     @Override
-    protected int nextFrameLength(int maxFrame) {
-        if (phase == PHASE_DATA) {
-            long room = ((maxFrame - FrameHeader.LENGTH) / 8) * 8;
-            return (int) (FrameHeader.LENGTH + Math.min(room, capacityBytes - sent));
-        }
-        if (phase == PHASE_EAGER) {
-            return FrameHeader.LENGTH + (int) capacityBytes;
-        }
-        return readAddress != 0 ? FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD : FrameHeader.LENGTH;
-    }
-
-    @Override
-    protected boolean writeFrame(MemorySegment seg, long off, int frameLength) {
+    protected int nextFrame(FrameFields header, int maxPayload) {
         switch (phase) {
             case PHASE_EAGER -> {
-                FrameHeader.write(seg, off, frameLength, FrameType.EAGER, (byte) 0, context, sourceWorld, tag,
-                        (int) capacityBytes, 0, 0);
-                kind.copyOut(buf, offset, 0, seg, off + FrameHeader.LENGTH, capacityBytes);
-                return true;
+                header.set(FrameType.EAGER, (byte) 0, context, sourceWorld, tag, (int) capacityBytes, 0, 0);
+                return (int) capacityBytes;
             }
             case PHASE_RTS -> {
                 byte flags = readAddress != 0 ? FrameHeader.FLAG_REMOTE_READ : 0;
-                FrameHeader.write(seg, off, frameLength, FrameType.RTS, flags, context, sourceWorld, tag, (int) capacityBytes,
-                        id, readAddress);
+                header.set(FrameType.RTS, flags, context, sourceWorld, tag, (int) capacityBytes, id, readAddress);
+                return readAddress != 0 ? FrameHeader.REMOTE_READ_PAYLOAD : 0;
+            }
+            default -> {
+                header.set(FrameType.DATA, (byte) 0, context, sourceWorld, tag, (int) capacityBytes, remoteCookie, sent);
+                return (int) Math.min((maxPayload / 8) * 8, capacityBytes - sent);
+            }
+        }
+    }
+
+    @Override
+    protected boolean writePayload(MemorySegment seg, long off, int length) {
+        switch (phase) {
+            case PHASE_EAGER -> {
+                kind.copyOut(buf, offset, 0, seg, off, capacityBytes);
+                return true;
+            }
+            case PHASE_RTS -> {
                 if (readAddress != 0) {
                     ProcessMemory.Identity me = ProcessMemory.identity();
-                    FrameHeader.writeReadOffer(seg, off, me.address(), me.word0(), me.word1());
+                    FrameHeader.writeReadOffer(seg, off - FrameHeader.LENGTH, me.address(), me.word0(), me.word1());
                 }
                 return true;
             }
             default -> {
-                writeBulk(seg, off, frameLength, sent);
-                sent += frameLength - FrameHeader.LENGTH;
+                writeBulk(seg, off, length, sent);
+                sent += length;
                 return sent == capacityBytes;
             }
         }
@@ -82,10 +86,13 @@ final class SendTransfer extends Transfer {
     }
 
     @Override
-    protected void writeBulk(MemorySegment seg, long off, int frameLength, long messageOffset) {
-        FrameHeader.write(seg, off, frameLength, FrameType.DATA, (byte) 0, context, sourceWorld, tag,
-                (int) capacityBytes, remoteCookie, messageOffset);
-        kind.copyOut(buf, offset, messageOffset, seg, off + FrameHeader.LENGTH, frameLength - FrameHeader.LENGTH);
+    protected void bulkHeader(FrameFields header) {
+        header.set(FrameType.DATA, (byte) 0, context, sourceWorld, tag, (int) capacityBytes, remoteCookie, 0);
+    }
+
+    @Override
+    protected void writeBulk(MemorySegment seg, long off, int length, long messageOffset) {
+        kind.copyOut(buf, offset, messageOffset, seg, off, length);
     }
 
     @Override

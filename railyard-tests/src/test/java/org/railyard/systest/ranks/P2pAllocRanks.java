@@ -1,0 +1,92 @@
+package org.railyard.systest.ranks;
+
+import static org.railyard.systest.ranks.RankSupport.require;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.railyard.Comm;
+import org.railyard.Railyard;
+import org.railyard.Status;
+import org.railyard.testkit.Allocation;
+
+/**
+ * Blocking point-to-point calls in a ping-pong between ranks 0 and 1: standard sends at eager
+ * sizes (8 B, 1 KiB) and at a rendezvous size (256 KiB), and synchronous sends of 8 B (a
+ * rendezvous of an empty-looking message), each with heap arrays and with off-heap segments. Each
+ * round trip runs {@code WARM} times, then in {@code WINDOWS} windows of {@code PER_WINDOW} (see
+ * {@link Allocation}), and rank 0 prints {@code ALLOC <call> <bytes> <heap|offheap> <least B/round
+ * trip> (windows ...)}: the heap bytes every thread of this JVM allocated (the progress agent's
+ * included) per round trip. A request, a frame header object
+ * or a status taken from the heap per message would show here as tens of bytes and more. The
+ * echoed payload is checked once per case; the program ends with {@code OK p2p-alloc rank R}.
+ */
+public final class P2pAllocRanks {
+    private static final int WARM = 3000;
+    private static final int WINDOWS = 5;
+    private static final int PER_WINDOW = 2000;
+    private static final int[] SIZES = {8, 1024, 256 * 1024};
+
+    private P2pAllocRanks() {
+    }
+
+    public static void main(String[] args) {
+        try (Railyard ry = Railyard.init(args); Arena arena = Arena.ofShared()) {
+            Comm c = ry.world();
+            int me = c.rank();
+            require(c.size() == 2, "run with 2 ranks, not " + c.size());
+            Status st = new Status();
+            for (int size : SIZES) {
+                byte[] heap = new byte[size];
+                MemorySegment off = arena.allocate(size, 64);
+                for (int i = 0; i < size; i++) {
+                    heap[i] = (byte) (i * 3);
+                    off.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 5));
+                }
+                measure(c, me, "send", size, "heap", () -> pingPong(c, me, heap, size, false, st),
+                        () -> require(heap[size - 1] == (byte) ((size - 1) * 3), "heap payload echoed"));
+                measure(c, me, "send", size, "offheap", () -> pingPong(c, me, off, size, false, st),
+                        () -> require(off.get(ValueLayout.JAVA_BYTE, size - 1) == (byte) ((size - 1) * 5),
+                                "off-heap payload echoed"));
+            }
+            byte[] small = new byte[8];
+            measure(c, me, "ssend", 8, "heap", () -> pingPong(c, me, small, 8, true, st), () -> { });
+            System.out.println("OK p2p-alloc rank " + me);
+        }
+    }
+
+    /** Rank 0 sends and waits for the echo; rank 1 receives and sends it back. */
+    private static void pingPong(Comm c, int me, Object buf, int size, boolean sync, Status st) {
+        if (me == 0) {
+            send(c, buf, size, 1, sync);
+            c.recv(buf, 0, size, 1, 7, st);
+        } else {
+            c.recv(buf, 0, size, 0, 7, st);
+            send(c, buf, size, 0, sync);
+        }
+    }
+
+    private static void send(Comm c, Object buf, int size, int dest, boolean sync) {
+        if (sync) {
+            c.ssend(buf, 0, size, dest, 7);
+        } else {
+            c.send(buf, 0, size, dest, 7);
+        }
+    }
+
+    private static void measure(Comm c, int me, String what, int size, String buffers, Runnable call, Runnable check) {
+        call.run();
+        check.run();
+        for (int i = 1; i < WARM; i++) {
+            call.run();
+        }
+        try {
+            Allocation.Windows w = Allocation.perCall(WINDOWS, PER_WINDOW, c::barrier, call::run);
+            if (me == 0) {
+                System.out.println("ALLOC " + what + " " + size + " " + buffers + " " + w);
+            }
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        }
+    }
+}
