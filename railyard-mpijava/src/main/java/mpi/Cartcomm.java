@@ -1,6 +1,6 @@
 package mpi;
 
-import org.railyard.engine.CartTopology;
+import org.railyard.engine.comm.CartTopology;
 import org.railyard.error.RailyardException;
 
 /**

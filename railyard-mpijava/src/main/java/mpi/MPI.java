@@ -3,7 +3,7 @@ package mpi;
 import java.nio.ByteBuffer;
 import org.railyard.Railyard;
 import org.railyard.engine.Engine;
-import org.railyard.engine.Reduction;
+import org.railyard.engine.coll.Reduction;
 import org.railyard.error.RailyardException;
 
 /**

@@ -1,7 +1,7 @@
 package mpi;
 
 import org.railyard.engine.Kind;
-import org.railyard.engine.Reduction;
+import org.railyard.engine.coll.Reduction;
 
 /**
  * A reduction operation: the predefined ones ({@code MPI.SUM} ...) or one of the program's own,

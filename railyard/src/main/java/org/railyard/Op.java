@@ -5,13 +5,13 @@ import java.util.function.DoubleBinaryOperator;
 import java.util.function.IntBinaryOperator;
 import java.util.function.LongBinaryOperator;
 import org.railyard.engine.Kind;
-import org.railyard.engine.Reduction;
+import org.railyard.engine.coll.Reduction;
 
 /**
  * Reduction operations for {@link Comm#reduce}, {@link Comm#allreduce}, the scans and
  * reduce-scatters. The predefined ones are commutative; a user-defined one made with {@link #of}
  * may not be, and is then applied in rank order (process 0's value on the left) by every
- * algorithm, at some cost in algorithm choice (see {@link org.railyard.engine.Collectives}).
+ * algorithm, at some cost in algorithm choice (see {@link org.railyard.engine.coll.Collectives}).
  *
  * <p>{@link #MAXLOC} and {@link #MINLOC} work on (value, index) pairs interleaved in one array of
  * int, long, short, float or double: counts are in elements, so n pairs are 2n elements. The

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.CartTopology;
 import org.railyard.engine.EngineJob;
+import org.railyard.engine.comm.CartTopology;
 
 /**
  * createCart with reorder: processes dealt to two nodes in turn are ranked node by node, so most

@@ -11,6 +11,9 @@ import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
 import org.railyard.channel.RailPolicies;
 import org.railyard.channel.VirtualChannel;
+import org.railyard.engine.coll.Collectives;
+import org.railyard.engine.comm.CommState;
+import org.railyard.engine.comm.Communicators;
 import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.engine.progress.Progress;
 import org.railyard.error.ErrorClass;
@@ -44,7 +47,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
     public static final int ANY_SOURCE = PointToPoint.ANY_SOURCE;
     public static final int ANY_TAG = PointToPoint.ANY_TAG;
     public static final int PROC_NULL = PointToPoint.PROC_NULL;
-    public static final int UNDEFINED = -32766;
+    public static final int UNDEFINED = CommState.UNDEFINED;
     public static final int TAG_UB = (1 << 30) - 1;
     public static final int MODE_STANDARD = PointToPoint.MODE_STANDARD;
     public static final int MODE_SYNC = PointToPoint.MODE_SYNC;
@@ -59,18 +62,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private final List<String> transportNames;
     private final boolean printChoices;
     private final List<String> choiceLog = new ArrayList<>();
-    private final CommState world;
-    private final CommState self;
     private final Collectives collectives;
+    private final Communicators communicators;
     private final ValueFlows values = new ValueFlows(this);
-    private int nextContext = 4;
-
-    private final long scratchKeep = Config.bytes(Config.COLL_SCRATCH_KEEP_PROP, Config.COLL_SCRATCH_KEEP_DEFAULT);
-
-    /** Largest collective intermediate buffer kept for the next call ({@code railyard.coll.scratch.keep}). */
-    long scratchKeep() {
-        return scratchKeep;
-    }
 
     private Engine(Bootstrap bootstrap) {
         // the processors this process may use, counted before the binding below narrows them to one
@@ -92,13 +86,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
         // an empty message has nothing to read; with more ranks than processors reads pay from a smaller size
         long remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP,
                 size > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
-        int[] all = new int[size];
-        for (int i = 0; i < size; i++) {
-            all[i] = i;
-        }
-        this.world = new CommState(0, all, size, rank, "WORLD");
-        this.self = new CommState(2, new int[] {rank}, size, rank, "SELF");
-        this.collectives = new Collectives(this);
+        this.collectives = new Collectives(new CollPort(this));
+        this.communicators = new Communicators(new CommPort(this, collectives), size, rank);
         // with at least as many ranks as processors a waiter yields at once instead of spinning: the
         // rank it waits for, or that rank's agent, compiler or collector, needs the processor
         boolean oversubscribed = size >= processors;
@@ -153,11 +142,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
     }
 
     public CommState world() {
-        return world;
+        return communicators.world();
     }
 
     public CommState self() {
-        return self;
+        return communicators.self();
     }
 
     public String nodeName() {
@@ -165,7 +154,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
     }
 
     /** The job's identity, as the bootstrap gives it. */
-    String jobId() {
+    public String jobId() {
         return bootstrap.jobId();
     }
 
@@ -446,114 +435,19 @@ public final class Engine implements FrameSink, Transfer.Owner {
 
     // ================================================================== collectives and communicators
 
-    public void barrier(CommState c) {
-        checkComm(c);
-        collectives.barrier(c);
-    }
-
-    public void bcast(CommState c, Object buf, Kind k, int off, int count, int root) {
-        checkComm(c);
-        checkRoot(c, root);
-        checkBuffer(buf, k, off, count);
-        collectives.bcast(c, buf, k, off, count, root);
-    }
-
-    public void reduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op, int root) {
-        checkComm(c);
-        checkRoot(c, root);
-        checkBuffer(sbuf, k, soff, count);
-        if (c.rank == root) {
-            checkBuffer(rbuf, k, roff, count);
-        }
-        collectives.reduce(c, sbuf, soff, rbuf, roff, count, k, op, root);
-    }
-
-    public void allreduce(CommState c, Object sbuf, int soff, Object rbuf, int roff, int count, Kind k, Reduction op) {
-        checkComm(c);
-        checkBuffer(sbuf, k, soff, count);
-        checkBuffer(rbuf, k, roff, count);
-        collectives.allreduce(c, sbuf, soff, rbuf, roff, count, k, op);
-    }
-
-    private static void checkRoot(CommState c, int root) {
-        if (root < 0 || root >= c.size()) {
-            throw new RailyardException(ErrorClass.RANK, "root rank " + root + " is out of range [0, " + c.size()
-                    + ") for communicator " + c.name());
-        }
-    }
-
     /** The collective algorithms, blocking and not, and the schedules under way. */
     public Collectives collectives() {
         return collectives;
     }
 
+    /** WORLD, SELF and the making and freeing of communicators. */
+    public Communicators communicators() {
+        return communicators;
+    }
+
     /** The progress lock; held by whoever advances transfers and collective schedules. */
     ReentrantLock progressLock() {
         return progress.lock();
-    }
-
-    /** The lowest context id this process has not used; the proposal for a context agreement. */
-    int freeContext() {
-        return nextContext;
-    }
-
-    /** Records that contexts below {@code end} are taken (agreed by a collective elsewhere). */
-    void contextsUsed(int end) {
-        nextContext = Math.max(nextContext, end);
-    }
-
-    /** Collective over {@code c}: agrees on a context id no member uses yet. */
-    private int agreeContext(CommState c) {
-        long[] mine = {nextContext};
-        long[] max = new long[1];
-        collectives.allreduce(c, mine, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
-        int ctx = (int) max[0];
-        nextContext = ctx + 2;
-        return ctx;
-    }
-
-    public CommState dup(CommState c) {
-        checkComm(c);
-        int ctx = agreeContext(c);
-        return new CommState(ctx, c.worldRanks.clone(), size, rank, c.name() + ".dup" + (++c.children));
-    }
-
-    public CommState split(CommState c, int color, int key) {
-        checkComm(c);
-        if (color < 0 && color != UNDEFINED) {
-            throw new RailyardException(ErrorClass.ARG, "color " + color + " must be non-negative or UNDEFINED");
-        }
-        int n = c.size();
-        long[] mine = new long[2 * n];
-        mine[2 * c.rank] = color;
-        mine[2 * c.rank + 1] = key;
-        long[] all = new long[2 * n];
-        collectives.allreduce(c, mine, 0, all, 0, 2 * n, Kind.LONG, Reduction.SUM);
-        int ctx = agreeContext(c);
-        int child = ++c.children;
-        if (color == UNDEFINED) {
-            return null;
-        }
-        List<int[]> members = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            if (all[2 * r] == color) {
-                members.add(new int[] {(int) all[2 * r + 1], r});
-            }
-        }
-        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
-        int[] group = new int[members.size()];
-        for (int i = 0; i < group.length; i++) {
-            group[i] = c.worldRanks[members.get(i)[1]];
-        }
-        return new CommState(ctx, group, size, rank, c.name() + ".split" + child + "(" + color + ")");
-    }
-
-    public void free(CommState c) {
-        if (c == world || c == self) {
-            throw new RailyardException(ErrorClass.COMM, "communicator " + c.name() + " cannot be freed");
-        }
-        c.freed = true;
-        collectives.release(c);
     }
 
     // ================================================================== choices, shutdown

@@ -3,6 +3,7 @@ package org.railyard.engine;
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -25,8 +26,6 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         void completed(Transfer t);
     }
 
-    /** The engine, for a collective schedule; null for a point-to-point transfer. */
-    final Engine engine;
     private final Owner owner;
     /** The id that crosses the wire in RTS, CTS and DATA frames (see {@code p2p.TransferTable}). */
     public long id;
@@ -48,15 +47,8 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
     public int statusTag = -1;
     public long statusBytes;
 
-    /** A collective schedule of {@code engine}. */
-    protected Transfer(Engine engine) {
-        this.engine = engine;
-        this.owner = engine;
-    }
-
-    /** A point-to-point transfer of {@code owner}. */
+    /** A transfer of {@code owner}: a point-to-point one of the engine's table, or a collective schedule. */
     protected Transfer(Owner owner) {
-        this.engine = null;
         this.owner = owner;
     }
 
@@ -85,6 +77,11 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
     /** True once complete, failed or cancelled. */
     public final boolean isDone() {
         return state != PENDING;
+    }
+
+    /** True once complete without failure or cancellation. */
+    public final boolean succeeded() {
+        return state == DONE;
     }
 
     public final boolean isCancelled() {

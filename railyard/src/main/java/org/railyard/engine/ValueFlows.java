@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.LongMap;

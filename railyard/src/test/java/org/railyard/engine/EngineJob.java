@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.engine.comm.CommState;
+
 /** {@link InMemoryJob} for tests of the API floor (package {@code org.railyard}), which build their Comm on each engine. */
 public final class EngineJob {
     /** What each rank runs, on its own engine. */

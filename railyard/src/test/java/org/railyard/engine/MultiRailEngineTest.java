@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
+import org.railyard.engine.comm.CommState;
 import org.railyard.stats.RailStats;
 import org.railyard.stats.Stats;
 import org.railyard.testkit.Await;

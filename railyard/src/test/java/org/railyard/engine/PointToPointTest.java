@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.railyard.error.ErrorClass;
-import org.railyard.error.RailyardException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.coll.Reduction;
+import org.railyard.engine.comm.CommState;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 
 /**
  * MPI point-to-point semantics, on engines that talk over real shared memory and real loopback
@@ -293,7 +295,7 @@ class PointToPointTest {
                     .hasMessageContaining("datatype INT does not match a buffer of type byte[]");
             assertThatThrownBy(() -> e.send(w, "text", Kind.BYTE, 0, 1, 1, 0, STD))
                     .hasMessageContaining("java.lang.String is not supported");
-            assertThatThrownBy(() -> e.bcast(w, b, Kind.BYTE, 0, 1, 3))
+            assertThatThrownBy(() -> e.collectives().bcast(w, b, Kind.BYTE, 0, 1, 3))
                     .hasMessage("root rank 3 is out of range [0, 2) for communicator WORLD");
             // the progress thread (or another caller's wait) may move a message's bytes: a segment
             // only its owner may touch is refused at the call, not failed from another thread later

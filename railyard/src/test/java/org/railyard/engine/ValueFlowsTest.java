@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.channel.VirtualChannel;
+import org.railyard.engine.comm.CommState;
 import org.railyard.stack.Scheme;
 import org.railyard.stack.SeededFaults;
 import org.railyard.stack.Stack;

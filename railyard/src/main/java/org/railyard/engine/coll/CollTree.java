@@ -1,4 +1,6 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
 
 /**
  * Rooted and tree-shaped schedules: the dissemination barrier, binomial broadcast and the
@@ -57,8 +59,7 @@ final class CollTree {
                 if (p == 2) {
                     // one sender, one receiver and nothing else to do: through the channel the two
                     // copies overlap on two processors, where a read of the root's memory by the
-                    // other leaves the root idle (np 2, native buffers, 1 MiB: 39.4-58.1 us through
-                    // the ring against 92.0-134.1 read, six alternating pairs, bench/RESULTS.md)
+                    // other leaves the root idle (figures: bench/results/coll-thresholds.md)
                     s.sendCopied(buf, k, off, count, t.rank((rel + m + root) % p));
                 } else {
                     s.send(buf, k, off, count, t.rank((rel + m + root) % p));

@@ -1,9 +1,11 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CommState;
 
 /**
  * Where a communicator's members run, and the node-aware two-level algorithms built on it. Nodes
@@ -40,8 +42,8 @@ final class CollNodes {
         }
     }
 
-    /** The layout of {@code c}'s group from the address cards (engine's {@link Engine#nodeOf}). */
-    static CollNodes of(Engine e, CommState c) {
+    /** The layout of {@code c}'s group from the address cards ({@link CollServices#nodeOf}). */
+    static CollNodes of(CollServices e, CommState c) {
         String[] ids = new String[c.size()];
         for (int r = 0; r < ids.length; r++) {
             ids[r] = e.nodeOf(c.worldRanks[r]);

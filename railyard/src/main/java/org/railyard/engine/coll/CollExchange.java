@@ -1,4 +1,8 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CartTopology;
+import org.railyard.engine.comm.Topology;
 
 /**
  * Personalised exchanges: alltoall by Bruck's algorithm, by posting everything at once, or by
@@ -134,7 +138,7 @@ final class CollExchange {
      * to neighbour j, and block j of the receive buffer ({@code rcounts[j]} elements of
      * {@code rks[j]} at {@code roff + rdispls[j]}) comes from neighbour j. The allgather forms pass
      * the same send block (displacement 0) for every neighbour. An empty block moves nothing.
-     * {@link Engine#PROC_NULL} holes (the edges of a non-periodic grid) move nothing and leave
+     * {@link CommState#PROC_NULL} holes (the edges of a non-periodic grid) move nothing and leave
      * their block untouched. On a Cartesian topology the message to neighbour j is tagged with the
      * index the receiver knows the sender by ({@code j ^ 1}: my "+1" neighbour sees me as its
      * "-1"), so two links to one process (a periodic dimension of size 1 or 2) cannot cross; on a

@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,8 +6,8 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
- * The placements the reorder of createCart and createGraph chooses ({@link Communicators#cartOrder},
- * {@link Communicators#graphOrder}), without processes.
+ * The placements the reorder of createCart and createGraph chooses ({@link Placement#cartOrder},
+ * {@link Placement#graphOrder}), without processes.
  */
 class CartOrderTest {
     @Test
@@ -17,7 +17,7 @@ class CartOrderTest {
         for (int r = 0; r < 12; r++) {
             cyclic[r] = r % 3;
         }
-        int[] order = Communicators.cartOrder(ring, cyclic);
+        int[] order = Placement.cartOrder(ring, cyclic);
         assertThat(order).containsExactly(0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11);
         assertThat(cut(ring, cyclic, order)).isEqualTo(6);
         assertThat(cut(ring, cyclic, null)).isEqualTo(24);
@@ -27,16 +27,16 @@ class CartOrderTest {
     void aPlacementAlreadyAsGoodAsAnyIsKept() {
         // rows of two dealt in turn: each node holds one column, only the row links cross
         CartTopology t = new CartTopology(new int[] {3, 2}, new boolean[] {true, false});
-        assertThat(Communicators.cartOrder(t, new int[] {0, 1, 0, 1, 0, 1})).isNull();
+        assertThat(Placement.cartOrder(t, new int[] {0, 1, 0, 1, 0, 1})).isNull();
         // nodes holding consecutive ranks: row-major slabs already
         CartTopology grid = new CartTopology(new int[] {4, 4}, new boolean[] {true, true});
         int[] blocks = new int[16];
         for (int r = 0; r < 16; r++) {
             blocks[r] = r / 4;
         }
-        assertThat(Communicators.cartOrder(grid, blocks)).isNull();
+        assertThat(Placement.cartOrder(grid, blocks)).isNull();
         // one node
-        assertThat(Communicators.cartOrder(grid, new int[16])).isNull();
+        assertThat(Placement.cartOrder(grid, new int[16])).isNull();
     }
 
     @Test
@@ -47,7 +47,7 @@ class CartOrderTest {
         for (int r = 0; r < 32; r++) {
             cyclic[r] = r % 4;
         }
-        int[] order = Communicators.cartOrder(grid, cyclic);
+        int[] order = Placement.cartOrder(grid, cyclic);
         assertThat(order).isNotNull();
         for (int row = 0; row < 4; row++) {
             for (int col = 0; col < 8; col++) {
@@ -64,7 +64,7 @@ class CartOrderTest {
         // 3 processes on node 1, 5 on node 0, 4 on node 2, scattered
         int[] nodeOf = {1, 0, 2, 0, 1, 2, 0, 2, 0, 1, 2, 0};
         CartTopology t = new CartTopology(new int[] {3, 4}, new boolean[] {false, true});
-        int[] order = Communicators.cartOrder(t, nodeOf);
+        int[] order = Placement.cartOrder(t, nodeOf);
         assertThat(order).isNotNull();
         int[] sorted = order.clone();
         Arrays.sort(sorted);
@@ -84,16 +84,16 @@ class CartOrderTest {
         }
         GraphTopology ring = new GraphTopology(index, edges);
         int[] cyclic = {0, 1, 0, 1, 0, 1, 0, 1};
-        assertThat(Communicators.graphOrder(ring, cyclic)).containsExactly(0, 2, 4, 6, 1, 3, 5, 7);
+        assertThat(Placement.graphOrder(ring, cyclic)).containsExactly(0, 2, 4, 6, 1, 3, 5, 7);
         // already node by node: kept
-        assertThat(Communicators.graphOrder(ring, new int[] {0, 0, 0, 0, 1, 1, 1, 1})).isNull();
+        assertThat(Placement.graphOrder(ring, new int[] {0, 0, 0, 0, 1, 1, 1, 1})).isNull();
     }
 
     @Test
     void aGraphNoOrderHelpsIsKept() {
         // a star: whatever the order, every vertex of the other node has its edge to the centre cut
         GraphTopology star = new GraphTopology(new int[] {5, 6, 7, 8, 9, 10}, new int[] {1, 2, 3, 4, 5, 0, 0, 0, 0, 0});
-        assertThat(Communicators.graphOrder(star, new int[] {0, 1, 0, 1, 0, 1})).isNull();
+        assertThat(Placement.graphOrder(star, new int[] {0, 1, 0, 1, 0, 1})).isNull();
     }
 
     /** Links between neighbours on different nodes, counted here independently of the code under test. */

@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
 
 import java.util.Arrays;
 import org.railyard.error.ErrorClass;
@@ -18,34 +18,36 @@ import org.railyard.error.RailyardException;
  * the local group ({@link #localView()}, contexts {@code context + 2} and {@code + 3}).
  */
 public final class CommState {
-    final int context;
-    /** The group point-to-point ranks name: this communicator's group, or an intercommunicator's remote group. */
-    final int[] worldRanks;
-    final int rank;
+    /** A rank that names no process: sends to it and receives from it complete at once, empty. */
+    public static final int PROC_NULL = -2;
+    /** The color of a split that joins no new communicator; the rank of a process outside a topology. */
+    public static final int UNDEFINED = -32766;
+
+    // read on every message by the engine and the collectives, hence fields; never written after construction
+    /** Context id of point-to-point traffic; the collectives use {@code context + 1}. */
+    public final int context;
+    /** The group point-to-point ranks name: this communicator's group, or an intercommunicator's remote group. Never modified. */
+    public final int[] worldRanks;
+    /** This process's rank in its (local) group. */
+    public final int rank;
     private final int[] localOf;
     private final String name;
     private final int[] localGroup;
     private final CommState localView;
-    volatile boolean freed;
-    int children;
-    /** Number of collectives started on this communicator; their tags derive from it (see CollSchedule). */
-    int collSeq;
-    /** The whole communicator as a collective team (immutable; made at the first collective). */
-    CollTeam team;
-    /** Where the members run, for the node-aware algorithms; computed at the first collective that asks. */
-    CollNodes nodes;
-    /** The shared segment of the blocking collectives when all members run on one node ({@link CollShm}), or null. */
-    CollShm shm;
-    /** The shared segment could not be set up (or was released): the point-to-point algorithms run. */
-    boolean shmRefused;
-    /** The shared segment is being set up: the collectives that set it up must not ask for it. */
-    boolean shmSetup;
-    /** Per (collective, size class): the algorithm last written to the choice log. */
-    String[] logged;
+    private volatile boolean freed;
+    /** Number of communicators derived from this one; names them. */
+    private int children;
+    /** Number of collectives started on this communicator; their tags derive from it ({@link #nextCollectiveTag}). */
+    private int collSeq;
+    /**
+     * What the collectives keep per communicator (its teams, node layout, shared segment, choice
+     * log), owned by {@code engine.coll}; opaque here so that this package does not depend on it.
+     */
+    public Object collState;
     /** Cartesian or graph topology, or null. */
     volatile Topology topology;
 
-    CommState(int context, int[] worldRanks, int worldSize, int myWorldRank, String name) {
+    public CommState(int context, int[] worldRanks, int worldSize, int myWorldRank, String name) {
         this(context, worldRanks, null, worldSize, myWorldRank, name);
     }
 
@@ -54,7 +56,7 @@ public final class CommState {
      * {@code remoteGroup}; it takes contexts {@code context} to {@code context + 3}. With a null
      * {@code remoteGroup}, an intracommunicator over {@code localGroup}.
      */
-    CommState(int context, int[] localGroup, int[] remoteGroup, int worldSize, int myWorldRank, String name) {
+    public CommState(int context, int[] localGroup, int[] remoteGroup, int worldSize, int myWorldRank, String name) {
         this.context = context;
         this.worldRanks = remoteGroup == null ? localGroup : remoteGroup;
         this.localOf = new int[worldSize];
@@ -136,7 +138,26 @@ public final class CommState {
         return worldRanks.clone();
     }
 
-    void checkUsable() {
+    /**
+     * The tag base of the next collective on this communicator: the collective sequence number
+     * shifted left by 8, so collectives outstanding at once (which all members start in the same
+     * order) never match each other's messages; the low 8 bits are the algorithm's sub-tags.
+     */
+    public int nextCollectiveTag() {
+        return (collSeq++ & 0x3F_FFFF) << 8;
+    }
+
+    /** Marks it freed: every later use fails with a COMM error. */
+    public void markFreed() {
+        freed = true;
+    }
+
+    /** The number of the next communicator derived from this one (it names that child). */
+    public int nextChild() {
+        return ++children;
+    }
+
+    public void checkUsable() {
         if (freed) {
             throw new RailyardException(ErrorClass.COMM, "communicator " + name + " was freed");
         }

@@ -1,31 +1,116 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import org.railyard.engine.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
 /**
- * Making communicators beyond dup and split: from a group, with a Cartesian or graph topology,
- * Cartesian sub-grids, and intercommunicators (create from two intracommunicators, merge, dup).
+ * The communicators of this process: WORLD and SELF, and every way of making more (dup, split,
+ * split by node, from a group, with a Cartesian or graph topology, Cartesian sub-grids,
+ * intercommunicators: create from two intracommunicators, merge, dup) and of freeing one.
  * Every call is collective over the communicator it starts from, and agrees on fresh context ids
- * the way {@link Engine#dup} does: an allreduce (MAX) of every member's lowest unused id.
+ * by an allreduce (MAX) of every member's lowest unused id.
  */
 public final class Communicators {
-    private Communicators() {
+    private final CommServices services;
+    private final int worldSize;
+    private final int worldRank;
+    private final CommState world;
+    private final CommState self;
+    /** The lowest context id this process has not used: its proposal when the members agree on one. */
+    private int nextContext = 4;
+
+    /** The communicators of world rank {@code worldRank} of {@code worldSize}; WORLD takes contexts 0-1, SELF 2-3. */
+    public Communicators(CommServices services, int worldSize, int worldRank) {
+        this.services = services;
+        this.worldSize = worldSize;
+        this.worldRank = worldRank;
+        int[] all = new int[worldSize];
+        for (int i = 0; i < worldSize; i++) {
+            all[i] = i;
+        }
+        this.world = new CommState(0, all, worldSize, worldRank, "WORLD");
+        this.self = new CommState(2, new int[] {worldRank}, worldSize, worldRank, "SELF");
+    }
+
+    public CommState world() {
+        return world;
+    }
+
+    public CommState self() {
+        return self;
     }
 
     /** Collective over intracommunicator {@code c}: {@code n} consecutive context ids no member uses. */
-    private static int agree(Engine e, CommState c, int n) {
-        long[] mine = {e.freeContext()};
+    private int agree(CommState c, int n) {
+        long[] mine = {nextContext};
         long[] max = new long[1];
-        e.collectives().allreduce(c, mine, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
+        services.allreduce(c, mine, max, 1, CommServices.Fold.MAX);
         int ctx = (int) max[0];
-        e.contextsUsed(ctx + n);
+        contextsUsed(ctx + n);
         return ctx;
     }
 
-    private static void intra(Engine e, CommState c, String what) {
-        e.checkComm(c);
+    /** Records that contexts below {@code end} are taken (agreed by a collective elsewhere). */
+    private void contextsUsed(int end) {
+        nextContext = Math.max(nextContext, end);
+    }
+
+    /** Collective over intracommunicator {@code c}: a copy with fresh contexts (no topology). */
+    private CommState plainDup(CommState c) {
+        services.checkComm(c);
+        int ctx = agree(c, 2);
+        return new CommState(ctx, c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
+    }
+
+    /**
+     * Collective over {@code c}: one communicator per {@code color} (non-negative), its members
+     * ordered by {@code key} then by rank in {@code c}; members passing {@link CommState#UNDEFINED} get null.
+     */
+    public CommState split(CommState c, int color, int key) {
+        services.checkComm(c);
+        if (color < 0 && color != CommState.UNDEFINED) {
+            throw new RailyardException(ErrorClass.ARG, "color " + color + " must be non-negative or UNDEFINED");
+        }
+        int n = c.size();
+        long[] mine = new long[2 * n];
+        mine[2 * c.rank] = color;
+        mine[2 * c.rank + 1] = key;
+        long[] all = new long[2 * n];
+        services.allreduce(c, mine, all, 2 * n, CommServices.Fold.SUM);
+        int ctx = agree(c, 2);
+        int child = c.nextChild();
+        if (color == CommState.UNDEFINED) {
+            return null;
+        }
+        List<int[]> members = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (all[2 * r] == color) {
+                members.add(new int[] {(int) all[2 * r + 1], r});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        int[] group = new int[members.size()];
+        for (int i = 0; i < group.length; i++) {
+            group[i] = c.worldRanks[members.get(i)[1]];
+        }
+        return new CommState(ctx, group, worldSize, worldRank, c.name() + ".split" + child + "(" + color + ")");
+    }
+
+    /** Frees {@code c}: every later use fails; WORLD and SELF cannot be freed. */
+    public void free(CommState c) {
+        if (c == world || c == self) {
+            throw new RailyardException(ErrorClass.COMM, "communicator " + c.name() + " cannot be freed");
+        }
+        c.markFreed();
+        services.freed(c);
+    }
+
+    private void intra(CommState c, String what) {
+        services.checkComm(c);
         if (c.isInter()) {
             throw new RailyardException(ErrorClass.COMM, what + " needs an intracommunicator; " + c.name() + " is an intercommunicator");
         }
@@ -36,11 +121,11 @@ public final class Communicators {
      * {@code c}, in the new rank order; every member of {@code c} passes the same group). Members
      * outside the group get null.
      */
-    public static CommState create(Engine e, CommState c, int[] group) {
-        intra(e, c, "create");
-        boolean[] seen = new boolean[e.size()];
+    public CommState create(CommState c, int[] group) {
+        intra(c, "create");
+        boolean[] seen = new boolean[worldSize];
         for (int w : group) {
-            if (w < 0 || w >= e.size() || c.localRank(w) < 0) {
+            if (w < 0 || w >= worldSize || c.localRank(w) < 0) {
                 throw new RailyardException(ErrorClass.RANK, "world rank " + w + " of the group is not a member of " + c.name());
             }
             if (seen[w]) {
@@ -48,9 +133,9 @@ public final class Communicators {
             }
             seen[w] = true;
         }
-        int ctx = agree(e, c, 2);
-        int child = ++c.children;
-        return seen[e.rank()] ? new CommState(ctx, group.clone(), e.size(), e.rank(), c.name() + ".create" + child) : null;
+        int ctx = agree(c, 2);
+        int child = c.nextChild();
+        return seen[worldRank] ? new CommState(ctx, group.clone(), worldSize, worldRank, c.name() + ".create" + child) : null;
     }
 
     /**
@@ -59,53 +144,53 @@ public final class Communicators {
      * {@code MPI_Comm_split_type} with {@code MPI_COMM_TYPE_SHARED}). Nodes are told apart as
      * the shared-memory transport tells them (host name and boot id, or {@code railyard.node}).
      */
-    public static CommState splitShared(Engine e, CommState c, int key) {
-        intra(e, c, "split by node");
-        return e.split(c, e.collectives().nodes(c).nodeOf[c.rank], key);
+    public CommState splitShared(CommState c, int key) {
+        intra(c, "split by node");
+        return split(c, services.nodeOf(c)[c.rank], key);
     }
 
     /**
      * Collective over {@code c}: a communicator with a Cartesian topology over the first
      * {@code prod(dims)} ranks of {@code c}; the others get null. Without {@code reorder} they keep
      * their order. With it, when those processes run on several nodes, they may be placed anew
-     * ({@link #cartOrder}) so that fewer grid neighbours sit on different nodes; the choice log
+     * ({@link Placement#cartOrder}) so that fewer grid neighbours sit on different nodes; the choice log
      * says when that happens.
      */
-    public static CommState cart(Engine e, CommState c, int[] dims, boolean[] periods, boolean reorder) {
-        intra(e, c, "cart create");
+    public CommState cart(CommState c, int[] dims, boolean[] periods, boolean reorder) {
+        intra(c, "cart create");
         CartTopology topo = new CartTopology(dims, periods);
-        int[] order = reorder && topo.size() <= c.size() ? reordered(e, c, topo, "cart " + Arrays.toString(dims)) : null;
-        return withTopology(e, c, topo, "cart", order);
+        int[] order = reorder && topo.size() <= c.size() ? reordered(c, topo, "cart " + Arrays.toString(dims)) : null;
+        return withTopology(c, topo, "cart", order);
     }
 
     /** The placement reorder chooses for {@code topo} on {@code c} (logged), or null to keep the ranks' order. */
-    private static int[] reordered(Engine e, CommState c, Topology topo, String what) {
-        int[] order = placement(e, c, topo);
+    private int[] reordered(CommState c, Topology topo, String what) {
+        int[] order = placement(c, topo);
         if (order != null) {
-            e.choice("rank " + e.rank() + ": " + what + " on " + c.name() + ": ranks reordered by node ("
-                    + e.collectives().nodes(c).count + " nodes; rank i of the topology is rank order[i] of " + c.name()
+            services.choice("rank " + worldRank + ": " + what + " on " + c.name() + ": ranks reordered by node ("
+                    + services.nodeCount(c) + " nodes; rank i of the topology is rank order[i] of " + c.name()
                     + "): order " + (order.length <= 64 ? Arrays.toString(order)
                             : Arrays.toString(Arrays.copyOf(order, 64)).replace("]", ", ...]")));
         }
         return order;
     }
 
-    /** The layout of {@code topo} over {@code c}'s nodes ({@link #cartOrder}, {@link #graphOrder}), or null to keep the ranks' order. */
-    private static int[] placement(Engine e, CommState c, Topology topo) {
-        CollNodes nodes = e.collectives().nodes(c);
-        if (nodes.count < 2) {
+    /** The layout of {@code topo} over {@code c}'s nodes ({@link Placement#cartOrder}, {@link Placement#graphOrder}), or null to keep the ranks' order. */
+    private int[] placement(CommState c, Topology topo) {
+        if (services.nodeCount(c) < 2) {
             return null;
         }
-        return topo instanceof CartTopology cart ? cartOrder(cart, nodes.nodeOf) : graphOrder(topo, nodes.nodeOf);
+        int[] nodeOf = services.nodeOf(c);
+        return topo instanceof CartTopology cart ? Placement.cartOrder(cart, nodeOf) : Placement.graphOrder(topo, nodeOf);
     }
 
-    /** This process's rank in the topology reorder would make of {@code c}, or {@link Engine#UNDEFINED} if it has none. */
-    private static int mapped(Engine e, CommState c, Topology topo, String kind) {
+    /** This process's rank in the topology reorder would make of {@code c}, or {@link CommState#UNDEFINED} if it has none. */
+    private int mapped(CommState c, Topology topo, String kind) {
         checkFits(c, topo, kind);
         if (c.rank >= topo.size()) {
-            return Engine.UNDEFINED;
+            return CommState.UNDEFINED;
         }
-        int[] order = placement(e, c, topo);
+        int[] order = placement(c, topo);
         if (order != null) {
             for (int i = 0; i < order.length; i++) {
                 if (order[i] == c.rank) {
@@ -116,102 +201,10 @@ public final class Communicators {
         return c.rank;
     }
 
-    /** This process's rank in {@code cart(e, c, dims, periods, true)}, or {@link Engine#UNDEFINED} if it has none. */
-    public static int cartMap(Engine e, CommState c, int[] dims, boolean[] periods) {
-        intra(e, c, "cart map");
-        return mapped(e, c, new CartTopology(dims, periods), "cart");
-    }
-
-    /**
-     * A placement of the first {@code t.size()} ranks on the grid (entry i: the rank that takes
-     * cart rank i) with fewer neighbour links between nodes ({@code nodeOf}: node index of each
-     * rank) than their own order has, or null when none of the candidates does better. The
-     * candidates take the ranks node by node (in rank order within a node) and lay them along
-     * the grid with one dimension outermost, so that each node fills slabs across that
-     * dimension; one candidate per dimension, each scored by counting the links it cuts. With
-     * ranks dealt to the nodes in turn (a cyclic placement) their own order may cut every link of
-     * a dimension, where slabs cut only their boundaries.
-     */
-    static int[] cartOrder(CartTopology t, int[] nodeOf) {
-        int n = t.size();
-        int[] byNode = byNode(nodeOf, n);
-        int[] dims = t.dims();
-        int[] best = null;
-        long bestCut = cutLinks(t, nodeOf, null);
-        for (int outer = 0; outer < dims.length; outer++) {
-            // cells counted with dimension outer slowest, the others in their order
-            int[] loop = new int[dims.length];
-            loop[0] = outer;
-            for (int d = 0, k = 1; d < dims.length; d++) {
-                if (d != outer) {
-                    loop[k++] = d;
-                }
-            }
-            int[] order = new int[n];
-            int[] cell = new int[dims.length];
-            for (int i = 0; i < n; i++) {
-                order[t.rank(cell)] = byNode[i];
-                for (int k = dims.length - 1; k >= 0; k--) {
-                    int d = loop[k];
-                    if (++cell[d] < dims[d]) {
-                        break;
-                    }
-                    cell[d] = 0;
-                }
-            }
-            long cut = cutLinks(t, nodeOf, order);
-            if (cut < bestCut) {
-                bestCut = cut;
-                best = order;
-            }
-        }
-        return best;
-    }
-
-    /**
-     * A placement of the first {@code t.size()} ranks on the vertices of a graph (entry i: the rank
-     * that takes vertex i): the ranks node by node, so each node holds a run of consecutive
-     * vertices, if that cuts fewer edges between nodes than their own order; else null. Graphs
-     * numbered with some locality (rings, meshes, trees in breadth-first order) keep most edges
-     * inside a node that way.
-     */
-    static int[] graphOrder(Topology t, int[] nodeOf) {
-        int[] order = byNode(nodeOf, t.size());
-        return cutLinks(t, nodeOf, order) < cutLinks(t, nodeOf, null) ? order : null;
-    }
-
-    /** The first {@code n} ranks ordered by node index ({@code nodeOf}), then by rank. */
-    private static int[] byNode(int[] nodeOf, int n) {
-        int nodes = 0;
-        for (int r = 0; r < n; r++) {
-            nodes = Math.max(nodes, nodeOf[r] + 1);
-        }
-        int[] start = new int[nodes + 1];
-        for (int r = 0; r < n; r++) {
-            start[nodeOf[r] + 1]++;
-        }
-        for (int i = 0; i < nodes; i++) {
-            start[i + 1] += start[i];
-        }
-        int[] order = new int[n];
-        for (int r = 0; r < n; r++) {
-            order[start[nodeOf[r]]++] = r;
-        }
-        return order;
-    }
-
-    /** Links between neighbours (each way, as {@code neighbours} lists them) whose ranks run on different nodes. */
-    private static long cutLinks(Topology t, int[] nodeOf, int[] order) {
-        long cut = 0;
-        for (int r = 0; r < t.size(); r++) {
-            int here = nodeOf[order == null ? r : order[r]];
-            for (int nb : t.neighbours(r)) {
-                if (nb >= 0 && nodeOf[order == null ? nb : order[nb]] != here) {
-                    cut++;
-                }
-            }
-        }
-        return cut;
+    /** This process's rank in {@code cart(c, dims, periods, true)}, or {@link CommState#UNDEFINED} if it has none. */
+    public int cartMap(CommState c, int[] dims, boolean[] periods) {
+        intra(c, "cart map");
+        return mapped(c, new CartTopology(dims, periods), "cart");
     }
 
     /**
@@ -219,20 +212,20 @@ public final class Communicators {
      * {@code index.length} ranks; the others get null. Without {@code reorder} they keep their
      * order. With it, when they run on several nodes, the ranks taken node by node (node i's
      * processes holding a run of consecutive vertices) replace their order if that cuts fewer
-     * edges between nodes ({@link #graphOrder}); the choice log says when.
+     * edges between nodes ({@link Placement#graphOrder}); the choice log says when.
      */
-    public static CommState graph(Engine e, CommState c, int[] index, int[] edges, boolean reorder) {
-        intra(e, c, "graph create");
+    public CommState graph(CommState c, int[] index, int[] edges, boolean reorder) {
+        intra(c, "graph create");
         GraphTopology topo = new GraphTopology(index, edges);
-        int[] order = reorder && topo.size() <= c.size() ? reordered(e, c, topo, "graph of " + topo.size() + " vertices")
+        int[] order = reorder && topo.size() <= c.size() ? reordered(c, topo, "graph of " + topo.size() + " vertices")
                 : null;
-        return withTopology(e, c, topo, "graph", order);
+        return withTopology(c, topo, "graph", order);
     }
 
-    /** This process's rank in {@code graph(e, c, index, edges, true)}, or {@link Engine#UNDEFINED} if it has none. */
-    public static int graphMap(Engine e, CommState c, int[] index, int[] edges) {
-        intra(e, c, "graph map");
-        return mapped(e, c, new GraphTopology(index, edges), "graph");
+    /** This process's rank in {@code graph(c, index, edges, true)}, or {@link CommState#UNDEFINED} if it has none. */
+    public int graphMap(CommState c, int[] index, int[] edges) {
+        intra(c, "graph map");
+        return mapped(c, new GraphTopology(index, edges), "graph");
     }
 
     /**
@@ -242,8 +235,8 @@ public final class Communicators {
      * counts its peers announce, and if any disagree, all fail with an ARG error naming the first
      * pair found, instead of a neighbourhood collective waiting for a message that never comes.
      */
-    public static CommState distGraph(Engine e, CommState c, int[] sources, int[] destinations, boolean reorder) {
-        intra(e, c, "distributed graph create");
+    public CommState distGraph(CommState c, int[] sources, int[] destinations, boolean reorder) {
+        intra(c, "distributed graph create");
         int n = c.size();
         // a bad rank fails here alike on every process only if all pass bad ones; so the verdict is shared below
         RailyardException local = null;
@@ -261,7 +254,7 @@ public final class Communicators {
             }
         }
         int[] announced = new int[n];
-        e.collectives().alltoall(c, out, 0, 1, Kind.INT, announced, 0, 1, Kind.INT);
+        services.alltoall(c, out, announced);
         String mismatch = null;
         if (topo != null) {
             for (int r : sources) {
@@ -278,7 +271,7 @@ public final class Communicators {
         // the first failing process, if any, tells everyone
         long[] bad = {local != null || mismatch != null ? c.rank : Long.MAX_VALUE};
         long[] first = new long[1];
-        e.collectives().allreduce(c, bad, 0, first, 0, 1, Kind.LONG, Reduction.MIN);
+        services.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
         if (local != null) {
             throw local;
         }
@@ -289,7 +282,7 @@ public final class Communicators {
             throw new RailyardException(ErrorClass.ARG, "distributed graph create failed: process " + first[0] + " of "
                     + c.name() + " gave edges that name no process or disagree with its peers");
         }
-        return withTopology(e, c, topo, "distgraph", null);
+        return withTopology(c, topo, "distgraph", null);
     }
 
     /**
@@ -302,9 +295,9 @@ public final class Communicators {
      * neighbourhood collectives. A process with a malformed list fails with its own error, and
      * the others with an ARG error naming it.
      */
-    public static CommState distGraph(Engine e, CommState c, int[] sources, int[] degrees, int[] destinations,
+    public CommState distGraph(CommState c, int[] sources, int[] degrees, int[] destinations,
                                       boolean reorder) {
-        intra(e, c, "distributed graph create");
+        intra(c, "distributed graph create");
         int n = c.size();
         RailyardException local = null;
         try {
@@ -315,7 +308,7 @@ public final class Communicators {
         // the verdict first, so that no process waits in the exchange for one that gave up
         long[] bad = {local != null ? c.rank : Long.MAX_VALUE};
         long[] first = new long[1];
-        e.collectives().allreduce(c, bad, 0, first, 0, 1, Kind.LONG, Reduction.MIN);
+        services.allreduce(c, bad, first, 1, CommServices.Fold.MIN);
         if (local != null) {
             throw local;
         }
@@ -332,7 +325,7 @@ public final class Communicators {
             }
         });
         int[] rcounts = new int[n];
-        e.collectives().alltoall(c, scounts, 0, 1, Kind.INT, rcounts, 0, 1, Kind.INT);
+        services.alltoall(c, scounts, rcounts);
         int[] sdispls = displacements(scounts);
         int[] rdispls = displacements(rcounts);
         int[] send = new int[sdispls[n - 1] + scounts[n - 1]];
@@ -346,7 +339,7 @@ public final class Communicators {
             }
         });
         int[] recv = new int[rdispls[n - 1] + rcounts[n - 1]];
-        e.collectives().alltoallv(c, send, 0, scounts, sdispls, Kind.INT, recv, 0, rcounts, rdispls, Kind.INT);
+        services.alltoallv(c, send, scounts, sdispls, recv, rcounts, rdispls);
         int ins = 0;
         int outs = 0;
         for (int i = 0; i < recv.length; i += 2) {
@@ -366,7 +359,7 @@ public final class Communicators {
                 to[outs++] = recv[i + 1];
             }
         }
-        return withTopology(e, c, new DistGraphTopology(n, c.rank, from, to), "distgraph", null);
+        return withTopology(c, new DistGraphTopology(n, c.rank, from, to), "distgraph", null);
     }
 
     private static void checkEdgeList(int n, int[] sources, int[] degrees, int[] destinations) {
@@ -434,11 +427,11 @@ public final class Communicators {
      * in {@code order} (position i held by rank {@code order[i]} of {@code c}) or, when it is null,
      * in their order.
      */
-    private static CommState withTopology(Engine e, CommState c, Topology topo, String kind, int[] order) {
+    private CommState withTopology(CommState c, Topology topo, String kind, int[] order) {
         int n = topo.size();
         checkFits(c, topo, kind);
-        int ctx = agree(e, c, 2);
-        int child = ++c.children;
+        int ctx = agree(c, 2);
+        int child = c.nextChild();
         if (c.rank >= n) {
             return null;
         }
@@ -446,7 +439,7 @@ public final class Communicators {
         for (int i = 0; i < n; i++) {
             members[i] = c.worldRanks[order == null ? i : order[i]];
         }
-        CommState s = new CommState(ctx, members, e.size(), e.rank(), c.name() + "." + kind + child);
+        CommState s = new CommState(ctx, members, worldSize, worldRank, c.name() + "." + kind + child);
         s.topology = topo;
         return s;
     }
@@ -456,8 +449,8 @@ public final class Communicators {
      * {@code remain}; this process gets the one through its own coordinates, ranked in row-major
      * order of the kept coordinates.
      */
-    public static CommState cartSub(Engine e, CommState c, boolean[] remain) {
-        intra(e, c, "cart sub");
+    public CommState cartSub(CommState c, boolean[] remain) {
+        intra(c, "cart sub");
         if (!(c.topology() instanceof CartTopology cart)) {
             throw new RailyardException(ErrorClass.COMM, c.name() + " has no Cartesian topology");
         }
@@ -487,7 +480,7 @@ public final class Communicators {
                 subPeriods[j++] = periods[d];
             }
         }
-        CommState s = e.split(c, color, key);
+        CommState s = split(c, color, key);
         s.topology = new CartTopology(subDims, subPeriods);
         return s;
     }
@@ -498,32 +491,32 @@ public final class Communicators {
      * in {@code peer}. The leaders ({@code localLeader} in each group) exchange their groups and
      * context proposals over {@code peer} with {@code tag}; each broadcasts what it learnt.
      */
-    public static CommState intercommCreate(Engine e, CommState local, int localLeader, CommState peer, int remoteLeader,
+    public CommState intercommCreate(CommState local, int localLeader, CommState peer, int remoteLeader,
                                             int tag) {
-        intra(e, local, "intercomm create");
+        intra(local, "intercomm create");
         if (localLeader < 0 || localLeader >= local.size()) {
             throw new RailyardException(ErrorClass.RANK, "local leader " + localLeader + " is out of range [0, "
                     + local.size() + ") for " + local.name());
         }
-        long[] proposal = {e.freeContext()};
+        long[] proposal = {nextContext};
         long[] localMax = new long[1];
-        e.collectives().allreduce(local, proposal, 0, localMax, 0, 1, Kind.LONG, Reduction.MAX);
+        services.allreduce(local, proposal, localMax, 1, CommServices.Fold.MAX);
         long[] agreed = new long[2];
         int[] remote;
         if (local.rank == localLeader) {
             long[] mine = {localMax[0], local.size()};
             long[] theirs = new long[2];
-            exchange(e, peer, mine, theirs, Kind.LONG, 2, 2, remoteLeader, tag);
+            exchange(peer, mine, theirs, Kind.LONG, 2, 2, remoteLeader, tag);
             remote = new int[(int) theirs[1]];
-            exchange(e, peer, local.worldRanks, remote, Kind.INT, local.size(), remote.length, remoteLeader, tag);
+            exchange(peer, local.worldRanks, remote, Kind.INT, local.size(), remote.length, remoteLeader, tag);
             agreed[0] = Math.max(localMax[0], theirs[0]);
             agreed[1] = remote.length;
-            e.collectives().bcast(local, agreed, Kind.LONG, 0, 2, localLeader);
+            services.bcast(local, agreed, Kind.LONG, 2, localLeader);
         } else {
-            e.collectives().bcast(local, agreed, Kind.LONG, 0, 2, localLeader);
+            services.bcast(local, agreed, Kind.LONG, 2, localLeader);
             remote = new int[(int) agreed[1]];
         }
-        e.collectives().bcast(local, remote, Kind.INT, 0, remote.length, localLeader);
+        services.bcast(local, remote, Kind.INT, remote.length, localLeader);
         for (int w : remote) {
             if (local.localRank(w) >= 0) {
                 throw new RailyardException(ErrorClass.COMM, "the groups of an intercommunicator must be disjoint; world rank "
@@ -531,17 +524,14 @@ public final class Communicators {
             }
         }
         int ctx = (int) agreed[0];
-        e.contextsUsed(ctx + 4);
-        return new CommState(ctx, local.worldRanks.clone(), remote, e.size(), e.rank(), local.name() + ".inter" + (++local.children));
+        contextsUsed(ctx + 4);
+        return new CommState(ctx, local.worldRanks.clone(), remote, worldSize, worldRank, local.name() + ".inter" + local.nextChild());
     }
 
     /** Sends {@code out} to and receives {@code in} from {@code peerRank} of {@code c}, with {@code tag}. */
-    private static void exchange(Engine e, CommState c, Object out, Object in, Kind k, int outCount, int inCount,
+    private void exchange(CommState c, Object out, Object in, Kind k, int outCount, int inCount,
                                  int peerRank, int tag) {
-        Transfer r = e.irecv(c, in, k, 0, inCount, peerRank, tag);
-        Transfer s = e.isend(c, out, k, 0, outCount, peerRank, tag, Engine.MODE_STANDARD);
-        e.await(s);
-        e.await(r);
+        services.sendrecv(c, out, in, k, outCount, inCount, peerRank, tag);
     }
 
     /**
@@ -549,31 +539,28 @@ public final class Communicators {
      * group's values, on the collective context (so no user message can match), and each
      * broadcasts the answer in its group. Collective over both groups.
      */
-    private static long[] acrossGroups(Engine e, CommState c, long[] mine) {
+    private long[] acrossGroups(CommState c, long[] mine) {
         long[] theirs = new long[mine.length];
-        int tag = (c.collSeq++ & 0x3F_FFFF) << 8;
+        int tag = c.nextCollectiveTag();
         if (c.rank == 0) {
-            Transfer r = e.irecvUnchecked(c, c.context + 1, theirs, Kind.LONG, 0, mine.length, 0, tag);
-            Transfer s = e.isendUnchecked(c, c.context + 1, mine, Kind.LONG, 0, mine.length, 0, tag, Engine.MODE_STANDARD);
-            e.await(s);
-            e.await(r);
+            services.sendrecvCollective(c, mine, theirs, 0, tag);
         }
-        e.collectives().bcast(c.localView(), theirs, Kind.LONG, 0, mine.length, 0);
+        services.bcast(c.localView(), theirs, Kind.LONG, mine.length, 0);
         return theirs;
     }
 
-    private static void inter(Engine e, CommState c, String what) {
-        e.checkComm(c);
+    private void inter(CommState c, String what) {
+        services.checkComm(c);
         if (!c.isInter()) {
             throw new RailyardException(ErrorClass.COMM, what + " needs an intercommunicator; " + c.name() + " is not one");
         }
     }
 
     /** Collective over both groups: the context proposal of this group (the maximum over its members). */
-    private static long groupProposal(Engine e, CommState c) {
-        long[] proposal = {e.freeContext()};
+    private long groupProposal(CommState c) {
+        long[] proposal = {nextContext};
         long[] max = new long[1];
-        e.collectives().allreduce(c.localView(), proposal, 0, max, 0, 1, Kind.LONG, Reduction.MAX);
+        services.allreduce(c.localView(), proposal, max, 1, CommServices.Fold.MAX);
         return max[0];
     }
 
@@ -582,11 +569,11 @@ public final class Communicators {
      * that passes {@code high = false} comes first; if both pass the same, the group whose leader
      * has the lower world rank comes first.
      */
-    public static CommState merge(Engine e, CommState c, boolean high) {
-        inter(e, c, "merge");
+    public CommState merge(CommState c, boolean high) {
+        inter(c, "merge");
         int[] localGroup = c.localGroup();
-        long[] mine = {groupProposal(e, c), high ? 1 : 0, localGroup[0]};
-        long[] theirs = acrossGroups(e, c, mine);
+        long[] mine = {groupProposal(c), high ? 1 : 0, localGroup[0]};
+        long[] theirs = acrossGroups(c, mine);
         boolean theirHigh = theirs[1] != 0;
         boolean first = high == theirHigh ? localGroup[0] < theirs[2] : !high;
         int[] remote = c.worldRanks;
@@ -595,30 +582,30 @@ public final class Communicators {
         System.arraycopy(first ? remote : localGroup, 0, all, first ? localGroup.length : remote.length,
                 first ? remote.length : localGroup.length);
         int ctx = (int) Math.max(mine[0], theirs[0]);
-        e.contextsUsed(ctx + 2);
-        return new CommState(ctx, all, e.size(), e.rank(), c.name() + ".merge" + (++c.children));
+        contextsUsed(ctx + 2);
+        return new CommState(ctx, all, worldSize, worldRank, c.name() + ".merge" + c.nextChild());
     }
 
     /**
      * Collective: a copy of {@code c} with fresh contexts, keeping its topology; for an
      * intercommunicator, over the same two groups.
      */
-    public static CommState dup(Engine e, CommState c) {
+    public CommState dup(CommState c) {
         if (c.isInter()) {
-            return interDup(e, c);
+            return interDup(c);
         }
-        CommState s = e.dup(c);
+        CommState s = plainDup(c);
         s.topology = c.topology;
         return s;
     }
 
     /** Collective over both groups of {@code c}: an intercommunicator over the same groups with fresh contexts. */
-    public static CommState interDup(Engine e, CommState c) {
-        inter(e, c, "dup");
-        long[] mine = {groupProposal(e, c)};
-        long[] theirs = acrossGroups(e, c, mine);
+    public CommState interDup(CommState c) {
+        inter(c, "dup");
+        long[] mine = {groupProposal(c)};
+        long[] theirs = acrossGroups(c, mine);
         int ctx = (int) Math.max(mine[0], theirs[0]);
-        e.contextsUsed(ctx + 4);
-        return new CommState(ctx, c.localGroup(), c.worldRanks.clone(), e.size(), e.rank(), c.name() + ".dup" + (++c.children));
+        contextsUsed(ctx + 4);
+        return new CommState(ctx, c.localGroup(), c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
     }
 }

@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
 
 import java.util.Arrays;
 import org.railyard.error.ErrorClass;

@@ -1,4 +1,7 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CommState;
 
 /**
  * Collectives on an intercommunicator: barrier, broadcast, allreduce, allgather(v),
@@ -31,7 +34,7 @@ final class CollInter {
 
     /**
      * Broadcast from one process of one group to all of the other: the root passes
-     * {@link Collectives#ROOT}, the rest of its group {@link Engine#PROC_NULL}, and the receiving
+     * {@link Collectives#ROOT}, the rest of its group {@link CommState#PROC_NULL}, and the receiving
      * group the root's rank in the remote group. The root sends to remote rank 0, which broadcasts
      * within its group.
      */
@@ -39,7 +42,7 @@ final class CollInter {
         if (root == Collectives.ROOT) {
             s.send(buf, k, off, count, 0);
             s.round();
-        } else if (root != Engine.PROC_NULL) {
+        } else if (root != CommState.PROC_NULL) {
             if (c.rank == 0) {
                 s.recv(buf, k, off, count, root);
                 s.round();
@@ -165,7 +168,7 @@ final class CollInter {
                 }
             }
             s.round();
-        } else if (root != Engine.PROC_NULL) {
+        } else if (root != CommState.PROC_NULL) {
             if (toRoot) {
                 s.send(buf, kind, off, count, root);
             } else {
@@ -183,7 +186,7 @@ final class CollInter {
         if (root == Collectives.ROOT) {
             s.recv(rbuf, k, roff, count, 0);
             s.round();
-        } else if (root != Engine.PROC_NULL) {
+        } else if (root != CommState.PROC_NULL) {
             CommState local = c.localView();
             s.on(local);
             CollTree.binomialReduce(s, CollTeam.of(local), 0, acc, 0, k, count);

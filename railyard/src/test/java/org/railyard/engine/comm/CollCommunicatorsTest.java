@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.Engine;
+import org.railyard.engine.EngineJob;
+import org.railyard.engine.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.coll.Collectives;
+import org.railyard.engine.coll.Reduction;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -47,12 +53,12 @@ class CollCommunicatorsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 4, 6})
     void cartesianNeighbourhoodCollectivesIncludingDoubleLinks(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             // a periodic ring of n and a periodic dimension of 1 or 2 (both neighbours the same process)
             int[] dims = CartTopology.dimsCreate(n, new int[2]);
-            CommState cart = Communicators.cart(e, w, dims, new boolean[] {true, true}, true);
+            CommState cart = e.communicators().cart(w, dims, new boolean[] {true, true}, true);
             CartTopology t = (CartTopology) cart.topology();
             int me = cart.rank();
             int[] nb = t.neighbours(me);
@@ -72,13 +78,13 @@ class CollCommunicatorsTest {
                 assertThat(all[j]).isEqualTo(nb[j]);
             }
             // a non-periodic line: the ends have PROC_NULL neighbours, whose blocks stay untouched
-            CommState line = Communicators.cart(e, w, new int[] {n}, new boolean[] {false}, false);
+            CommState line = e.communicators().cart(w, new int[] {n}, new boolean[] {false}, false);
             long[] got = {-7, -7};
             c.neighbourAllgather(line, new long[] {me}, 0, 1, Kind.LONG, got, 0, 1, Kind.LONG);
             assertThat(got[0]).isEqualTo(me == 0 ? -7 : me - 1);
             assertThat(got[1]).isEqualTo(me == n - 1 ? -7 : me + 1);
             // sub-grids: keep dimension 1, so each row is a communicator ranked along the row
-            CommState row = Communicators.cartSub(e, cart, new boolean[] {false, true});
+            CommState row = e.communicators().cartSub(cart, new boolean[] {false, true});
             int[] coords = t.coords(me);
             assertThat(row.size()).isEqualTo(dims[1]);
             assertThat(row.rank()).isEqualTo(coords[1]);
@@ -95,12 +101,12 @@ class CollCommunicatorsTest {
 
     @Test
     void graphTopologyNeighbourAlltoallAndProcessesLeftOut() throws Exception {
-        InMemoryJob.run(5, "shm", e -> {
+        EngineJob.run(5, "shm", e -> {
             CommState w = e.world();
             // a star over 4 of the 5 processes: 0 is linked to 1 (twice: a double edge), 2 and 3
             int[] index = {4, 6, 7, 8};
             int[] edges = {1, 1, 2, 3, 0, 0, 0, 0};
-            CommState g = Communicators.graph(e, w, index, edges, false);
+            CommState g = e.communicators().graph(w, index, edges, false);
             if (e.rank() == 4) {
                 assertThat(g).isNull();
                 return;
@@ -139,13 +145,13 @@ class CollCommunicatorsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 5, 8})
     void moreCollectivesAcrossIntercommunicators(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
             int h = n / 2;
-            CommState half = e.split(w, me < h ? 0 : 1, me);
-            CommState inter = Communicators.intercommCreate(e, half, 0, w, me < h ? h : 0, 78);
+            CommState half = e.communicators().split(w, me < h ? 0 : 1, me);
+            CommState inter = e.communicators().intercommCreate(half, 0, w, me < h ? h : 0, 78);
             int remote = inter.size();
             int local = inter.localSize();
             int lr = half.rank();
@@ -245,7 +251,7 @@ class CollCommunicatorsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 5, 8})
     void createFromGroupAndIntercommunicators(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -255,15 +261,15 @@ class CollCommunicatorsTest {
             for (int i = 0; i < evens; i++) {
                 group[i] = 2 * (evens - 1 - i);
             }
-            CommState even = Communicators.create(e, w, group);
+            CommState even = e.communicators().create(w, group);
             assertThat(even == null).isEqualTo(me % 2 == 1);
             if (even != null) {
                 assertThat(even.rank()).isEqualTo(evens - 1 - me / 2);
             }
             // two halves: low [0, h) and high [h, n); leaders are world ranks 0 and h
             int h = n / 2;
-            CommState half = e.split(w, me < h ? 0 : 1, me);
-            CommState inter = Communicators.intercommCreate(e, half, 0, w, me < h ? h : 0, 77);
+            CommState half = e.communicators().split(w, me < h ? 0 : 1, me);
+            CommState inter = e.communicators().intercommCreate(half, 0, w, me < h ? h : 0, 77);
             assertThat(inter.isInter()).isTrue();
             assertThat(inter.localSize()).isEqualTo(me < h ? h : n - h);
             assertThat(inter.size()).isEqualTo(me < h ? n - h : h);
@@ -412,7 +418,7 @@ class CollCommunicatorsTest {
                     .isInstanceOf(RailyardException.class)
                     .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.COMM));
             // merge: the low group asks to go high, so the high group comes first
-            CommState merged = Communicators.merge(e, inter, me < h);
+            CommState merged = e.communicators().merge(inter, me < h);
             assertThat(merged.isInter()).isFalse();
             assertThat(merged.size()).isEqualTo(n);
             assertThat(merged.rank()).isEqualTo(me < h ? me + (n - h) : me - h);
@@ -422,9 +428,9 @@ class CollCommunicatorsTest {
                 assertThat(all[r]).isEqualTo(r < n - h ? h + r : r - (n - h));
             }
             // both pass the same flag: the group of world rank 0 comes first
-            CommState same = Communicators.merge(e, inter, true);
+            CommState same = e.communicators().merge(inter, true);
             assertThat(same.rank()).isEqualTo(me);
-            CommState dup = Communicators.interDup(e, inter);
+            CommState dup = e.communicators().interDup(inter);
             assertThat(dup.isInter()).isTrue();
             assertThat(dup.context()).isNotEqualTo(inter.context());
             c.allreduce(dup, new long[] {1}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);

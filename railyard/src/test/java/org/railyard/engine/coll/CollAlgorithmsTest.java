@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +12,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.Engine;
+import org.railyard.engine.EngineJob;
+import org.railyard.engine.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.testkit.Await;
@@ -112,7 +117,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void pipelinedBroadcastDeliversEverySegment(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -141,7 +146,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void sharedSegmentCollectivesDeliverEveryPiece(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             for (String coll : new String[] {"bcast", "allgather", "allgatherv", "alltoall"}) {
@@ -149,7 +154,7 @@ class CollAlgorithmsTest {
             }
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (int count : new int[] {0, 1, 7, 1000, 40_003}) {
                     for (int root = 0; root < n; root++) {
                         bcastFromRoot(c, w, me, count, root, "shared segment of " + size + " B");
@@ -197,7 +202,7 @@ class CollAlgorithmsTest {
                                 .filter(f -> f.startsWith("railyard-" + e.jobId() + "-coll-"))).as("segment files left").isEmpty();
                     }
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -212,13 +217,13 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void sharedSegmentAllreduceFoldsEveryRangeInRankOrder(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             force(e, "allreduce", CollShm.NAME);
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 1000, 40_000}) {
                         long[] out = new long[count + 2];
@@ -249,7 +254,7 @@ class CollAlgorithmsTest {
                 if (n > 1) {
                     assertThat(e.describeChoices()).contains("allreduce").contains("SUM: " + CollShm.NAME);
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -264,7 +269,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 8})
     void sharedSegmentReduceAndReduceScatterFoldInRankOrder(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             for (String coll : new String[] {"reduce", "reduce_scatter", "reduce_scatter_block"}) {
@@ -272,7 +277,7 @@ class CollAlgorithmsTest {
             }
             for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
                 c.tuning().shmSize(size);
-                CommState w = e.dup(e.world());
+                CommState w = e.communicators().dup(e.world());
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 40_000}) {
                         long[] expect = fold(op, 0, n, count);
@@ -327,7 +332,7 @@ class CollAlgorithmsTest {
                     assertThat(e.describeChoices()).contains("SUM: " + CollShm.NAME).contains("reduce_scatter [")
                             .contains("reduce_scatter_block [");
                 }
-                e.free(w);
+                e.communicators().free(w);
             }
         });
     }
@@ -340,7 +345,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void sharedSegmentRefusedByOneIsUsedByNone(String transports) throws Exception {
-        InMemoryJob.run(3, transports, e -> {
+        EngineJob.run(3, transports, e -> {
             Collectives c = e.collectives();
             int me = e.rank();
             force(e, "bcast", CollShm.NAME);
@@ -359,7 +364,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void rootedCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -453,7 +458,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void allToAllCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -631,7 +636,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void longVectorsOverTcp(int n) throws Exception {
-        InMemoryJob.run(n, "tcp", e -> {
+        EngineJob.run(n, "tcp", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -658,7 +663,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void alltoallOfLargeBlocksPostsEverythingOnOneNodeAndGoesPairwiseOverSeveral(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -692,7 +697,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void alltoallOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -742,7 +747,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void allgatherOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -846,7 +851,7 @@ class CollAlgorithmsTest {
     @ValueSource(ints = {2, 3, 5, 6, 8})
     void nodeAwareAlgorithmsOnSimulatedNodes(int n) throws Exception {
         String job = "nodes-" + n + "-" + System.nanoTime();
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();
@@ -888,7 +893,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 4, 7})
     void nonBlockingCollectivesOverlapAndProgressWithoutTheCaller(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             Collectives c = e.collectives();
             int me = e.rank();

@@ -1,4 +1,6 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
 
 /**
  * Reduction schedules: allreduce by recursive doubling, by Rabenseifner's reduce-scatter then

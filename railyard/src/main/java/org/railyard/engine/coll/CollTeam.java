@@ -1,4 +1,6 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.comm.CommState;
 
 /**
  * The processes an algorithm runs over: the whole communicator, or a part of it (the ranks of one
@@ -19,12 +21,7 @@ final class CollTeam {
 
     /** The whole (intra)communicator, made once per communicator. */
     static CollTeam of(CommState c) {
-        CollTeam t = c.team;
-        if (t == null) {
-            t = new CollTeam(c.size(), c.rank, null);
-            c.team = t;
-        }
-        return t;
+        return CollState.of(c).team;
     }
 
     /** A team of the given communicator ranks (ascending or not); {@code me} must be one of them. */

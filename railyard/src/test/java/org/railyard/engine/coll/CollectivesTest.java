@@ -1,9 +1,13 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.Engine;
+import org.railyard.engine.EngineJob;
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CommState;
 
 /** Collectives and communicator creation on 1 to 5 engines (powers of two and not). */
 class CollectivesTest {
@@ -11,10 +15,10 @@ class CollectivesTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5})
     void barrierBcastReduceAllreduceAgreeWithASequentialComputation(int n) throws Exception {
-        InMemoryJob.run(n, "shm", e -> {
+        EngineJob.run(n, "shm", e -> {
             CommState w = e.world();
             int me = e.rank();
-            e.barrier(w);
+            e.collectives().barrier(w);
             for (int root = 0; root < n; root++) {
                 long[] b = new long[1000];
                 if (me == root) {
@@ -22,12 +26,12 @@ class CollectivesTest {
                         b[i] = root * 1_000_000L + i;
                     }
                 }
-                e.bcast(w, b, Kind.LONG, 0, b.length, root);
+                e.collectives().bcast(w, b, Kind.LONG, 0, b.length, root);
                 assertThat(b[999]).isEqualTo(root * 1_000_000L + 999);
 
                 int[] mine = {me + 1, -me, me * me};
                 int[] out = new int[3];
-                e.reduce(w, mine, 0, out, 0, 3, Kind.INT, Reduction.SUM, root);
+                e.collectives().reduce(w, mine, 0, out, 0, 3, Kind.INT, Reduction.SUM, root);
                 if (me == root) {
                     int sum = n * (n + 1) / 2;
                     int sq = 0;
@@ -42,26 +46,26 @@ class CollectivesTest {
                 x[i] = me + i;
             }
             double[] max = new double[x.length];
-            e.allreduce(w, x, 0, max, 0, x.length, Kind.DOUBLE, Reduction.MAX);
+            e.collectives().allreduce(w, x, 0, max, 0, x.length, Kind.DOUBLE, Reduction.MAX);
             assertThat(max[0]).isEqualTo(n - 1);
             assertThat(max[99_999]).isEqualTo(n - 1 + 99_999);
             double[] s = new double[1];
-            e.allreduce(w, new double[] {0.5}, 0, s, 0, 1, Kind.DOUBLE, Reduction.SUM);
+            e.collectives().allreduce(w, new double[] {0.5}, 0, s, 0, 1, Kind.DOUBLE, Reduction.SUM);
             assertThat(s[0]).isEqualTo(0.5 * n);
-            e.barrier(w);
+            e.collectives().barrier(w);
         });
     }
 
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void dupAndSplitMakeIndependentCommunicators(int n) throws Exception {
-        InMemoryJob.run(n, "tcp", e -> {
+        EngineJob.run(n, "tcp", e -> {
             CommState w = e.world();
             int me = e.rank();
-            CommState d = e.dup(w);
+            CommState d = e.communicators().dup(w);
             assertThat(d.context()).isNotEqualTo(w.context());
             assertThat(d.rank()).isEqualTo(me);
-            CommState half = e.split(w, me % 2, -me);
+            CommState half = e.communicators().split(w, me % 2, -me);
             // ranks ordered by key (-rank): the highest world rank gets rank 0
             int members = (n + 1 - me % 2) / 2;
             assertThat(half.size()).isEqualTo(members);
@@ -71,7 +75,7 @@ class CollectivesTest {
             }
             assertThat(half.worldRank(0)).isEqualTo(highestOfMyParity);
             long[] sum = new long[1];
-            e.allreduce(half, new long[] {me}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);
+            e.collectives().allreduce(half, new long[] {me}, 0, sum, 0, 1, Kind.LONG, Reduction.SUM);
             long expect = 0;
             for (int r = me % 2; r < n; r += 2) {
                 expect += r;
@@ -83,12 +87,12 @@ class CollectivesTest {
                 e.send(w, new int[] {2}, Kind.INT, 0, 1, 1, 0, Engine.MODE_STANDARD);
             } else if (me == 1) {
                 int[] a = new int[1];
-                e.recv(w, a, Kind.INT, 0, 1, 0, 0, new PointToPointTest.St());
+                e.recv(w, a, Kind.INT, 0, 1, 0, 0, (src, tag, bytes, size) -> { });
                 assertThat(a[0]).isEqualTo(2);
-                e.recv(d, a, Kind.INT, 0, 1, 0, 0, new PointToPointTest.St());
+                e.recv(d, a, Kind.INT, 0, 1, 0, 0, (src, tag, bytes, size) -> { });
                 assertThat(a[0]).isEqualTo(1);
             }
-            assertThat(e.split(w, me == 0 ? Engine.UNDEFINED : 1, 0) == null).isEqualTo(me == 0);
+            assertThat(e.communicators().split(w, me == 0 ? Engine.UNDEFINED : 1, 0) == null).isEqualTo(me == 0);
         });
     }
 }

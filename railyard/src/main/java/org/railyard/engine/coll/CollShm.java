@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -7,6 +7,8 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.ProcessMemory;
@@ -78,7 +80,7 @@ final class CollShm {
      * member; null (and a line in the choice log saying why) if some member could not.
      * Collective: every member calls it at the same point.
      */
-    static CollShm attach(Engine e, Collectives coll, CommState c, long halfBytes) {
+    static CollShm attach(CollServices e, Collectives coll, CommState c, long halfBytes) {
         Path dir = SharedFiles.directory();
         byte[] name = new byte[NAME_BYTES];
         Path created = null;
@@ -141,7 +143,7 @@ final class CollShm {
      * segment writes over them. A member whose cross-memory reads are off ({@code railyard.cma},
      * or no {@code process_vm_readv}) takes part and says no. Collective.
      */
-    private void agreeOnReads(Engine e, Collectives coll, CommState c) {
+    private void agreeOnReads(CollServices e, Collectives coll, CommState c) {
         int p = c.size();
         boolean can = e.crossMemoryReads();
         ProcessMemory.Identity me = can ? ProcessMemory.identity() : null;

@@ -1,4 +1,5 @@
-package org.railyard.engine;
+package org.railyard.engine.comm;
+
 
 /**
  * A virtual topology attached to a communicator: a Cartesian grid ({@link CartTopology}), a
@@ -11,7 +12,7 @@ public sealed interface Topology permits CartTopology, GraphTopology, DistGraphT
     int size();
 
     /**
-     * The neighbours of {@code rank}, in block order; {@link Engine#PROC_NULL} where a
+     * The neighbours of {@code rank}, in block order; {@link CommState#PROC_NULL} where a
      * non-periodic grid ends. A fresh array.
      */
     int[] neighbours(int rank);

@@ -1,4 +1,6 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
+
+import org.railyard.engine.Kind;
 
 /**
  * Allgather schedules, all written for the v-form (a count and a displacement per rank; allgather

@@ -1,10 +1,14 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import org.railyard.engine.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 
 /**
  * One collective operation under way, as a schedule in the manner of Hoefler's LibNBC: a sequence
@@ -43,10 +47,11 @@ final class CollSchedule extends Transfer {
      * Intermediate buffers up to this size stay with a pooled schedule for its next use
      * ({@code railyard.coll.scratch.keep}). A buffer allocated per call costs more than its
      * allocation: fresh memory is zeroed and cold in the caches, and a large collective called in a
-     * loop then spends milliseconds in young collections (allreduce of 1 MiB on 2 ranks: a young
-     * collection every 0.2 s with 64 KiB kept).
+     * loop spends its time in young collections (figures: bench/results/coll-thresholds.md).
      */
     private final long scratchKeep;
+    private final CollServices p2p;
+    private static final Transfer.Owner NOBODY = t -> { };
 
     CommState comm;
     /** The communicator the next sends and receives go on: {@link #comm} unless switched by {@link #on}. */
@@ -95,9 +100,11 @@ final class CollSchedule extends Transfer {
     private final int[][] ints = new int[4][];
     private int intsUsed;
 
-    CollSchedule(Engine engine) {
-        super(engine);
-        this.scratchKeep = engine.scratchKeep();
+    CollSchedule(CollServices p2p, long scratchKeep) {
+        // never in the engine's transfer table: nobody is told when it completes
+        super(NOBODY);
+        this.p2p = p2p;
+        this.scratchKeep = scratchKeep;
     }
 
     /** Makes this (new or recycled) schedule the empty schedule of the next collective on {@code c}. */
@@ -106,7 +113,7 @@ final class CollSchedule extends Transfer {
         target = c;
         what = name;
         op = reduction;
-        tagBase = (c.collSeq++ & 0x3F_FFFF) << 8;
+        tagBase = c.nextCollectiveTag();
         n = 0;
         rounds = 0;
         postsInRound = 0;
@@ -253,7 +260,7 @@ final class CollSchedule extends Transfer {
     }
 
     private void post(byte t, CommState c, Object buf, Kind k, int off, int cnt, int rank, int sub) {
-        if (rank == Engine.PROC_NULL) {
+        if (rank == CommState.PROC_NULL) {
             return;
         }
         int i = add(t);
@@ -345,20 +352,21 @@ final class CollSchedule extends Transfer {
             }
         }
         int started = 0;
-        while (state == PENDING) {
+        while (!isDone()) {
             while (checked < inflightCount) {
                 Transfer t = inflight[checked];
-                if (t.state == PENDING) {
+                if (!t.isDone()) {
                     return started;
                 }
-                if (t.state != DONE) {
+                if (!t.succeeded()) {
+                    RailyardException err = t.error();
                     abandon();
-                    fail(t.error == null ? ErrorClass.INTERNAL : t.error.errorClass(), what + " on " + comm.name()
-                            + " (" + algorithm + ") failed: " + (t.error == null ? "request cancelled" : t.error.getMessage()));
+                    fail(err == null ? ErrorClass.INTERNAL : err.errorClass(), what + " on " + comm.name()
+                            + " (" + algorithm + ") failed: " + (err == null ? "request cancelled" : err.getMessage()));
                     return started;
                 }
                 // nothing else holds a request of a schedule: back to the engine's pool
-                engine.recycle(t);
+                p2p.recycle(t);
                 inflight[checked++] = null;
             }
             if (round == rounds) {
@@ -390,13 +398,13 @@ final class CollSchedule extends Transfer {
                 case SEND, SEND_COPIED -> {
                     CommState c = comms[i];
                     // a small message goes straight into the rail when it can: complete at once, no request
-                    if (!engine.sendEagerDirect(c, c.context + 1, bufA[i], kindA[i], offA[i], count[i], c.worldRanks[peer[i]],
+                    if (!p2p.sendEagerDirect(c, c.context + 1, bufA[i], kindA[i], offA[i], count[i], c.worldRanks[peer[i]],
                             tagBase | offB[i])) {
-                        inflight[inflightCount++] = engine.isendScheduled(c, c.context + 1, bufA[i], kindA[i], offA[i],
+                        inflight[inflightCount++] = p2p.isendScheduled(c, c.context + 1, bufA[i], kindA[i], offA[i],
                                 count[i], peer[i], tagBase | offB[i], type[i] == SEND);
                     }
                 }
-                case RECV -> inflight[inflightCount++] = engine.irecvScheduled(comms[i], comms[i].context + 1, bufA[i],
+                case RECV -> inflight[inflightCount++] = p2p.irecvScheduled(comms[i], comms[i].context + 1, bufA[i],
                         kindA[i], offA[i], count[i], peer[i], tagBase | offB[i]);
                 case COPY -> copyNow(kindA[i], bufA[i], offA[i], count[i], kindB[i], bufB[i], offB[i]);
                 default -> op.apply(kindA[i], bufA[i], offA[i], bufB[i], offB[i], count[i]);
@@ -407,8 +415,8 @@ final class CollSchedule extends Transfer {
     /** After a failure: takes back the receives still posted, so they hold no user buffer. */
     private void abandon() {
         for (int i = checked; i < inflightCount; i++) {
-            if (inflight[i] != null && inflight[i].state == PENDING) {
-                engine.cancel(inflight[i]);
+            if (inflight[i] != null && !inflight[i].isDone()) {
+                p2p.cancel(inflight[i]);
             }
         }
         release();

@@ -1,9 +1,12 @@
-package org.railyard.engine;
+package org.railyard.engine.coll;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
+import org.railyard.engine.EngineJob;
+import org.railyard.engine.Kind;
+import org.railyard.engine.comm.CommState;
 
 /**
  * A large collective called in a loop keeps its intermediate buffers ({@code railyard.coll.scratch.keep}),
@@ -18,7 +21,7 @@ class CollScratchTest {
 
     @Test
     void aRepeatedLargeAllreduceAllocatesNoNewScratchBuffer() throws Exception {
-        InMemoryJob.run(2, "shm", e -> {
+        EngineJob.run(2, "shm", e -> {
             CollAlgorithmsTest.force(e, "allreduce", "rabenseifner");
             CommState w = e.world();
             double[] in = new double[COUNT];
@@ -31,10 +34,10 @@ class CollScratchTest {
             long[] perCall = new long[4];
             for (int call = 0; call < perCall.length; call++) {
                 long before = allocated();
-                e.allreduce(w, in, 0, out, 0, COUNT, Kind.DOUBLE, Reduction.SUM);
+                e.collectives().allreduce(w, in, 0, out, 0, COUNT, Kind.DOUBLE, Reduction.SUM);
                 perCall[call] = allocated() - before;
                 // another collective in between, of another kind and size, on the same pool
-                e.allreduce(w, small, 0, smallOut, 0, 1, Kind.LONG, Reduction.SUM);
+                e.collectives().allreduce(w, small, 0, smallOut, 0, 1, Kind.LONG, Reduction.SUM);
                 assertThat(smallOut[0]).isEqualTo(1);
                 for (int i = 0; i < COUNT; i += 4099) {
                     assertThat(out[i]).isEqualTo(1 + 2.0 * i);
