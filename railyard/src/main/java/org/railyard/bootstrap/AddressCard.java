@@ -12,24 +12,37 @@ import org.railyard.error.RailyardException;
  * the node it runs on (processes on one node may share memory), its pid, the addresses where it
  * accepts handshakes, the transports it offers, and every IPv4 interface address it has with its
  * prefix length ({@code nets}), from which two processes find their network paths (a local and a
- * peer address on one subnet) and so their rails.
+ * peer address on one subnet) and so their rails, and the site it belongs to (setting
+ * {@code railyard.site}: the cluster of a grid; empty when unset, and all unset ranks share one site).
  *
- * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...}:
+ * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...;site:<name>}:
  * printable, no spaces and no '=', so it passes through PMI-1 unchanged. A card without {@code if}
- * (an older writer) decodes with no interfaces, and its peers fall back to the handshake addresses.
+ * (an older writer) decodes with no interfaces, and its peers fall back to the handshake addresses;
+ * one without {@code site} decodes with the empty site.
  *
  * @param nets interface addresses as {@code a.b.c.d/prefix}, e.g. {@code 10.1.0.2/24}
+ * @param site the site name, empty if unset; never contains ';' or ':'
  */
 public record AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports,
-                          List<String> nets) {
+                          List<String> nets, String site) {
 
     /** A card that lists no interface. */
     public AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports) {
-        this(rank, node, pid, handshake, transports, List.of());
+        this(rank, node, pid, handshake, transports, List.of(), "");
+    }
+
+    /** A card of the unnamed site. */
+    public AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports,
+                       List<String> nets) {
+        this(rank, node, pid, handshake, transports, nets, "");
     }
 
     public AddressCard {
         nets = List.copyOf(nets);
+        if (site.indexOf(';') >= 0 || site.indexOf(':') >= 0 || site.indexOf(',') >= 0 || site.indexOf(' ') >= 0) {
+            throw new RailyardException(ErrorClass.ARG, "site name '" + site
+                    + "' (setting railyard.site) must not contain ';', ':', ',' or spaces");
+        }
     }
 
     public static String key(int rank) {
@@ -46,6 +59,9 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (!nets.isEmpty()) {
             sb.append(";if:").append(String.join(",", nets));
         }
+        if (!site.isEmpty()) {
+            sb.append(";site:").append(site);
+        }
         return sb.toString();
     }
 
@@ -55,6 +71,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         List<InetSocketAddress> hs = new ArrayList<>();
         List<String> tr = List.of();
         List<String> nets = List.of();
+        String site = "";
         try {
             for (String part : s.split(";")) {
                 int c = part.indexOf(':');
@@ -74,6 +91,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
                     }
                     case "tr" -> tr = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
                     case "if" -> nets = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
+                    case "site" -> site = v;
                     default -> { }
                 }
             }
@@ -83,6 +101,6 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (node == null) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + " names no node: '" + s + "'");
         }
-        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets);
+        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets, site);
     }
 }

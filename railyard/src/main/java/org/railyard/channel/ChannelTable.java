@@ -101,7 +101,8 @@ public final class ChannelTable {
             List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
             List<String> offered = connector.transports().stream().map(Transport::name).toList();
             AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
-                    offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets());
+                    offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets(),
+                    Config.string(Config.SITE_PROP, Config.SITE_DEFAULT));
             bootstrap.put(AddressCard.key(rank), mine.encode());
             bootstrap.fence();
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
@@ -162,6 +163,11 @@ public final class ChannelTable {
     /** The node a world rank runs on (from its card). */
     public String nodeOf(int worldRank) {
         return nodeCard(worldRank).node();
+    }
+
+    /** The site a world rank belongs to (from its card; empty when it set no railyard.site). */
+    public String siteOf(int worldRank) {
+        return nodeCard(worldRank).site();
     }
 
     /** The process id a world rank gave in its card. */

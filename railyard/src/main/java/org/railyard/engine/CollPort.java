@@ -64,6 +64,11 @@ final class CollPort implements CollServices {
     }
 
     @Override
+    public String siteOf(int worldRank) {
+        return engine.siteOf(worldRank);
+    }
+
+    @Override
     public String jobId() {
         return engine.jobId();
     }

@@ -133,6 +133,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return channels.nodeOf(worldRank);
     }
 
+    /** The site of a world rank (setting railyard.site of that process; empty when unset). */
+    public String siteOf(int worldRank) {
+        return channels.siteOf(worldRank);
+    }
+
     public int rank() {
         return rank;
     }

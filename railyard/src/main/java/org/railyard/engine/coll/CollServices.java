@@ -52,6 +52,9 @@ public interface CollServices {
     /** The node (host) of a world rank, from its address card; equal strings share memory. */
     String nodeOf(int worldRank);
 
+    /** The site (cluster of a grid) of a world rank, from its address card; empty when unset. */
+    String siteOf(int worldRank);
+
     /** The job's identity (names the shared segment files). */
     String jobId();
 
