@@ -26,6 +26,16 @@ public final class JobKeys {
     }
 
     /**
+     * The job's gateway verifier: {@code HMAC-SHA256(secret, "railyard gateway verifier" || jobId)},
+     * 32 bytes; what a site gateway holds of a job (proved with {@link #relayProof} and the labels of
+     * {@code org.railyard.wire.GatewayFrame}).
+     */
+    public static byte[] gatewayVerifier(String jobId, byte[] secret) {
+        return hmac(secret, "railyard gateway verifier".getBytes(StandardCharsets.US_ASCII),
+                jobId.getBytes(StandardCharsets.UTF_8), new byte[0]);
+    }
+
+    /**
      * A proof of the verifier over one connection's two nonces: {@code HMAC-SHA256(verifier, label ||
      * rank || n1 || n2)}; label "R" for the relay's proof, "C" for the rank's.
      */
