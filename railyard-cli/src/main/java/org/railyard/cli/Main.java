@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.railyard.bench.BenchCommand;
+import org.railyard.gateway.GatewayCommand;
 import org.railyard.launcher.RunCommand;
 import org.railyard.launcher.ShortErrorHandler;
 import org.railyard.relay.RelayCommand;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "railyard", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         usageHelpAutoWidth = true,
         description = "Railyard: message passing for Java. Runs MPI-style Java programs as jobs of"
-                + " communicating processes, locally or across hosts, benchmarks them, and serves relays.",
+                + " communicating processes, locally or across hosts and sites, benchmarks them, and serves relays and"
+                + " site gateways.",
         footer = {"", "Run 'railyard COMMAND --help' for the options of a command."})
 public final class Main implements Callable<Integer> {
     @Spec
@@ -39,6 +41,7 @@ public final class Main implements Callable<Integer> {
         cl.addSubcommand("run", RunCommand.newCommandLine(out, err));
         cl.addSubcommand("bench", new BenchCommand());
         cl.addSubcommand("relay", new RelayCommand());
+        cl.addSubcommand("gateway", new GatewayCommand());
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler(new ShortErrorHandler());

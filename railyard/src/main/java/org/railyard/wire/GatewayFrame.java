@@ -45,7 +45,8 @@ import java.security.MessageDigest;
  * a node the 32-bit {@link #nodeId} of the node identity in the rank's address card; a process is
  * the world rank. Gateways route by (job, destination site, destination process); the node lets the
  * destination gateway check that the process it delivers to is the one the sender meant (a rank
- * restarted on another node is another process).
+ * restarted on another node is another process). A gateway's own address is (its site, the port
+ * it listens on, -1): the port in its HELLO tells the peer where to open stripes of its own.
  *
  * <p>Conversation. A rank (or a peer gateway, with {@link #FLAG_GATEWAY} and source process -1)
  * opens with HELLO (header: job, its own address; body below). The gateway answers CHALLENGE (its

@@ -1,0 +1,148 @@
+package org.railyard.gateway;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.railyard.transport.gateway.GatewayClient;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code railyard gateway}: runs a site gateway until it is stopped (SIGTERM or SIGINT), or with
+ * {@code --stats HOST:PORT} prints the counters of a running one. Prints one line when it listens
+ * ({@code railyard gateway: site S listening on HOST:PORT ...}) and one per job and rank connecting.
+ */
+@Command(name = "gateway", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Runs the gateway of a site (a cluster of a grid): the ranks of the site reach ranks of other"
+                + " sites only through it, and it keeps a few long-lived connections to the gateways of the other"
+                + " sites, so that only the gateways' ports need to be open between sites and the WAN sees long warm"
+                + " flows. Forwards by routing header while it receives. Serves several jobs at once, each proving"
+                + " its job secret."},
+        footer = {"", "Example:", "  railyard gateway --site east --port 7430 --peers gw.west:7430 --connections 2",
+                "  railyard gateway --stats gw.east:7430"})
+public final class GatewayCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    @Option(names = "--site", paramLabel = "NAME",
+            description = "The site this gateway serves (the ranks' railyard.site).")
+    private String site;
+
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7430",
+            description = "TCP port to listen on; 0 picks a free one (printed). Default: ${DEFAULT-VALUE}.")
+    private int port;
+
+    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "0.0.0.0",
+            description = "Address to listen on. Default: ${DEFAULT-VALUE} (every interface).")
+    private String bind;
+
+    @Option(names = "--peers", paramLabel = "[SITE=]HOST:PORT,...", split = ",",
+            description = "The gateways of the other sites; SITE= saves asking a peer its site. Two of one site:"
+                    + " the second takes over when the first cannot be reached.")
+    private List<String> peers = new ArrayList<>();
+
+    @Option(names = "--connections", paramLabel = "K", defaultValue = "1",
+            description = "WAN connections per job to each peer site; frames are spread over them by (source,"
+                    + " destination) pair. Default: ${DEFAULT-VALUE}.")
+    private int connections;
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "20",
+            description = "Bound on each handshake step, on a connection to a peer gateway, and on the wait for a"
+                    + " destination rank to connect. Default: ${DEFAULT-VALUE}.")
+    private int waitSeconds;
+
+    @Option(names = "--max-frame", paramLabel = "BYTES", defaultValue = "16777216",
+            description = "Largest frame body forwarded. Default: ${DEFAULT-VALUE}.")
+    private int maxFrame;
+
+    @Option(names = "--stats", paramLabel = "HOST:PORT",
+            description = "Print the counters of the gateway at HOST:PORT and exit.")
+    private String stats;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (stats != null) {
+            out.print(GatewayClient.stats(hostPort("--stats", stats), Duration.ofSeconds(10)));
+            out.flush();
+            return 0;
+        }
+        if (site == null || site.isEmpty() || !site.matches("[!-~]+") || site.matches(".*[;:,].*")) {
+            throw new ParameterException(spec.commandLine(), "--site NAME is required: printable, without spaces,"
+                    + " ';', ':' or ',' (the ranks' railyard.site), not " + (site == null ? "missing" : "'" + site + "'"));
+        }
+        if (port < 0 || port > 65535) {
+            throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
+        }
+        if (connections < 1 || connections > 64) {
+            throw new ParameterException(spec.commandLine(), "--connections must be between 1 and 64, not " + connections);
+        }
+        if (waitSeconds < 1) {
+            throw new ParameterException(spec.commandLine(), "--wait must be at least 1 second, not " + waitSeconds);
+        }
+        if (maxFrame < 1024) {
+            throw new ParameterException(spec.commandLine(), "--max-frame must be at least 1024, not " + maxFrame);
+        }
+        List<GatewayServer.Peer> ps = new ArrayList<>();
+        for (String p : peers) {
+            int eq = p.indexOf('=');
+            ps.add(new GatewayServer.Peer(eq > 0 ? p.substring(0, eq) : null, hostPort("--peers", p.substring(eq + 1))));
+        }
+        GatewayServer.Settings settings = new GatewayServer.Settings(site, new InetSocketAddress(bind, port), ps,
+                connections, Duration.ofSeconds(waitSeconds), maxFrame);
+        CountDownLatch stopped = new CountDownLatch(1);
+        GatewayServer server = GatewayServer.start(settings, line -> {
+            synchronized (out) {
+                out.println(line);
+                out.flush();
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // stopping anyway
+            }
+            stopped.countDown();
+        }));
+        InetSocketAddress a = server.address();
+        out.println("railyard gateway: site " + site + " listening on " + a.getHostString() + ":" + a.getPort()
+                + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers)) + ", connections " + connections + ")");
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+
+    private InetSocketAddress hostPort(String option, String s) {
+        int colon = s.lastIndexOf(':');
+        try {
+            if (colon <= 0) {
+                throw new NumberFormatException();
+            }
+            int p = Integer.parseInt(s.substring(colon + 1));
+            if (p < 1 || p > 65535) {
+                throw new NumberFormatException();
+            }
+            return new InetSocketAddress(s.substring(0, colon), p);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), option + " wants HOST:PORT, not '" + s + "'");
+        }
+    }
+
+    /** Runs the command alone (what a test or a service unit starts). */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new GatewayCommand()).execute(args));
+    }
+}

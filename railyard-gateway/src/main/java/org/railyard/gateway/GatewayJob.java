@@ -1,0 +1,116 @@
+package org.railyard.gateway;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What a gateway holds of one job: its id, its gateway verifier, its size, the connections of its
+ * ranks of this site (by world rank) and its WAN stripes (by peer site and stripe index).
+ */
+final class GatewayJob {
+    /** Opens a WAN stripe. */
+    @FunctionalInterface
+    interface Opener {
+        GatewayServer.Endpoint open() throws IOException;
+    }
+
+    final String id;
+    final long hash;
+    final byte[] verifier;
+    final int size;
+    private final ConcurrentHashMap<Integer, GatewayServer.Endpoint> ranks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, GatewayServer.Endpoint> stripes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Object> opening = new ConcurrentHashMap<>();
+
+    GatewayJob(String id, long hash, byte[] verifier, int size) {
+        this.id = id;
+        this.hash = hash;
+        this.verifier = verifier.clone();
+        this.size = size;
+    }
+
+    /** A rank connected (again: its earlier connection, if any, is closed). */
+    void register(int rank, GatewayServer.Endpoint ep) {
+        GatewayServer.Endpoint old;
+        synchronized (this) {
+            old = ranks.put(rank, ep);
+            notifyAll();
+        }
+        if (old != null && old != ep) {
+            old.close();
+        }
+    }
+
+    void unregister(int rank, GatewayServer.Endpoint ep) {
+        ranks.remove(rank, ep);
+    }
+
+    int ranksHere() {
+        return ranks.size();
+    }
+
+    int stripesOpen() {
+        return stripes.size();
+    }
+
+    /** The connection of {@code rank}, waiting up to {@code wait} for it to connect; null if it did not. */
+    GatewayServer.Endpoint awaitRank(int rank, Duration wait) {
+        GatewayServer.Endpoint e = ranks.get(rank);
+        if (e != null && e.isOpen()) {
+            return e;
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        synchronized (this) {
+            while (true) {
+                e = ranks.get(rank);
+                if (e != null && e.isOpen()) {
+                    return e;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                try {
+                    wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+        }
+    }
+
+    /** WAN stripe {@code k} to {@code site}, opened by {@code opener} the first time (and after it closed). */
+    GatewayServer.Endpoint stripe(int site, int k, Opener opener) throws IOException {
+        long key = ((long) site << 32) | (k & 0xffffffffL);
+        GatewayServer.Endpoint e = stripes.get(key);
+        if (e != null && e.isOpen()) {
+            return e;
+        }
+        synchronized (opening.computeIfAbsent(key, x -> new Object())) {
+            e = stripes.get(key);
+            if (e != null && e.isOpen()) {
+                return e;
+            }
+            e = opener.open();
+            stripes.put(key, e);
+            return e;
+        }
+    }
+
+    /** WAN stripe {@code k} to {@code site} if one is open (opened by either side), else null. */
+    GatewayServer.Endpoint openStripe(int site, int k) {
+        GatewayServer.Endpoint e = stripes.get(((long) site << 32) | (k & 0xffffffffL));
+        return e != null && e.isOpen() ? e : null;
+    }
+
+    /** A stripe the peer opened: used for frames to its site unless this side has one open already. */
+    void offerStripe(int site, int k, GatewayServer.Endpoint e) {
+        stripes.compute(((long) site << 32) | (k & 0xffffffffL), (key, old) -> old != null && old.isOpen() ? old : e);
+    }
+
+    void dropStripe(GatewayServer.Endpoint e) {
+        stripes.values().remove(e);
+    }
+}

@@ -1,0 +1,579 @@
+package org.railyard.gateway;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.railyard.bootstrap.JobKeys;
+import org.railyard.transport.gateway.GatewayClient;
+import org.railyard.wire.GatewayFrame;
+
+/**
+ * A site gateway (seed 003's proxy): the ranks of its site connect to it, and it keeps connections
+ * to the gateways of the other sites. It forwards DATA frames by their routing header
+ * ({@link GatewayFrame}) without reading their body, and while it receives them (cut-through: the
+ * header and each piece of the body go out as they come in).
+ *
+ * <p>Threads: one virtual thread per connection reads it and forwards what it reads; a connection
+ * that frames are forwarded to is written under its {@link Endpoint} lock, one frame at a time.
+ *
+ * <p>Jobs. Every connection proves its job's gateway verifier ({@link JobKeys#gatewayVerifier});
+ * the first connection of a job registers it. Frames of one job never reach a connection of
+ * another: routes are looked up in the job the connection proved, and the WAN connections are per
+ * job ({@link Settings#connections} stripes per peer site; a (source, destination) pair always uses
+ * the same stripe, so its frames stay in order).
+ *
+ * <p>Bad input (a foreign or malformed header, a frame of another job, a source that is not the
+ * connection's own, an unknown site or process) closes that connection with the reason logged,
+ * after an ERROR frame naming it; the gateway goes on serving the others. A destination that cannot
+ * be reached (a peer gateway down, a rank that never connects within {@link Settings#patience}) gets
+ * the source rank an UNREACHABLE naming it; the frame is dropped.
+ */
+public final class GatewayServer implements AutoCloseable {
+    /** A peer gateway: its site when given on the command line (else asked with IDENT), its address. */
+    public record Peer(String site, InetSocketAddress address) { }
+
+    /**
+     * @param site        the site this gateway serves
+     * @param bind        where it listens
+     * @param peers       the gateways of the other sites (two of one site: the second is the failover)
+     * @param connections WAN connections per job and peer site, striped by (source, destination)
+     * @param patience    bound on a handshake step, a connection to a peer, and the wait for a
+     *                    destination rank to connect
+     * @param maxBody     largest DATA body accepted
+     */
+    public record Settings(String site, InetSocketAddress bind, List<Peer> peers, int connections, Duration patience,
+                           int maxBody) {
+        public Settings {
+            peers = List.copyOf(peers);
+            if (connections < 1 || connections > 64) {
+                throw new IllegalArgumentException("--connections must be between 1 and 64, not " + connections);
+            }
+        }
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int CHUNK = 64 * 1024;
+
+    private final Settings settings;
+    private final int siteId;
+    private final Consumer<String> log;
+    private final ServerSocket server;
+    private final ConcurrentHashMap<Long, GatewayJob> jobs = new ConcurrentHashMap<>();
+    /** Site id to the peer addresses serving it, learned from the settings and IDENT. */
+    private final ConcurrentHashMap<Integer, List<InetSocketAddress>> peerSites = new ConcurrentHashMap<>();
+    private final GatewayCounters counters = new GatewayCounters();
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+    private volatile boolean closed;
+
+    private GatewayServer(Settings settings, Consumer<String> log) throws IOException {
+        this.settings = settings;
+        this.siteId = GatewayFrame.siteId(settings.site());
+        this.log = log;
+        counters.site(siteId, settings.site());
+        for (Peer p : settings.peers()) {
+            if (p.site() != null) {
+                learn(p.site(), p.address());
+            }
+        }
+        server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(settings.bind(), 1024);
+        acceptor = Thread.ofVirtual().name("gateway-accept").start(this::acceptLoop);
+    }
+
+    /** Binds and starts serving; {@code log} gets one line per event worth a line. */
+    public static GatewayServer start(Settings settings, Consumer<String> log) throws IOException {
+        return new GatewayServer(settings, log);
+    }
+
+    /** Where it listens (the actual port when 0 was asked). */
+    public InetSocketAddress address() {
+        return new InetSocketAddress(settings.bind().getAddress(), server.getLocalPort());
+    }
+
+    /** The counters as {@code name value} lines. */
+    public String stats() {
+        return counters.render(jobs.values());
+    }
+
+    private void learn(String site, InetSocketAddress address) {
+        int id = GatewayFrame.siteId(site);
+        counters.site(id, site);
+        peerSites.compute(id, (k, v) -> {
+            if (v == null) {
+                return List.of(address);
+            }
+            if (v.contains(address)) {
+                return v;
+            }
+            java.util.ArrayList<InetSocketAddress> l = new java.util.ArrayList<>(v);
+            l.add(address);
+            return List.copyOf(l);
+        });
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = server.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    log.accept("railyard gateway: accept failed: " + e.getMessage());
+                }
+                return;
+            }
+            sockets.add(s);
+            Thread.ofVirtual().name("gateway-conn").start(() -> serve(s));
+        }
+    }
+
+    /** One accepted connection, from its first byte to its close. */
+    private void serve(Socket s) {
+        String from = s.getRemoteSocketAddress().toString();
+        Endpoint ep = null;
+        GatewayJob job = null;
+        try {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout((int) settings.patience().toMillis());
+            DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), CHUNK));
+            ep = new Endpoint(s, from);
+            byte[] scratch = new byte[GatewayFrame.HEADER];
+            GatewayFrame.Header h;
+            try {
+                h = GatewayFrame.readHeader(in, scratch, GatewayFrame.MAX_TEXT + 1024);
+            } catch (EOFException e) {
+                throw new BadInput(e.getMessage().startsWith("connection closed") ? "closed before its first frame"
+                        : e.getMessage());
+            }
+            switch (h.type()) {
+                case GatewayFrame.STATS_REQUEST -> {
+                    ep.send(GatewayFrame.STATS, GatewayFrame.text(stats()));
+                    return;
+                }
+                case GatewayFrame.IDENT_REQUEST -> {
+                    ep.send(GatewayFrame.IDENT, GatewayFrame.text(settings.site()));
+                    return;
+                }
+                case GatewayFrame.HELLO -> {
+                }
+                default -> throw new BadInput("opened with " + GatewayFrame.typeName(h.type()) + " instead of HELLO");
+            }
+            GatewayFrame.Hello hello;
+            try {
+                hello = GatewayFrame.hello(h, GatewayFrame.readBody(in, h));
+            } catch (IOException e) {
+                throw new BadInput(e.getMessage());
+            }
+            boolean peer = h.has(GatewayFrame.FLAG_GATEWAY);
+            if (!peer && h.source().site() != siteId) {
+                throw new BadInput("rank " + h.source().process() + " of site '" + hello.site()
+                        + "' connected to the gateway of site '" + settings.site() + "'");
+            }
+            if (peer && h.source().site() == siteId) {
+                throw new BadInput("a gateway of this gateway's own site '" + settings.site() + "' connected as a peer");
+            }
+            job = prove(ep, in, scratch, h, hello);
+            s.setSoTimeout(0);
+            if (peer) {
+                counters.site(h.source().site(), hello.site());
+                ep.peerSite = h.source().site();
+                // a stripe carries both ways: frames to that site may take it until the peer closes it
+                job.offerStripe(ep.peerSite, hello.stripe() % settings.connections(), ep);
+                int port = h.source().node();
+                if (port > 0 && port <= 65535) {
+                    learn(hello.site(), new InetSocketAddress(s.getInetAddress(), port));
+                }
+                log.accept("railyard gateway: job " + hello.jobId() + ": gateway of site '" + hello.site()
+                        + "' connected, stripe " + hello.stripe() + ", from " + from);
+            } else {
+                ep.address = h.source();
+                log.accept("railyard gateway: job " + hello.jobId() + ": rank " + h.source().process() + " of "
+                        + hello.jobSize() + " connected from " + from + " (node "
+                        + String.format("%08x", h.source().node()) + ")");
+                job.register(h.source().process(), ep);
+            }
+            ep.job = job;
+            forwardLoop(ep, job, in, scratch);
+        } catch (BadInput e) {
+            counters.rejected();
+            String who = ep != null && ep.address != null ? " (rank " + ep.address.process() + " of job " + job.id + ")"
+                    : ep != null && ep.peerSite != 0 ? " (gateway of site '" + counters.siteName(ep.peerSite) + "')" : "";
+            log.accept("railyard gateway: closed the connection from " + from + who + ": " + e.getMessage());
+            if (ep != null) {
+                ep.sendQuietly(GatewayFrame.ERROR, GatewayFrame.text(e.getMessage()));
+            }
+        } catch (IOException e) {
+            if (!closed) {
+                String who = ep != null && ep.address != null ? "rank " + ep.address.process() + " of job " + job.id
+                        : ep != null && ep.peerSite != 0 ? "gateway of site '" + counters.siteName(ep.peerSite) + "'" : from;
+                log.accept("railyard gateway: connection of " + who + " ended: " + e.getMessage());
+            }
+        } finally {
+            if (ep != null) {
+                ep.close();
+                if (job != null && ep.address != null) {
+                    job.unregister(ep.address.process(), ep);
+                }
+                if (job != null && ep.peerSite != 0) {
+                    job.dropStripe(ep);
+                }
+            }
+            sockets.remove(s);
+        }
+    }
+
+    /** Challenge and response on the job's verifier; registers the job when it is new. */
+    private GatewayJob prove(Endpoint ep, DataInputStream in, byte[] scratch, GatewayFrame.Header h,
+                             GatewayFrame.Hello hello) throws IOException {
+        GatewayJob known = jobs.get(h.job());
+        if (known != null && known.size != hello.jobSize()) {
+            throw new BadInput("job " + hello.jobId() + " has " + known.size + " ranks here, the HELLO says "
+                    + hello.jobSize());
+        }
+        byte[] nonceG = new byte[GatewayFrame.NONCE_BYTES];
+        RANDOM.nextBytes(nonceG);
+        int process = h.source().process();
+        byte[] mac = known == null ? new byte[GatewayFrame.MAC_BYTES]
+                : JobKeys.relayProof(known.verifier, "G", process, hello.nonce(), nonceG);
+        byte flag = (byte) (h.flags() & GatewayFrame.FLAG_GATEWAY);
+        ep.send(GatewayFrame.CHALLENGE, (byte) (flag | (known == null ? GatewayFrame.FLAG_NEW_JOB : 0)),
+                GatewayFrame.challengeBody(nonceG, mac));
+        GatewayFrame.Header p;
+        byte[] body;
+        try {
+            p = GatewayFrame.readHeader(in, scratch, GatewayFrame.MAX_TEXT);
+            body = GatewayFrame.readBody(in, p);
+        } catch (SocketTimeoutException e) {
+            throw new BadInput("no PROOF within " + settings.patience().toSeconds() + " s");
+        } catch (IOException e) {
+            throw new BadInput(e.getMessage());
+        }
+        if (p.type() != GatewayFrame.PROOF) {
+            throw new BadInput("sent " + GatewayFrame.typeName(p.type()) + " where PROOF was due");
+        }
+        boolean claimsNew = p.has(GatewayFrame.FLAG_NEW_JOB);
+        if (claimsNew != (known == null)) {
+            throw new BadInput("PROOF " + (claimsNew ? "carries a verifier for a job this gateway knows"
+                    : "carries no verifier for a job this gateway does not know"));
+        }
+        byte[] verifier = known != null ? known.verifier
+                : GatewayFrame.slice(body, GatewayFrame.PROOF_VERIFIER_OFFSET, GatewayFrame.VERIFIER_BYTES);
+        byte[] want = JobKeys.relayProof(verifier, "C", process, nonceG, hello.nonce());
+        if (!JobKeys.same(want, GatewayFrame.slice(body, GatewayFrame.PROOF_MAC_OFFSET, GatewayFrame.MAC_BYTES))) {
+            throw new BadInput("wrong job secret for job " + hello.jobId());
+        }
+        GatewayJob job = known;
+        if (job == null) {
+            GatewayJob fresh = new GatewayJob(hello.jobId(), h.job(), verifier, hello.jobSize());
+            job = jobs.putIfAbsent(h.job(), fresh);
+            if (job == null) {
+                job = fresh;
+            } else if (!JobKeys.same(job.verifier, verifier) || job.size != hello.jobSize()) {
+                throw new BadInput("job " + hello.jobId() + " registered at the same time with another secret or size");
+            }
+        }
+        ep.send(GatewayFrame.WELCOME, flag, new byte[0]);
+        return job;
+    }
+
+    /** Reads DATA frames from {@code ep} and forwards each, until the connection ends. */
+    private void forwardLoop(Endpoint ep, GatewayJob job, DataInputStream in, byte[] scratch) throws IOException {
+        byte[] chunk = new byte[GatewayFrame.HEADER + CHUNK];
+        while (!closed) {
+            GatewayFrame.Header h;
+            try {
+                h = GatewayFrame.readHeader(in, chunk, settings.maxBody());
+            } catch (EOFException e) {
+                if (e.getMessage().equals("connection closed")) {
+                    return;
+                }
+                throw new BadInput(e.getMessage());
+            } catch (IOException e) {
+                if (e instanceof java.net.SocketException) {
+                    throw e;
+                }
+                throw new BadInput(e.getMessage());
+            }
+            if (h.type() != GatewayFrame.DATA) {
+                throw new BadInput("sent " + GatewayFrame.typeName(h.type()) + " where DATA was due");
+            }
+            if (h.job() != job.hash) {
+                throw new BadInput("a frame of another job (" + Long.toHexString(h.job()) + ") on a connection of job "
+                        + job.id);
+            }
+            if (ep.address != null && !ep.address.equals(h.source())) {
+                throw new BadInput("a frame from " + h.source() + " on the connection of " + ep.address);
+            }
+            if (ep.peerSite != 0 && (h.source().site() != ep.peerSite || h.destination().site() != siteId)) {
+                throw new BadInput("a frame from site " + String.format("%08x", h.source().site()) + " to site "
+                        + String.format("%08x", h.destination().site()) + " on a connection from site '"
+                        + counters.siteName(ep.peerSite) + "' to this site");
+            }
+            if (h.destination().process() >= job.size) {
+                throw new BadInput("unknown process " + h.destination().process() + " in a job of " + job.size);
+            }
+            Route r = route(job, h);
+            forward(ep, in, chunk, h, r);
+        }
+    }
+
+    /** Where a frame goes: an endpoint, or why none. */
+    private record Route(Endpoint to, String unreachable) { }
+
+    private Route route(GatewayJob job, GatewayFrame.Header h) throws IOException {
+        GatewayFrame.Address dst = h.destination();
+        if (dst.site() == siteId) {
+            Endpoint e = job.awaitRank(dst.process(), settings.patience());
+            if (e == null) {
+                return new Route(null, "rank " + dst.process() + " of job " + job.id
+                        + " did not connect to the gateway of site '" + settings.site() + "' within "
+                        + settings.patience().toSeconds() + " s");
+            }
+            if (e.address.node() != dst.node()) {
+                throw new BadInput("unknown process " + dst + ": rank " + dst.process() + " of job " + job.id
+                        + " is on node " + String.format("%08x", e.address.node()));
+            }
+            return new Route(e, null);
+        }
+        int k = Math.floorMod(h.source().process() * 31 + dst.process(), settings.connections());
+        Endpoint open = job.openStripe(dst.site(), k);
+        if (open != null) {
+            return new Route(open, null);
+        }
+        List<InetSocketAddress> peers = peersOf(dst.site());
+        if (peers.isEmpty()) {
+            throw new BadInput("unknown site " + String.format("%08x", dst.site()) + ": no peer gateway of this gateway serves it");
+        }
+        try {
+            return new Route(job.stripe(dst.site(), k, () -> openStripe(job, dst.site(), k, peers)), null);
+        } catch (IOException e) {
+            return new Route(null, "the gateway of site '" + counters.siteName(dst.site()) + "' is unreachable: "
+                    + e.getMessage());
+        }
+    }
+
+    /** The peer gateways of {@code site}, asking every peer whose site is not known yet. */
+    private List<InetSocketAddress> peersOf(int site) {
+        List<InetSocketAddress> l = peerSites.get(site);
+        if (l != null) {
+            return l;
+        }
+        for (Peer p : settings.peers()) {
+            if (p.site() == null && !peerSites.values().stream().anyMatch(v -> v.contains(p.address()))) {
+                try {
+                    learn(GatewayClient.ident(p.address(), settings.patience()), p.address());
+                } catch (IOException e) {
+                    log.accept("railyard gateway: peer " + p.address() + " did not tell its site: " + e.getMessage());
+                }
+            }
+        }
+        return peerSites.getOrDefault(site, List.of());
+    }
+
+    /** Opens WAN stripe {@code k} of {@code job} to {@code site}: the first peer that answers. */
+    private Endpoint openStripe(GatewayJob job, int site, int k, List<InetSocketAddress> peers) throws IOException {
+        StringBuilder why = new StringBuilder();
+        for (InetSocketAddress a : peers) {
+            try {
+                GatewayClient.Opened o = GatewayClient.open(a, job.id, job.verifier,
+                        new GatewayFrame.Address(siteId, server.getLocalPort(), -1), job.size, k, settings.site(), true,
+                        settings.patience());
+                sockets.add(o.socket());
+                Endpoint e = new Endpoint(o.socket(), a.toString());
+                e.peerSite = site;
+                counters.wanOpened();
+                log.accept("railyard gateway: job " + job.id + ": stripe " + k + " to site '" + counters.siteName(site)
+                        + "' open to " + a);
+                e.job = job;
+                // the peer may send frames of its own site on it, or an ERROR before closing it
+                Thread.ofVirtual().name("gateway-wan").start(() -> carry(job, e, o.in(), site, k));
+                return e;
+            } catch (IOException e) {
+                why.append(why.isEmpty() ? "" : "; ").append(a).append(": ").append(e.getMessage());
+            }
+        }
+        throw new IOException(why.toString());
+    }
+
+    /** Reads what the peer sends on a stripe this gateway opened, until it closes. */
+    private void carry(GatewayJob job, Endpoint e, DataInputStream in, int site, int k) {
+        String why = "closed by the peer";
+        try {
+            forwardLoop(e, job, in, new byte[GatewayFrame.HEADER]);
+        } catch (IOException ex) {
+            why = ex.getMessage();
+        }
+        e.close();
+        job.dropStripe(e);
+        sockets.remove(e.socket);
+        if (!closed) {
+            log.accept("railyard gateway: job " + job.id + ": stripe " + k + " to site '" + counters.siteName(site)
+                    + "' closed: " + why);
+        }
+    }
+
+    /**
+     * Forwards the frame whose header is in {@code chunk} to {@code r}, cut-through: the header and
+     * the first piece of the body in one write, then each piece as it is read. A destination that
+     * fails drops the rest of the frame (the source hears UNREACHABLE); a source that ends inside a
+     * frame leaves a torn frame on the destination's connection, which is therefore closed.
+     */
+    private void forward(Endpoint src, DataInputStream in, byte[] chunk, GatewayFrame.Header h, Route r)
+            throws IOException {
+        int remaining = h.bodyLength();
+        Endpoint dst = r.to();
+        String lost = r.unreachable();
+        if (dst != null) {
+            dst.writing.lock();
+        }
+        try {
+            int have = GatewayFrame.HEADER;
+            while (remaining > 0 || have > 0) {
+                int want = Math.min(remaining, chunk.length - have);
+                int n = want == 0 ? 0 : in.read(chunk, have, want);
+                if (n < 0) {
+                    if (dst != null && lost == null) {
+                        dst.close();
+                    }
+                    throw new BadInput("truncated DATA frame: the connection ended with " + remaining + " of "
+                            + h.bodyLength() + " body bytes to come");
+                }
+                remaining -= n;
+                have += n;
+                if (dst != null && lost == null) {
+                    try {
+                        dst.out.write(chunk, 0, have);
+                    } catch (IOException e) {
+                        dst.close();
+                        lost = "the connection to " + (dst.address != null ? "rank " + dst.address.process()
+                                : "the gateway of site '" + counters.siteName(dst.peerSite) + "'") + " broke: "
+                                + e.getMessage();
+                    }
+                }
+                have = 0;
+            }
+        } finally {
+            if (dst != null) {
+                dst.writing.unlock();
+            }
+        }
+        if (lost == null) {
+            counters.forwarded(h.source().site(), h.destination().site(), h.bodyLength());
+        } else {
+            counters.dropped();
+            if (src.address != null) {
+                src.sendQuietly(GatewayFrame.UNREACHABLE, h.destination(), src.address, GatewayFrame.text(lost));
+            } else {
+                log.accept("railyard gateway: dropped a frame from " + h.source() + " to " + h.destination() + ": " + lost);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        server.close();
+        for (Socket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+        try {
+            acceptor.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Input that closes its connection: the message is the reason, logged and sent in an ERROR. */
+    static final class BadInput extends IOException {
+        BadInput(String why) {
+            super(why);
+        }
+    }
+
+    /** A connection that frames are forwarded to; written one frame at a time under {@link #writing}. */
+    static final class Endpoint {
+        final Socket socket;
+        final java.io.OutputStream out;
+        final java.util.concurrent.locks.ReentrantLock writing = new java.util.concurrent.locks.ReentrantLock();
+        final String from;
+        /** A rank's connection: its address; null otherwise. */
+        volatile GatewayFrame.Address address;
+        /** A peer gateway's connection: its site id; 0 otherwise. */
+        volatile int peerSite;
+        volatile GatewayJob job;
+        private final byte[] scratch = new byte[GatewayFrame.HEADER];
+
+        Endpoint(Socket socket, String from) throws IOException {
+            this.socket = socket;
+            this.out = socket.getOutputStream();
+            this.from = from;
+        }
+
+        void send(byte type, byte[] body) throws IOException {
+            send(type, (byte) 0, body);
+        }
+
+        void send(byte type, byte flags, byte[] body) throws IOException {
+            GatewayFrame.Address none = new GatewayFrame.Address(0, 0, -1);
+            write(type, flags, none, none, body);
+        }
+
+        void sendQuietly(byte type, byte[] body) {
+            try {
+                send(type, body);
+            } catch (IOException ignored) {
+                // the connection is being closed for a reason already logged
+            }
+        }
+
+        void sendQuietly(byte type, GatewayFrame.Address src, GatewayFrame.Address dst, byte[] body) {
+            try {
+                write(type, (byte) 0, src, dst, body);
+            } catch (IOException ignored) {
+                // its own reader will notice
+            }
+        }
+
+        private void write(byte type, byte flags, GatewayFrame.Address src, GatewayFrame.Address dst, byte[] body)
+                throws IOException {
+            writing.lock();
+            try {
+                java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(GatewayFrame.HEADER + body.length);
+                GatewayFrame.write(new DataOutputStream(b), scratch, type, flags, job == null ? 0 : job.hash, src, dst, body);
+                out.write(b.toByteArray());
+            } finally {
+                writing.unlock();
+            }
+        }
+
+        void close() {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // already broken
+            }
+        }
+
+        boolean isOpen() {
+            return !socket.isClosed();
+        }
+    }
+}
