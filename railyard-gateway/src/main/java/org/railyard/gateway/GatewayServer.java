@@ -109,6 +109,11 @@ public final class GatewayServer implements AutoCloseable {
         return counters.render(jobs.values());
     }
 
+    /** Adds a peer gateway of {@code site} (a launcher that embeds several gateways introduces them). */
+    public void peer(String site, InetSocketAddress address) {
+        learn(site, address);
+    }
+
     private void learn(String site, InetSocketAddress address) {
         int id = GatewayFrame.siteId(site);
         counters.site(id, site);

@@ -53,33 +53,41 @@ public record Host(String name, int slots) {
         }
         List<Host> hosts = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            int hash = line.indexOf('#');
-            String[] words = (hash >= 0 ? line.substring(0, hash) : line).trim().split("\\s+");
+            String[] words = words(lines.get(i));
             if (words[0].isEmpty()) {
                 continue;
             }
-            String where = "hosts file " + file + " line " + (i + 1) + ": ";
-            int slots = 1;
-            for (int w = 1; w < words.length; w++) {
-                if (!words[w].startsWith("slots=")) {
-                    throw new IllegalArgumentException(where + "expected 'host' or 'host slots=N', found '" + words[w] + "'");
-                }
-                try {
-                    slots = Integer.parseInt(words[w].substring("slots=".length()));
-                } catch (NumberFormatException e) {
-                    slots = 0;
-                }
-                if (slots < 1) {
-                    throw new IllegalArgumentException(where + "'" + words[w] + "' is not a number of slots of at least 1");
-                }
-            }
-            hosts.add(new Host(words[0], slots));
+            hosts.add(entry("hosts file " + file + " line " + (i + 1) + ": ", words));
         }
         if (hosts.isEmpty()) {
             throw new IllegalArgumentException("hosts file " + file + " lists no host");
         }
         return List.copyOf(hosts);
+    }
+
+    /** The words of a line of a hosts or sites file, '#' comments cut; one empty word for a blank line. */
+    static String[] words(String line) {
+        int hash = line.indexOf('#');
+        return (hash >= 0 ? line.substring(0, hash) : line).trim().split("\\s+");
+    }
+
+    /** A host entry, {@code name} or {@code name slots=N}; {@code where} prefixes the error. */
+    static Host entry(String where, String[] words) {
+        int slots = 1;
+        for (int w = 1; w < words.length; w++) {
+            if (!words[w].startsWith("slots=")) {
+                throw new IllegalArgumentException(where + "expected 'host' or 'host slots=N', found '" + words[w] + "'");
+            }
+            try {
+                slots = Integer.parseInt(words[w].substring("slots=".length()));
+            } catch (NumberFormatException e) {
+                slots = 0;
+            }
+            if (slots < 1) {
+                throw new IllegalArgumentException(where + "'" + words[w] + "' is not a number of slots of at least 1");
+            }
+        }
+        return new Host(words[0], slots);
     }
 
     /**

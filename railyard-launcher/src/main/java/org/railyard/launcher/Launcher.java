@@ -76,6 +76,12 @@ public final class Launcher {
      * @throws UncheckedIOException     when the key-value server cannot be started
      */
     public static JobResult run(JobSpec spec, LineSink out, LineSink err) {
+        return run(spec, r -> Map.of(), out, err);
+    }
+
+    /** Like {@link #run(JobSpec, LineSink, LineSink)}, with {@code perRank} adding to each rank's environment. */
+    public static JobResult run(JobSpec spec, java.util.function.IntFunction<Map<String, String>> perRank, LineSink out,
+                                LineSink err) {
         List<String> classpath = new ArrayList<>(spec.classpath());
         String mainClass = mainClass(spec.main(), classpath);
         String own = System.getProperty("java.class.path", "");
@@ -120,6 +126,7 @@ public final class Launcher {
                 env.put(KvBootstrap.ENV_JOB, jobId);
                 env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
                 env.putAll(localPosition(placement, spec.np(), r));
+                env.putAll(perRank.apply(r));
                 Host host = placement == null ? null : placement.get(r);
                 launches.add(host == null || host.isLoopback()
                         ? Job.Launch.local(r, command, env)

@@ -56,6 +56,17 @@ public final class RunCommand implements Callable<Integer> {
                     + " Ranks fill each host's slots in turn. Default: every rank on this machine.")
     private Path hosts;
 
+    @Option(names = "--sites", paramLabel = "FILE",
+            description = "Sites file: 'site NAME [gateway HOST:PORT[,HOST:PORT]]' lines, each followed by that site's"
+                    + " hosts as in a hosts file. Ranks of different sites talk through the sites' gateways."
+                    + " Not with --hosts.")
+    private Path sites;
+
+    @Option(names = "--gateways", paramLabel = "MODE", defaultValue = "external",
+            description = "With --sites: 'external' (the gateways the sites file names, already running) or"
+                    + " 'embedded' (the launcher runs one gateway per site for the job's life). Default: ${DEFAULT-VALUE}.")
+    private String gateways;
+
     @Option(names = "--rsh", paramLabel = "CMD", defaultValue = JobSpec.DEFAULT_RSH,
             description = "Command that runs a command on a host, called as CMD host 'command'. Default: ${DEFAULT-VALUE}.")
     private String rsh;
@@ -133,8 +144,15 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        LineSink o = (rank, line) -> print(out, rank, line);
+        LineSink e2 = (rank, line) -> print(err, rank, line);
         try {
-            return Launcher.run(job, (rank, line) -> print(out, rank, line), (rank, line) -> print(err, rank, line)).exitCode();
+            if (sites == null) {
+                return Launcher.run(job, o, e2).exitCode();
+            }
+            try (SiteJob siteJob = SiteJob.prepare(Sites.readFile(sites), np, gateways.equals("embedded"), e2)) {
+                return Launcher.run(job, siteJob.rankEnv(), o, e2).exitCode();
+            }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (UncheckedIOException e) {
@@ -187,7 +205,13 @@ public final class RunCommand implements Callable<Integer> {
                 }
             }
         }
-        List<Host> hostList = hosts == null ? List.of() : Host.readFile(hosts);
+        if (sites != null && hosts != null) {
+            throw new IllegalArgumentException("--sites and --hosts exclude each other: a sites file lists the hosts");
+        }
+        if (!gateways.equals("external") && !gateways.equals("embedded")) {
+            throw new IllegalArgumentException("--gateways must be 'external' or 'embedded', not '" + gateways + "'");
+        }
+        List<Host> hostList = sites != null ? Sites.readFile(sites).hosts() : hosts == null ? List.of() : Host.readFile(hosts);
         return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
     }
 

@@ -215,6 +215,14 @@ public final class Config {
     public static final String SITE_DEFAULT = "";
 
     /**
+     * The gateway(s) of this process's site, {@code HOST:PORT[,HOST:PORT]} (the second takes over
+     * when the first cannot be reached): peers of another site are reached through it (transport
+     * {@code gateway}). Empty: no gateway transport; {@code off}: the same, said explicitly.
+     */
+    public static final String GATEWAY_PROP = "railyard.gateway";
+    public static final String GATEWAY_DEFAULT = "";
+
+    /**
      * Locality the stack composer uses for every peer instead of the one it finds (same-node,
      * same-site, other-site); empty: found from the nodes and sites of the two ends.
      */

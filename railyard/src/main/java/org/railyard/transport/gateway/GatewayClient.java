@@ -40,7 +40,8 @@ public final class GatewayClient {
      */
     public static Opened open(InetSocketAddress gateway, String jobId, byte[] verifier, GatewayFrame.Address self,
                               int size, int stripe, String site, boolean asGateway, Duration timeout) throws IOException {
-        Socket s = new Socket();
+        // a socket with a channel: the gateway transport writes frames from native memory through it
+        Socket s = java.nio.channels.SocketChannel.open().socket();
         try {
             s.setTcpNoDelay(true);
             s.connect(gateway, (int) timeout.toMillis());

@@ -1,0 +1,166 @@
+package org.railyard.transport.gateway;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.function.IntConsumer;
+import org.railyard.bootstrap.AddressCard;
+import org.railyard.bootstrap.JobKeys;
+import org.railyard.transport.Capability;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+import org.railyard.transport.TransportEnv;
+import org.railyard.util.Config;
+import org.railyard.wire.GatewayFrame;
+
+/**
+ * Peers of another site through this site's gateway (seed 003): an {@link Capability#INDIRECT}
+ * transport, required whenever the two sites ({@code railyard.site}) differ, offered only when
+ * {@code railyard.gateway} names the gateway(s). Every rank keeps one connection to its gateway
+ * ({@link GatewaySession}), opened and proven at start so that frames from other sites find it;
+ * each peer's link ({@link GatewayLink}) writes its frames there behind a routing header and reads
+ * the frames the session sorted by source.
+ *
+ * <p>Failover: the session connects to the first gateway of the setting that answers; when its
+ * connection breaks, every link through it fails (their channels report PEER_FAILED naming the
+ * site's gateway), and the next link asked for opens a new session on the first gateway that
+ * answers then, the second one when the first stays down.
+ */
+public final class GatewayTransport implements Transport {
+    private static final Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
+            Capability.REMOTE, Capability.DETECTS_FAILURE, Capability.INDIRECT);
+    /** Smallest frame limit. */
+    private static final int MIN_FRAME = 4096;
+
+    private List<InetSocketAddress> gateways = List.of();
+    private TransportEnv env;
+    private String site;
+    private int maxFrame;
+    private Duration timeout;
+    private byte[] verifier;
+    private volatile IntConsumer arrivals = p -> { };
+    private GatewaySession session;
+
+    @Override public String name() { return "gateway"; }
+    @Override public int priority() { return 30; }
+    @Override public int maxFrame() { return maxFrame; }
+    @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+
+    /** The gateways a setting names; empty for an empty setting or {@code off}. */
+    public static List<InetSocketAddress> parse(String setting) {
+        String v = setting.trim();
+        if (v.isEmpty() || v.equals("off")) {
+            return List.of();
+        }
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (String part : v.split(",")) {
+            int colon = part.lastIndexOf(':');
+            int port;
+            try {
+                port = colon > 0 ? Integer.parseInt(part.substring(colon + 1).trim()) : -1;
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("setting " + Config.GATEWAY_PROP + " = '" + setting
+                        + "': each gateway is HOST:PORT, not '" + part + "' (or 'off')");
+            }
+            out.add(InetSocketAddress.createUnresolved(part.substring(0, colon).trim(), port));
+        }
+        return List.copyOf(out);
+    }
+
+    @Override
+    public boolean start(TransportEnv env) throws IOException {
+        gateways = parse(Config.string(Config.GATEWAY_PROP, Config.GATEWAY_DEFAULT));
+        if (gateways.isEmpty()) {
+            return false;
+        }
+        this.env = env;
+        site = Config.string(Config.SITE_PROP, Config.SITE_DEFAULT);
+        maxFrame = (int) Config.bytes(Config.TCP_FRAME_PROP, Config.TCP_FRAME_DEFAULT);
+        if (maxFrame < MIN_FRAME) {
+            throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
+        }
+        timeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
+        verifier = JobKeys.gatewayVerifier(env.jobId(), env.secret());
+        session();
+        return true;
+    }
+
+    /** The open session, or a new one on the first gateway that answers. */
+    private synchronized GatewaySession session() throws IOException {
+        if (session != null && session.isOpen()) {
+            return session;
+        }
+        GatewayFrame.Address self = new GatewayFrame.Address(GatewayFrame.siteId(site), GatewayFrame.nodeId(env.node()),
+                env.rank());
+        StringBuilder why = new StringBuilder();
+        for (InetSocketAddress g : gateways) {
+            InetSocketAddress resolved = new InetSocketAddress(g.getHostString(), g.getPort());
+            try {
+                GatewayClient.Opened o = GatewayClient.open(resolved, env.jobId(), verifier, self, env.size(), 0, site,
+                        false, timeout);
+                session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site, g.getHostString() + ":" + g.getPort(), env.size(),
+                        maxFrame, p -> arrivals.accept(p));
+                return session;
+            } catch (IOException e) {
+                why.append(why.isEmpty() ? "" : "; ").append(g.getHostString()).append(':').append(g.getPort())
+                        .append(": ").append(e.getMessage());
+            }
+        }
+        throw new IOException("no gateway of site '" + site + "' (setting " + Config.GATEWAY_PROP + ") answered: " + why);
+    }
+
+    @Override
+    public boolean required(AddressCard self, AddressCard peer) {
+        return !self.site().equals(peer.site());
+    }
+
+    @Override
+    public boolean reaches(AddressCard self, AddressCard peer) {
+        return self.rank() != peer.rank() && !self.site().equals(peer.site());
+    }
+
+    @Override
+    public Link join(int peer, AddressCard self, AddressCard peerCard) throws IOException {
+        GatewayFrame.Address to = new GatewayFrame.Address(GatewayFrame.siteId(peerCard.site()),
+                GatewayFrame.nodeId(peerCard.node()), peer);
+        return session().link(peer, to, peerCard.site());
+    }
+
+    @Override
+    public void arrivals(IntConsumer peerArrived) {
+        arrivals = peerArrived;
+    }
+
+    @Override
+    public String offer(int peer, AddressCard peerCard) throws IOException {
+        throw new IOException("the gateway transport makes no direct connection");
+    }
+
+    @Override
+    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
+        throw new IOException("the gateway transport makes no direct connection");
+    }
+
+    @Override
+    public void abandon(int peer, String parameters) {
+    }
+
+    @Override
+    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
+        throw new IOException("the gateway transport makes no direct connection");
+    }
+
+    @Override
+    public synchronized void close() {
+        if (session != null) {
+            session.close();
+        }
+    }
+}
