@@ -42,8 +42,21 @@ final class GatewayJob {
         }
     }
 
-    void unregister(int rank, GatewayServer.Endpoint ep) {
+    /** The rank's connection ended; true if no rank of the job is connected here any more. */
+    synchronized boolean unregister(int rank, GatewayServer.Endpoint ep) {
         ranks.remove(rank, ep);
+        return ranks.isEmpty();
+    }
+
+    void closeStripes() {
+        for (GatewayServer.Endpoint e : java.util.List.copyOf(stripes.values())) {
+            e.close();
+        }
+        stripes.clear();
+    }
+
+    java.util.Collection<GatewayServer.Endpoint> ranks() {
+        return java.util.List.copyOf(ranks.values());
     }
 
     int ranksHere() {

@@ -230,11 +230,17 @@ public final class GatewayServer implements AutoCloseable {
         } finally {
             if (ep != null) {
                 ep.close();
-                if (job != null && ep.address != null) {
-                    job.unregister(ep.address.process(), ep);
+                if (job != null && ep.address != null && job.unregister(ep.address.process(), ep)) {
+                    // the job's last rank here left: its WAN stripes go, and so does the job
+                    jobs.remove(job.hash, job);
+                    job.closeStripes();
+                    log.accept("railyard gateway: job " + job.id + ": no rank left here, its stripes closed");
                 }
                 if (job != null && ep.peerSite != 0) {
                     job.dropStripe(ep);
+                    if (!closed) {
+                        siteLost(job, ep.peerSite, "its connection ended");
+                    }
                 }
             }
             sockets.remove(s);
@@ -428,6 +434,20 @@ public final class GatewayServer implements AutoCloseable {
         if (!closed) {
             log.accept("railyard gateway: job " + job.id + ": stripe " + k + " to site '" + counters.siteName(site)
                     + "' closed: " + why);
+            siteLost(job, site, why);
+        }
+    }
+
+    /**
+     * A WAN connection of {@code job} to {@code site} ended: frames on it may be lost, so every rank
+     * of the job here hears UNREACHABLE for that whole site (process -1), and its links to ranks
+     * of that site fail instead of waiting for frames that will not come.
+     */
+    private void siteLost(GatewayJob job, int site, String why) {
+        byte[] text = GatewayFrame.text("the connection to the gateway of site '" + counters.siteName(site)
+                + "' was lost: " + why);
+        for (Endpoint r : job.ranks()) {
+            r.sendQuietly(GatewayFrame.UNREACHABLE, new GatewayFrame.Address(site, 0, -1), r.address, text);
         }
     }
 

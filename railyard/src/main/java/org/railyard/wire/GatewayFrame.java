@@ -56,7 +56,8 @@ import java.security.MessageDigest;
  * process, nonceG, nonceC)}, and V after it with {@link #FLAG_NEW_JOB}). WELCOME, or ERROR (UTF-8
  * reason) and the connection closes. Then DATA frames, whose body is one Railyard frame that no
  * gateway reads. UNREACHABLE (gateway to rank; source = the address that could not be reached, body
- * the UTF-8 reason) says that frames to that process are lost. STATS_REQUEST or IDENT_REQUEST, sent
+ * the UTF-8 reason) says that frames to that process are lost; with process -1, to every process of
+ * that site (the gateway lost its connection to that site's gateway). STATS_REQUEST or IDENT_REQUEST, sent
  * instead of HELLO without any proof, get STATS (UTF-8 lines {@code name value}) or IDENT (the
  * gateway's site name).
  *

@@ -36,6 +36,12 @@ final class GatewayLink implements Link {
         this.peerSite = site;
     }
 
+    /** The site id of the peer, or 0 before the connector asked for this link. */
+    int peerSiteId() {
+        GatewayFrame.Address a = to;
+        return a == null ? 0 : a.site();
+    }
+
     FrameRing inbox() {
         return inbox;
     }

@@ -221,7 +221,9 @@ final class GatewaySession {
                     case GatewayFrame.UNREACHABLE -> {
                         String why = new String(GatewayFrame.readBody(in, h), StandardCharsets.UTF_8);
                         int peer = h.source().process();
-                        if (peer >= 0 && peer < links.length) {
+                        if (peer == -1) {
+                            siteUnreachable(h.source().site(), "the gateway of site '" + site + "' (" + gateway + "): " + why);
+                        } else if (peer >= 0 && peer < links.length) {
                             inbox(peer).unreachable("the gateway of site '" + site + "' (" + gateway + ") cannot reach rank "
                                     + peer + ": " + why);
                         }
@@ -242,6 +244,15 @@ final class GatewaySession {
                     + (e.getMessage().equals("connection closed") ? "" : ": " + e.getMessage()));
         } catch (IOException e) {
             fail("the connection to the gateway of site '" + site + "' (" + gateway + ") broke: " + e.getMessage());
+        }
+    }
+
+    /** Every link to a rank of the site {@code siteId} breaks with {@code why}. */
+    private synchronized void siteUnreachable(int siteId, String why) {
+        for (GatewayLink l : links) {
+            if (l != null && l.peerSiteId() == siteId) {
+                l.unreachable(why);
+            }
         }
     }
 

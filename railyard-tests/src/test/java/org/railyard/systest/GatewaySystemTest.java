@@ -1,0 +1,202 @@
+package org.railyard.systest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.railyard.gateway.GatewayServer;
+import org.railyard.launcher.JobResult;
+import org.railyard.launcher.JobSpec;
+import org.railyard.launcher.Launcher;
+import org.railyard.launcher.SiteJob;
+import org.railyard.launcher.Sites;
+import org.railyard.systest.ranks.GatewayPingPongRanks;
+import org.railyard.testkit.Await;
+
+/**
+ * Jobs across two sites on this machine, every rank with its own {@code railyard.site}, the ranks
+ * of one site reaching the other only through the two sites' gateways: the mpiJava ping-pong and
+ * the obstacle demo give the results they give on one site, and the gateways' counters show that
+ * the traffic between the sites went through them. Gateways run embedded in the launcher, or as
+ * {@code railyard gateway} processes that the test kills: then the ranks get PEER_FAILED naming the
+ * site within {@code railyard.partition.timeout}; a site whose first gateway is down uses its second.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class GatewaySystemTest {
+    private static final Pattern LISTENING = Pattern.compile("listening on ([0-9.]+):([0-9]+)");
+    private final List<Process> gateways = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void stopGateways() {
+        gateways.forEach(Process::destroyForcibly);
+    }
+
+    private Sites sites(String text) throws IOException {
+        Path f = dir.resolve("sites-" + System.nanoTime());
+        Files.writeString(f, text);
+        return Sites.readFile(f);
+    }
+
+    private static JobSpec spec(int np, String main, Map<String, String> env, String... args) {
+        return new JobSpec(np, List.of(), main, List.of(args), List.of(), env, Jobs.RANK_JVM, Duration.ofSeconds(200), null);
+    }
+
+    private static Jobs.Finished run(String name, JobSpec spec, SiteJob sj) {
+        Transcript t = new Transcript();
+        JobResult r = Launcher.run(spec, sj.rankEnv(), t.out(), t.err());
+        t.add(new Transcript.Line(org.railyard.launcher.LineSink.LAUNCHER, Transcript.Stream.ERR,
+                "(test) job ended with exit code " + r.exitCode() + ": " + r.summary()));
+        t.save(name);
+        return new Jobs.Finished(r, t);
+    }
+
+    @Test
+    void pingPongAcrossTwoSitesGoesThroughTheGateways() throws IOException {
+        Sites s = sites("site east\nlocalhost slots=2\nsite west\nlocalhost slots=2\n");
+        try (SiteJob sj = SiteJob.prepare(s, 4, true, (rank, line) -> { })) {
+            Jobs.Finished job = run("gateway-pingpong", spec(4, GatewayPingPongRanks.class.getName(),
+                    Map.of("RAILYARD_PRINT_CHOICES", "true")), sj);
+            job.requireSuccessSaying("ping-pong across two sites", "PINGPONG OK rounds=21");
+            assertThat(job.transcript().find(l -> l.text().contains("rank 0 -> rank 3 rail 0 (gateway of site 'east'")))
+                    .as("rank 0 reached rank 3 through its gateway\n%s", job.report()).isPresent();
+            assertThat(job.transcript().find(l -> l.text().contains("rank 0 -> rank 1 rail 0 (shm")))
+                    .as("rank 0 reached rank 1 of its own site directly\n%s", job.report()).isPresent();
+            GatewayServer east = sj.gateways().get(0);
+            long bytes = counter(east.stats(), "pair.east->west.bytes");
+            // three rounds of each size, one way: the payloads alone, before any header
+            assertThat(bytes).isGreaterThan(3L * (1 + 100 + 4096 + 65536 + 65537 + (1 << 20) + (4 << 20)));
+            assertThat(counter(sj.gateways().get(1).stats(), "pair.west->east.messages")).isPositive();
+        }
+    }
+
+    @Test
+    void theObstacleDemoAcrossTwoSitesAgreesWithTheSequentialSolver() throws IOException {
+        Sites s = sites("site east\nlocalhost slots=2\nsite west\nlocalhost slots=2\n");
+        try (SiteJob sj = SiteJob.prepare(s, 4, true, (rank, line) -> { })) {
+            Jobs.Finished job = run("gateway-obstacle", spec(4, "org.railyard.apps.obstacle.ObstacleDemo", Map.of(),
+                    "--n", "32"), sj);
+            job.requireSuccessSaying("obstacle demo across two sites", "OK: parallel solution agrees with sequential");
+            assertThat(counter(sj.gateways().get(0).stats(), "pair.east->west.messages")).isPositive();
+        }
+    }
+
+    @Test
+    void aKilledGatewayFailsThePeersOfItsSiteNamingIt() throws Exception {
+        List<String> westLog = new CopyOnWriteArrayList<>();
+        Process west = gateway("west", null, westLog);
+        String westAt = address(westLog);
+        List<String> eastLog = new CopyOnWriteArrayList<>();
+        Process east = gateway("east", "west=" + westAt, eastLog);
+        String eastAt = address(eastLog);
+        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=2\nsite west gateway " + westAt
+                + "\nlocalhost slots=2\n");
+        Duration partition = Duration.ofSeconds(15);
+        try (SiteJob sj = SiteJob.prepare(s, 4, false, (rank, line) -> { })) {
+            Transcript t = new Transcript();
+            JobSpec spec = spec(4, GatewayPingPongRanks.class.getName(),
+                    Map.of("RAILYARD_PARTITION_TIMEOUT", partition.toSeconds() + "s"), "forever");
+            CompletableFuture<JobResult> f = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().start(() -> f.complete(Launcher.run(spec, sj.rankEnv(), t.out(), t.err())));
+            Await.awaitUntil(() -> t.find(l -> l.text().equals("PINGPONG RUNNING")).isPresent(), Duration.ofSeconds(90),
+                    () -> "the ping-pong to start\n" + t.tail(60));
+            west.destroyForcibly();
+            Await.awaitUntil(() -> t.find(l -> l.text().startsWith("PINGPONG FAILED")).isPresent(), partition,
+                    () -> "a rank to fail within railyard.partition.timeout\n" + t.tail(60));
+            JobResult r = f.get(60, TimeUnit.SECONDS);
+            t.save("gateway-killed");
+            assertThat(r.exitCode()).isNotZero();
+            String failed = t.find(l -> l.text().startsWith("PINGPONG FAILED")).orElseThrow().text();
+            assertThat(failed).as(t.tail(60)).contains("PEER_FAILED").contains("site 'west'");
+            assertThat(east.isAlive()).as("the east gateway outlives the west one").isTrue();
+        }
+    }
+
+    @Test
+    void aSiteWhoseFirstGatewayIsDownUsesItsSecond() throws Exception {
+        List<String> deadLog = new CopyOnWriteArrayList<>();
+        Process dead = gateway("west", null, deadLog);
+        String deadAt = address(deadLog);
+        dead.destroyForcibly();
+        dead.waitFor(20, TimeUnit.SECONDS);
+        List<String> westLog = new CopyOnWriteArrayList<>();
+        gateway("west", null, westLog);
+        String westAt = address(westLog);
+        List<String> eastLog = new CopyOnWriteArrayList<>();
+        gateway("east", "west=" + deadAt + ",west=" + westAt, eastLog);
+        String eastAt = address(eastLog);
+        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=1\nsite west gateway " + deadAt + ","
+                + westAt + "\nlocalhost slots=1\n");
+        try (SiteJob sj = SiteJob.prepare(s, 2, false, (rank, line) -> { })) {
+            Jobs.Finished job = run("gateway-second", spec(2, GatewayPingPongRanks.class.getName(), Map.of()), sj);
+            job.requireSuccessSaying("ping-pong with the first west gateway down", "PINGPONG OK rounds=21");
+        }
+        assertThat(westLog).anyMatch(l -> l.contains("rank 1 of 2 connected"))
+                .anyMatch(l -> l.contains("gateway of site 'east' connected"));
+    }
+
+    private static long counter(String stats, String name) {
+        for (String line : stats.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Long.parseLong(line.substring(name.length() + 1).trim());
+            }
+        }
+        return 0;
+    }
+
+    /** Starts {@code railyard gateway} as a process of its own; its output lines go to {@code log}. */
+    private Process gateway(String site, String peers, List<String> log) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-cp",
+                System.getProperty("java.class.path"), "org.railyard.gateway.GatewayCommand", "--site", site,
+                "--port", "0", "--bind", "127.0.0.1", "--wait", "10"));
+        if (peers != null) {
+            cmd.addAll(List.of("--peers", peers));
+        }
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        gateways.add(p);
+        Thread.ofPlatform().daemon().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    log.add(line);
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        });
+        return p;
+    }
+
+    private static String address(List<String> log) {
+        Await.awaitUntil(() -> log.stream().anyMatch(l -> LISTENING.matcher(l).find()), Duration.ofSeconds(60),
+                () -> "a gateway to listen: " + log);
+        for (String l : log) {
+            Matcher m = LISTENING.matcher(l);
+            if (m.find()) {
+                return m.group(1) + ":" + m.group(2);
+            }
+        }
+        throw new AssertionError("unreachable");
+    }
+
+    private static String javaBinary() {
+        return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+}
