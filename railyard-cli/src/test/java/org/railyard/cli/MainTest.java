@@ -92,9 +92,9 @@ class MainTest {
 
     @Test
     void unknownCommandIsAUsageError() {
-        Output o = railyard("walk");
+        Output o = railyard("xyzzy");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.err().lines()).containsExactly("railyard: Unmatched argument at index 0: 'walk'",
+        assertThat(o.err().lines()).containsExactly("railyard: Unmatched argument at index 0: 'xyzzy'",
                 "Try 'railyard --help' for more information.");
     }
 }
