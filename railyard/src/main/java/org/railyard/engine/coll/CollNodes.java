@@ -146,6 +146,21 @@ final class CollNodes {
     }
 
     /**
+     * Allreduce among the leaders of a level ({@code leaders.me} -1: not one of them, nothing to
+     * do): recursive doubling, or Rabenseifner for long vectors of enough items.
+     */
+    static void allreduceLeaders(CollSchedule s, CollTeam leaders, Object acc, int accOff, Kind k, int count, int width,
+                                 boolean longMsg) {
+        if (leaders.me >= 0 && leaders.size > 1) {
+            if (longMsg && count / width >= leaders.pof2()) {
+                CollReduce.rabenseifner(s, leaders, acc, accOff, k, count, width);
+            } else {
+                CollReduce.recursiveDoubling(s, leaders, acc, accOff, k, count);
+            }
+        }
+    }
+
+    /**
      * Allreduce (commutative operations): binomial reduce to the node leader, allreduce among the
      * leaders (recursive doubling, or Rabenseifner for long vectors), binomial broadcast back
      * within the node.
@@ -155,14 +170,7 @@ final class CollNodes {
         if (local.size > 1) {
             CollTree.binomialReduce(s, local, 0, acc, accOff, k, count);
         }
-        CollTeam leaders = leaders(rank, -1);
-        if (leaders.me >= 0 && leaders.size > 1) {
-            if (longMsg && count / width >= leaders.pof2()) {
-                CollReduce.rabenseifner(s, leaders, acc, accOff, k, count, width);
-            } else {
-                CollReduce.recursiveDoubling(s, leaders, acc, accOff, k, count);
-            }
-        }
+        allreduceLeaders(s, leaders(rank, -1), acc, accOff, k, count, width, longMsg);
         if (local.size > 1) {
             CollTree.binomialBcast(s, local, 0, acc, k, accOff, count);
         }

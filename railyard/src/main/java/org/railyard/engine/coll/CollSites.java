@@ -172,14 +172,7 @@ final class CollSites {
         int site = siteOf[rank];
         int lead = members[site][0];
         reduceToLeader(s, rank, lead, acc, accOff, k, count);
-        CollTeam leaders = leaders(rank, -1);
-        if (leaders.me >= 0 && leaders.size > 1) {
-            if (longMsg && count / width >= leaders.pof2()) {
-                CollReduce.rabenseifner(s, leaders, acc, accOff, k, count, width);
-            } else {
-                CollReduce.recursiveDoubling(s, leaders, acc, accOff, k, count);
-            }
-        }
+        CollNodes.allreduceLeaders(s, leaders(rank, -1), acc, accOff, k, count, width, longMsg);
         inner[site].bcast(s, rank, lead, acc, k, accOff, count, width, longMsg);
     }
 }
