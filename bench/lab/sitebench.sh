@@ -4,7 +4,7 @@
 # allreduce of 8 B and bcast of 1 MiB, each in alternating rounds of site-aware and flat
 # (org.railyard.systest.lab.SiteBench). Root.
 #
-#   bench/lab/sitebench.sh [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N] [--ops N]
+#   bench/lab/sitebench.sh [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N] [--ops N] [--counts-only]
 #
 # Defaults: 10 ms one way, 200 Mbit/s, no loss, 20 rounds (10 each way) of 10 ops. Output goes to
 # stdout and to bench/lab/results/sitebench.txt (appended), with the load average of the machine.
@@ -16,7 +16,7 @@ here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
 repo=$(cd -- "$here/../.." && pwd -P)
 dir=${STLAB_DIR:-/tmp/stlab}
 out="$here/results/sitebench.txt"
-delay=10 rate=200 loss=0 rounds=20 ops=10
+delay=10 rate=200 loss=0 rounds=20 ops=10 counts_only=
 while (($#)); do
     case $1 in
         -d) delay=$2; shift 2 ;;
@@ -24,6 +24,7 @@ while (($#)); do
         -l) loss=$2; shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         --ops) ops=$2; shift 2 ;;
+        --counts-only) counts_only=1; shift ;;
         *) echo "sitebench: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -61,10 +62,11 @@ frames() {
 }
 
 {
-    echo "## $(date -u +%Y-%m-%dT%H:%MZ) bench/lab/sitebench.sh -d $delay -r $rate -l $loss --rounds $rounds --ops $ops"
+    echo "## $(date -u +%Y-%m-%dT%H:%MZ) bench/lab/sitebench.sh -d $delay -r $rate -l $loss --rounds $rounds --ops $ops${counts_only:+ --counts-only}"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
     head -1 "$dir/wanem.log"
     for spec in "allreduce 8" "bcast 1048576"; do
+        [[ -n $counts_only ]] && break
         echo "\$ SiteBench $spec $rounds $ops"
         # shellcheck disable=SC2086
         job $spec "$rounds" "$ops" 2>&1 | grep -E "^\[0\] (round|RESULT)|rror|FAIL" | sed 's/^\[0\] //'
@@ -77,7 +79,7 @@ frames() {
         for mode in none site-aware flat; do
             read -r f0 b0 < <(frames)
             # shellcheck disable=SC2086
-            job $spec 1 "$count" "$mode" 2>&1 | grep -E "rror|FAIL" || true
+            job $spec "$rounds" "$ops" "$mode" 2>&1 | grep -E "rror|FAIL|SiteBench|usage" || true
             read -r f1 b1 < <(frames)
             got[$mode]="$((f1 - f0)) $((b1 - b0))"
         done
