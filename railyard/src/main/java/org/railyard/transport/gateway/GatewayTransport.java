@@ -87,7 +87,12 @@ public final class GatewayTransport implements Transport {
             throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
         }
         timeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
-        verifier = JobKeys.gatewayVerifier(env.jobId(), env.secret());
+        byte[] secret = env.secret();
+        if (secret.length == 0) {
+            throw new IOException("setting " + Config.GATEWAY_PROP + " names a gateway, but this process has no job secret"
+                    + " to prove to it (start the job with railyard run, or under a launcher that sets one)");
+        }
+        verifier = JobKeys.gatewayVerifier(env.jobId(), secret);
         session();
         return true;
     }
