@@ -46,10 +46,10 @@ trap cleanup EXIT
 mkdir -p "$dir" "$(dirname "$out")"
 cat >"$dir/rsh" <<'EOR'
 #!/bin/sh
-# rsh of the WAN lab: host = site namespace; the rank's site is its namespace
+# rsh of the WAN lab: host = site namespace = the rank's site and node
 host=$1
 shift
-exec ip netns exec "$host" env RAILYARD_SITE="$host" /bin/sh -c "$*"
+exec ip netns exec "$host" env RAILYARD_SITE="$host" RAILYARD_NODE="$host" /bin/sh -c "$*"
 EOR
 chmod +x "$dir/rsh"
 
@@ -73,12 +73,13 @@ sites() {
 run() { # mode np main args...
     local mode=$1 np=$2
     shift 2
-    local where=(--hosts "$dir/hosts")
-    [[ $mode == gateway ]] && where=(--sites "$dir/sites")
+    # the site namespaces share one node identity: tcp only, inside a site too, in both modes
+    local where=(--hosts "$dir/hosts") transports=tcp
+    [[ $mode == gateway ]] && where=(--sites "$dir/sites") transports=tcp,gateway
     ip netns exec sts0 "$java" --sun-misc-unsafe-memory-access=allow -Drailyard.launcher.host=10.77.0.1 -cp "$cp" \
-        org.railyard.cli.Main run -np "$np" "${where[@]}" --rsh "$dir/rsh" --timeout 900s \
+        org.railyard.cli.Main run -np "$np" "${where[@]}" --rsh "$dir/rsh" --timeout 900s --transports "$transports" \
         --env RAILYARD_RAIL_NETS=10.77.0.0/24 --jvm-arg=-Xmx384m --jvm-arg=-XX:+UseSerialGC "$@" 2>&1 \
-        | grep -E "^\[0\] (latency|bw|alltoall)" | sed "s/^\[0\] /$mode\t/"
+        | grep -E "^\[0\] (latency|bw|alltoall)|rror|FAIL" | sed "s/^\[0\] /$mode\t/" || true
 }
 
 {
@@ -90,7 +91,8 @@ run() { # mode np main args...
     sites 1
     for r in $(seq 1 "$rounds"); do
         for mode in direct gateway; do
-            run "$mode" 2 org.railyard.bench.BenchRank latency bw --sizes 1,4m --iters 100 --no-jit-warmup
+            # ping-pong, as the seed's Table 2: 1 B for latency, 4 MiB for bandwidth (MB_s column)
+            run "$mode" 2 org.railyard.bench.BenchRank latency --sizes 1,4m --iters 50 --no-jit-warmup
         done
     done
     hosts 4
