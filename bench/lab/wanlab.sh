@@ -11,15 +11,19 @@
 #   namespace stwan: wanem between stw0 and stw1
 #   namespace sts0:  sts0w 10.77.0.1/24 --veth-- stw0 [wanem] stw1 --veth-- sts1w 10.77.0.2/24  :namespace sts1
 #
-# Every name starts with "st" (other labs on this machine use other prefixes). Run a command in a
-# site with `ip netns exec sts0 CMD`. The lab's directory (wanem's binary, log and pid) is
-# $STLAB_DIR, /tmp/stlab by default. wanem runs under SCHED_FIFO (chrt) unless STLAB_RT=0.
+# Every name starts with "st" (other labs on this machine use other prefixes); STLAB_ID (up to 4 of
+# [a-z0-9]) is appended to every name, so two labs can exist at once (sts0ID, stwanID, ...). Run a
+# command in a site with `ip netns exec sts0 CMD`. The lab's directory (wanem's binary, log and
+# pid) is $STLAB_DIR, /tmp/stlab by default (give each lab its own). wanem runs under SCHED_FIFO (chrt) unless STLAB_RT=0.
 set -euo pipefail
 
 here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
 dir=${STLAB_DIR:-/tmp/stlab}
-NS_WAN=stwan
-NS=(sts0 sts1)
+id=${STLAB_ID:-}
+[[ $id =~ ^[a-z0-9]{0,4}$ ]] || { echo "wanlab: STLAB_ID must be 0 to 4 of [a-z0-9]" >&2; exit 2; }
+NS_WAN=stwan$id
+NS=("sts0$id" "sts1$id")
+WAN_IF=("stw0$id" "stw1$id")
 ADDR=(10.77.0.1 10.77.0.2)
 
 die() {
@@ -63,15 +67,15 @@ up() {
     for i in 0 1; do
         local ns=${NS[$i]}
         ip netns add "$ns"
-        ip link add "${ns}w" netns "$ns" type veth peer name "stw$i" netns "$NS_WAN"
+        ip link add "${ns}w" netns "$ns" type veth peer name "${WAN_IF[$i]}" netns "$NS_WAN"
         ip -n "$ns" addr add "${ADDR[$i]}/24" dev "${ns}w"
         ip -n "$ns" link set lo up
         ip -n "$ns" link set "${ns}w" up
-        ip -n "$NS_WAN" link set "stw$i" up
+        ip -n "$NS_WAN" link set "${WAN_IF[$i]}" up
         # wanem reads whole frames with their checksums: no segmentation or checksum offload on
         # the sending ends, no receive coalescing on either
         ip netns exec "$ns" ethtool -K "${ns}w" tx off sg off tso off gso off gro off >/dev/null 2>&1 || true
-        ip netns exec "$NS_WAN" ethtool -K "stw$i" tx off sg off tso off gso off gro off >/dev/null 2>&1 || true
+        ip netns exec "$NS_WAN" ethtool -K "${WAN_IF[$i]}" tx off sg off tso off gso off gro off >/dev/null 2>&1 || true
     done
     # wanem sleeps until the next frame is due: on a loaded machine a normal thread wakes late and
     # the delay grows with the load, so it runs real-time (it only sleeps or forwards; STLAB_RT=0: not)
@@ -79,7 +83,7 @@ up() {
     if [[ ${STLAB_RT:-1} != 0 ]] && command -v chrt >/dev/null; then
         rt=(chrt -f 20)
     fi
-    ip netns exec "$NS_WAN" "${rt[@]}" "$dir/wanem" stw0 stw1 -d "$delay" -r "$rate" -l "$loss" >"$dir/wanem.log" 2>&1 &
+    ip netns exec "$NS_WAN" "${rt[@]}" "$dir/wanem" "${WAN_IF[0]}" "${WAN_IF[1]}" -d "$delay" -r "$rate" -l "$loss" >"$dir/wanem.log" 2>&1 &
     echo $! >"$dir/wanem.pid"
     # the link is up once a frame crosses it (ARP then ICMP): bounded
     for _ in $(seq 50); do
@@ -122,5 +126,5 @@ case ${1:-} in
     down) down ;;
     check) check ;;
     counters) kill -USR1 "$(cat "$dir/wanem.pid")"; sleep 0.2; tail -2 "$dir/wanem.log" ;;
-    *) sed -n '2,17p' "$0"; exit 2 ;;
+    *) sed -n '2,/^set -euo/p' "$0" | grep '^#' | cut -c3-; exit 2 ;;
 esac

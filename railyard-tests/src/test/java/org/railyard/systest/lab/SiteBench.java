@@ -6,14 +6,20 @@ import java.util.List;
 import org.railyard.Comm;
 import org.railyard.Op;
 import org.railyard.Railyard;
+import org.railyard.engine.coll.Collectives;
+import org.railyard.engine.comm.CommState;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * Rank program of bench/lab/sitebench.sh: site-aware against flat collectives in one job, in
  * alternating rounds. The world runs the site-aware algorithms (its members' sites come from
  * {@code railyard.site}); a duplicate of it is made to look as if all ran on one site
  * ({@code Collectives.assumeSites}), so it runs the flat algorithms that
- * {@code railyard.coll.sites=off} gives. Each rank is its own node ({@code railyard.node} is set
- * to its site and rank), as in a cluster of one process per host.
+ * {@code railyard.coll.sites=off} gives. Both are driven through the engine's collectives, the
+ * calls {@link Comm}'s collectives make (the API does not hand out a communicator's state). Each
+ * rank is its own node ({@code railyard.node} is set to its site and rank), as in a cluster of one
+ * process per host.
  *
  * <pre>
  * SiteBench allreduce|bcast BYTES ROUNDS OPS_PER_ROUND [alternate|site-aware|flat|none]
@@ -55,14 +61,16 @@ public final class SiteBench {
         try (Railyard ry = Railyard.init(args)) {
             Comm world = ry.world();
             int p = world.size();
-            Comm flat = world.split(0, world.rank());
+            Collectives coll = ry.engine().collectives();
+            CommState aware = ry.engine().world();
+            CommState flat = ry.engine().communicators().split(aware, 0, world.rank());
             String[] oneSite = new String[p];
             String[] nodes = new String[p];
             Arrays.fill(oneSite, "one");
             for (int r = 0; r < p; r++) {
                 nodes[r] = "rank-" + r;
             }
-            ry.engine().collectives().assumeSites(flat.state(), oneSite, nodes);
+            coll.assumeSites(flat, oneSite, nodes);
             int n = bytes / 8;
             long[] in = new long[n];
             long[] out = new long[n];
@@ -70,9 +78,9 @@ public final class SiteBench {
             if (!mode.equals("alternate")) {
                 world.barrier();
                 if (!mode.equals("none")) {
-                    Comm c = mode.equals("flat") ? flat : world;
+                    CommState c = mode.equals("flat") ? flat : aware;
                     for (int i = 0; i < rounds * ops; i++) {
-                        run(op, c, in, out, n);
+                        run(coll, op, c, in, out, n);
                     }
                 }
                 world.barrier();
@@ -82,24 +90,24 @@ public final class SiteBench {
                 return;
             }
             // one untimed round of each: connections open, code is compiled
-            for (Comm c : List.of(world, flat)) {
+            for (CommState c : List.of(aware, flat)) {
                 for (int i = 0; i < Math.max(3, ops); i++) {
-                    run(op, c, in, out, n);
+                    run(coll, op, c, in, out, n);
                 }
             }
-            List<Double> aware = new ArrayList<>();
+            List<Double> awareTimes = new ArrayList<>();
             List<Double> flatTimes = new ArrayList<>();
             for (int r = 0; r < rounds; r++) {
-                Comm c = r % 2 == 0 ? world : flat;
-                c.barrier();
+                CommState c = r % 2 == 0 ? aware : flat;
+                coll.barrier(c);
                 long t0 = System.nanoTime();
                 for (int i = 0; i < ops; i++) {
-                    run(op, c, in, out, n);
+                    run(coll, op, c, in, out, n);
                 }
                 double ms = (System.nanoTime() - t0) / 1e6 / ops;
                 // every rank's time: the slowest decides
                 double slowest = world.allreduce(ms, Op.MAX);
-                (r % 2 == 0 ? aware : flatTimes).add(slowest);
+                (r % 2 == 0 ? awareTimes : flatTimes).add(slowest);
                 if (world.rank() == 0) {
                     System.out.printf("round %d %s %s %d B: %.3f ms/op%n", r, r % 2 == 0 ? "site-aware" : "flat", op, bytes,
                             slowest);
@@ -109,7 +117,7 @@ public final class SiteBench {
                 throw new AssertionError("allreduce gave " + out[0] + ", expected " + (long) p * (p + 1) / 2);
             }
             if (world.rank() == 0) {
-                double a = median(aware);
+                double a = median(awareTimes);
                 double f = median(flatTimes);
                 System.out.printf("RESULT %s %d B, %d ranks, %d rounds of %d ops each way: site-aware %.3f ms, flat %.3f ms,"
                         + " flat/site-aware %.2fx%n", op, bytes, p, rounds / 2, ops, a, f, f / a);
@@ -117,11 +125,11 @@ public final class SiteBench {
         }
     }
 
-    private static void run(String op, Comm c, long[] in, long[] out, int n) {
+    private static void run(Collectives coll, String op, CommState c, long[] in, long[] out, int n) {
         if (op.equals("allreduce")) {
-            c.allreduce(in, 0, out, 0, n, Op.SUM);
+            coll.allreduce(c, in, 0, out, 0, n, Kind.LONG, Reduction.SUM);
         } else {
-            c.bcast(in, 0, n, 0);
+            coll.bcast(c, in, Kind.LONG, 0, n, 0);
         }
     }
 
