@@ -39,6 +39,7 @@ class FloorsTest {
     private static final Map<String, String> MODULE_PACKAGES = Map.of(
             "launcher", "railyard-launcher",
             "relay", "railyard-relay",
+            "gateway", "railyard-gateway",
             "apps", "railyard-apps",
             "bench", "railyard-bench",
             "cli", "railyard-cli");
@@ -52,11 +53,12 @@ class FloorsTest {
     private static final Map<String, Set<String>> MODULES = Map.of(
             "railyard-mpijava", Set.of("api", "error", "types"),
             "railyard-apps", Set.of("api", "error", "types", "railyard-mpijava"),
-            "railyard-launcher", Set.of("api", "bootstrap", "util", "error"),
+            "railyard-launcher", Set.of("api", "bootstrap", "util", "error", "railyard-gateway"),
             "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport"),
+            "railyard-gateway", Set.of("wire", "bootstrap", "error", "transport"),
             "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
                     "railyard-mpijava"),
-            "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-apps", "railyard-bench",
+            "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-gateway", "railyard-apps", "railyard-bench",
                     "railyard-mpijava", "util"));
 
     private static final Pattern REFERENCE = Pattern.compile("\\borg\\.railyard\\.([a-zA-Z_][a-zA-Z0-9_]*)|^import (?:static )?mpi\\.",
