@@ -343,7 +343,8 @@ public final class RmaWindow {
             Transfer hs = header(target, h);
             Transfer sh = shape(target, ttype);
             Transfer d = noOp ? null : data(target, buf, off, count, type, a.values);
-            Pending p = pend(target, reply, hs, sh, after, request, true);
+            // its reply comes once the target applied it: local completion is remote completion
+            Pending p = pend(target, reply, hs, sh, after, request, false);
             if (d != null) {
                 track(target, d, null, null, null, false, false);
             }
@@ -385,7 +386,7 @@ public final class RmaWindow {
             long[] h = RmaHeader.make(RmaHeader.OP_CAS, k.ordinal(), 0, 0, a.first, 1, 0, tag, 2);
             Transfer hs = header(target, h);
             Transfer d = s.isend(comm, in, k, 0, 2, target, Target.TAG_DATA);
-            return track(target, reply, hs, d, null, false, true);
+            return track(target, reply, hs, d, null, false, false);
         });
     }
 
@@ -680,6 +681,11 @@ public final class RmaWindow {
             return;
         }
         checkRank(t, "target rank");
+        // nothing issued by this thread is under way (the counts it wrote itself, under the lock, are 0)
+        if (pendingTo[t] == 0 && (local || opsSince[t] == 0) && failed[t] == null && deferred[t] == null) {
+            VarHandle.fullFence();
+            return;
+        }
         if (!local) {
             locked(() -> {
                 startFlush(t);
