@@ -1,7 +1,7 @@
 package org.railyard;
 
 import java.lang.foreign.MemorySegment;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.rma.RmaWindow;
 import org.railyard.engine.rma.Shape;
 
@@ -490,11 +490,6 @@ public final class Window implements AutoCloseable {
     @Override
     public void close() {
         win.free();
-    }
-
-    /** The engine's window; for the facades built on this API. */
-    public RmaWindow engineWindow() {
-        return win;
     }
 
     @Override
