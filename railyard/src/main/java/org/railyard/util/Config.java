@@ -17,6 +17,15 @@ public final class Config {
     private Config() {
     }
 
+    /**
+     * The launcher's ahead-of-time cache of the ranks' JVMs (JDK 25, JEP 483/514/515): {@code off},
+     * {@code on} (caches under {@code ~/.cache/railyard/aot}) or a directory. With it, the first job
+     * of a program trains a cache on rank 0 and every later job of the same program, class path and
+     * JVM starts all its ranks from it (classes loaded and linked, method profiles kept).
+     */
+    public static final String AOT_PROP = "railyard.aot";
+    public static final String AOT_DEFAULT = "off";
+
     /** Transports allowed, in any order, comma separated; empty means all that are found. */
     public static final String TRANSPORTS_PROP = "railyard.transports";
     public static final String TRANSPORTS_DEFAULT = "";
