@@ -30,7 +30,7 @@ import org.railyard.testkit.Await;
  * <p>Skips (JUnit assumption, with the reason) when slurm-wlm or munge is not installed, or when
  * not run as root (slurmd must be root to start tasks as the job's user).
  */
-final class SlurmCluster implements AutoCloseable {
+public final class SlurmCluster implements AutoCloseable {
     static final int CPUS = 64;
     private static final Duration START_LIMIT = Duration.ofSeconds(90);
     private static final Path MUNGE_SOCKET_DIR = Path.of("/run/munge");
@@ -48,7 +48,7 @@ final class SlurmCluster implements AutoCloseable {
     }
 
     /** Starts the cluster under {@code dir}, or skips the calling tests saying why it cannot. */
-    static SlurmCluster startOrSkip(Path dir) throws Exception {
+    public static SlurmCluster startOrSkip(Path dir) throws Exception {
         for (String tool : List.of("srun", "sbatch", "scancel", "slurmctld", "slurmd", "munged", "munge")) {
             Assumptions.assumeTrue(Jobs.onPath(tool).isPresent() || Files.isExecutable(Path.of("/usr/sbin", tool)),
                     tool + " is not installed (Debian: apt-get install slurm-wlm munge; bin/test installs them):"
@@ -158,7 +158,7 @@ final class SlurmCluster implements AutoCloseable {
     }
 
     /** The end of both daemons' logs, for failure messages. */
-    String logs() {
+    public String logs() {
         StringBuilder sb = new StringBuilder();
         for (String f : List.of("slurmctld.log", "slurmd.log", "slurmctld.out", "slurmd.out")) {
             try {
@@ -173,7 +173,7 @@ final class SlurmCluster implements AutoCloseable {
     }
 
     /** A finished command: exit code and both streams. */
-    record Result(int exitCode, String stdout, String stderr) {
+    public record Result(int exitCode, String stdout, String stderr) {
         @Override
         public String toString() {
             return "exit code " + exitCode + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
@@ -184,7 +184,7 @@ final class SlurmCluster implements AutoCloseable {
      * Runs {@code command} with this cluster's environment, bounded by {@code limit} (then it is
      * killed, with its descendants, and the result has exit code -1).
      */
-    Result exec(List<String> command, Duration limit) throws IOException, InterruptedException {
+    public Result exec(List<String> command, Duration limit) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env());
         Path out = Files.createTempFile(dir, "out", ".txt");
