@@ -49,6 +49,9 @@ public final class Pmi2Bootstrap implements Bootstrap {
 
     private static final String TIMEOUT_SETTING = "setting railyard.bootstrap.timeout";
 
+    /** Requests this process sent to PMI-2 servers, all instances together. */
+    private static final java.util.concurrent.atomic.AtomicLong REQUESTS = new java.util.concurrent.atomic.AtomicLong();
+
     private final Duration timeout;
     private final PmiConnection conn;
     private final int rank;
@@ -204,6 +207,14 @@ public final class Pmi2Bootstrap implements Bootstrap {
     }
 
     /**
+     * How many requests this process has sent to PMI-2 servers so far (the init line not
+     * counted): what bench/startup.sh adds up to show how the key-value traffic grows with the job.
+     */
+    public static long requestsSent() {
+        return REQUESTS.get();
+    }
+
+    /**
      * Tells the process manager to end the whole job ({@code cmd=abort;isworld=TRUE}), with
      * {@code message} in its log; no answer is awaited, since the manager kills this process.
      * The connection is unusable afterwards.
@@ -269,6 +280,7 @@ public final class Pmi2Bootstrap implements Bootstrap {
         String waitingFor = "cmd=" + expect + " answering " + PmiMessage.quote(body) + " for " + PmiKeys.human(bound)
                 + " (" + boundName + ")";
         Pmi2Message answer = exchange(() -> {
+            REQUESTS.incrementAndGet();
             conn.sendRaw(Pmi2Message.frame(body), body, deadline);
             String field = conn.receiveExactly(Pmi2Message.LENGTH_FIELD, deadline, waitingFor);
             int length = Pmi2Message.length(field, PmiConnection.MAX_LINE, "the " + conn.describe());
