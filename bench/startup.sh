@@ -57,11 +57,15 @@ JDK=$(find_jdk) || fail "no JDK 25 or newer (JAVA_HOME or /usr/lib/jvm)"
 JAVA="$JDK/bin/java"
 LIB="$ROOT/railyard-cli/target/lib"
 compgen -G "$LIB/railyard-*.jar" > /dev/null || fail "no jars in $LIB: build them first with 'mvn -DskipTests package'"
-mkdir -p "$OUT/classes" "$OUT/logs"
+mkdir -p "$OUT/logs"
+# Compiled ranks and MPJ Express's private home: scratch, removed at the end.
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+mkdir -p "$SCRATCH/classes"
 # Ranks: a small heap and no JIT tiers beyond C1, so that 128 JVMs fit a small machine.
 RANK_JVM=(--enable-native-access=ALL-UNNAMED -Xmx96m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1)
-"$JDK/bin/javac" -nowarn -cp "$LIB/*" -d "$OUT/classes" "$ROOT/bench/startup/StartupRank.java"
-RANK_CP="$OUT/classes:$LIB/*"
+"$JDK/bin/javac" -nowarn -cp "$LIB/*" -d "$SCRATCH/classes" "$ROOT/bench/startup/StartupRank.java"
+RANK_CP="$SCRATCH/classes:$LIB/*"
 
 have() { command -v "$1" > /dev/null 2>&1; }
 usable=()
@@ -71,20 +75,20 @@ for l in $LAUNCHERS; do
     railyard) usable+=(railyard) ;;
     hydra|hydra-pmi2) if have mpiexec.hydra; then usable+=("$l"); else echo "$PROG: skipping $l: no mpiexec.hydra (apt-get install mpich)" >&2; fi ;;
     ompi)
-      if have mpicc.openmpi && have mpirun.openmpi && mpicc.openmpi -O2 -o "$OUT/empty_mpi" "$ROOT/bench/startup/empty_mpi.c"; then
+      if have mpicc.openmpi && have mpirun.openmpi && mpicc.openmpi -O2 -o "$SCRATCH/empty_mpi" "$ROOT/bench/startup/empty_mpi.c"; then
         usable+=(ompi)
       else
         echo "$PROG: skipping ompi: no Open MPI (apt-get install openmpi-bin libopenmpi-dev)" >&2
       fi ;;
     mpj)
       if [ -f /usr/share/mpj/lib/mpj.jar ] && [ -d /etc/mpj ]; then
-        MPJ_HOME_DIR="$OUT/mpj-home"
+        MPJ_HOME_DIR="$SCRATCH/mpj-home"
         rm -rf "$MPJ_HOME_DIR"; mkdir -p "$MPJ_HOME_DIR/lib" "$MPJ_HOME_DIR/logs"; cp -r /etc/mpj "$MPJ_HOME_DIR/conf"
         for j in /usr/share/mpj/lib/*-0.44.jar; do cp "$j" "$MPJ_HOME_DIR/lib/$(basename "$j" -0.44.jar).jar"; done
         for j in log4j-1.2 commons-cli commons-codec commons-io; do cp -L "/usr/share/java/$j.jar" "$MPJ_HOME_DIR/lib/$j.jar"; done
-        mkdir -p "$OUT/mpj-classes"
+        mkdir -p "$SCRATCH/mpj-classes"
         # MPJ Express starts its ranks with the java on the PATH, which may be older than 25.
-        "$JDK/bin/javac" -nowarn --release 17 -cp /usr/share/mpj/lib/mpj.jar -d "$OUT/mpj-classes" "$ROOT/bench/startup/EmptyMpj.java"
+        "$JDK/bin/javac" -nowarn --release 17 -cp /usr/share/mpj/lib/mpj.jar -d "$SCRATCH/mpj-classes" "$ROOT/bench/startup/EmptyMpj.java"
         usable+=(mpj)
       else
         echo "$PROG: skipping mpj: MPJ Express is not installed (apt-get install libmpj-java)" >&2
@@ -100,12 +104,12 @@ run_one() {
   case "$1" in
     srun) timeout "$TIMEOUT" srun --mpi=pmi2 --overcommit -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
-                $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$OUT/classes" StartupRank ;;
+                $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/classes" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
-    ompi) timeout "$TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" "$OUT/empty_mpi" ;;
-    mpj) (cd "$OUT/mpj-classes" && MPJ_HOME="$MPJ_HOME_DIR" timeout "$TIMEOUT" "$JAVA" -jar "$MPJ_HOME_DIR/lib/starter.jar" \
-            -np "$n" -dev multicore -cp "$OUT/mpj-classes" EmptyMpj) ;;
+    ompi) timeout "$TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" "$SCRATCH/empty_mpi" ;;
+    mpj) (cd "$SCRATCH/mpj-classes" && MPJ_HOME="$MPJ_HOME_DIR" timeout "$TIMEOUT" "$JAVA" -jar "$MPJ_HOME_DIR/lib/starter.jar" \
+            -np "$n" -dev multicore -cp "$SCRATCH/mpj-classes" EmptyMpj) ;;
   esac
 }
 
