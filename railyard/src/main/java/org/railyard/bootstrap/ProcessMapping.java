@@ -36,9 +36,9 @@ public final class ProcessMapping {
         while (rank < size) {
             int before = rank;
             for (int[] b : blocks) {
-                for (int node = b[0]; node < b[0] + b[1] && rank < size; node++) {
+                for (long node = b[0]; node < (long) b[0] + b[1] && rank < size; node++) {
                     for (int k = 0; k < b[2] && rank < size; k++) {
-                        nodeOf[rank++] = node;
+                        nodeOf[rank++] = (int) node;
                     }
                 }
             }
