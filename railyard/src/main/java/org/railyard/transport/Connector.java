@@ -114,7 +114,7 @@ public final class Connector implements LinkSource {
         this.state = new State[size][];
         for (Transport t : this.transports) {
             if (t.capabilities().contains(Capability.INDIRECT)) {
-                t.arrivals(this::arrived);
+                t.arrivals(peer -> arrived(peer, t));
             }
         }
     }
@@ -200,9 +200,17 @@ public final class Connector implements LinkSource {
             }
             int rails = railCount(p);
             for (int r = 0; r < rails; r++) {
+                if (r > 0 && fellBack(peer, p)) {
+                    return; // rail 0 went through an intermediary after its direct connect failed: one rail
+                }
                 startRail(peer, r, rails, p);
             }
         });
+    }
+
+    /** True if the paths to {@code peer} are no longer {@code p}: a direct connect failed and an intermediary took over. */
+    private synchronized boolean fellBack(int peer, List<RailPaths.Path> p) {
+        return paths[peer] != p;
     }
 
     @Override
@@ -315,9 +323,11 @@ public final class Connector implements LinkSource {
 
     /**
      * An indirect transport tells that {@code peer}'s first frame arrived: link it if this process
-     * reaches that peer through an intermediary and holds no link or attempt to it yet.
+     * reaches that peer through an intermediary and holds no link or attempt to it yet. If this
+     * process would reach the peer directly, the peer fell back to the intermediary after its direct
+     * connect failed (a firewall one way): follow it there, unless a direct link is up or being made.
      */
-    private void arrived(int peer) {
+    private void arrived(int peer, Transport via) {
         if (peer < 0 || peer >= size || peer == rank || closing) {
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": an indirect transport reported a frame from rank "
                     + peer + ", which is not a peer of this job of " + size);
@@ -334,8 +344,50 @@ public final class Connector implements LinkSource {
             }
             if (p.size() == 1 && indirect(p.getFirst()) != null) {
                 startRail(peer, 0, 1, p);
+                return;
             }
+            List<RailPaths.Path> through = List.of(new RailPaths.Path(null, null, via.name()));
+            synchronized (this) {
+                State[] st = states(peer);
+                if ((st[0] != State.NONE && st[0] != State.AWAIT_INCOMING) || !via.reaches(myCard, cards.apply(peer))) {
+                    return;
+                }
+                paths[peer] = through;
+                st[0] = State.CONNECTING;
+            }
+            LOG.log(System.Logger.Level.INFO, "rank " + rank + ": rank " + peer + " reaches this process through "
+                    + via.name() + "; answering the same way");
+            joinRail(peer, 0, 1, via);
         });
+    }
+
+    /**
+     * Rail 0 of {@code peer} could not be connected directly: if an indirect transport reaches the
+     * peer, the channel goes through it instead (one rail), and so does every later attempt.
+     *
+     * @return true if the attempt was handed to the intermediary
+     */
+    private boolean fallBack(int peer, int rail, String tried) {
+        if (rail != 0) {
+            return false;
+        }
+        AddressCard card = cards.apply(peer);
+        for (Transport t : transports) {
+            if (t.capabilities().contains(Capability.INDIRECT) && card.transports().contains(t.name())
+                    && t.reaches(myCard, card)) {
+                synchronized (this) {
+                    if (states(peer)[rail] != State.CONNECTING) {
+                        return false;
+                    }
+                    paths[peer] = List.of(new RailPaths.Path(null, null, t.name()));
+                }
+                LOG.log(System.Logger.Level.INFO, "rank " + rank + ": cannot connect to rank " + peer + " directly ("
+                        + tried + "); going through " + t.name());
+                joinRail(peer, rail, 1, t);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One rail through an intermediary: the transport makes the link from the two cards. */
@@ -407,6 +459,9 @@ public final class Connector implements LinkSource {
         } catch (RuntimeException e) {
             tried.add(e.getMessage());
             allRefused = false;
+        }
+        if (fallBack(peer, rail, String.join("; ", tried))) {
+            return;
         }
         synchronized (this) {
             State[] st = states(peer);
@@ -614,7 +669,9 @@ public final class Connector implements LinkSource {
                 boolean mineWins = s == State.CONNECTING && rank < peer;
                 // a lower rank connects a rail that is linked here only after finding its link dead: replace it
                 boolean stale = s == State.LINKED && peer > rank;
-                if (stale || s == State.CLOSED || mineWins) {
+                // a channel that fell back to an intermediary stays there: the peer follows it (see arrived)
+                boolean relayed = paths[peer] != null && paths[peer].size() == 1 && indirect(paths[peer].getFirst()) != null;
+                if (stale || s == State.CLOSED || mineWins || relayed) {
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.DUPLICATE, "", 0));
                     ch.close();
                     return;
