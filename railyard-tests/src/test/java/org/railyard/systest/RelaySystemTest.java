@@ -87,4 +87,34 @@ class RelaySystemTest {
             assertThat(direct).as("direct links between ranks 1 and 2\n" + job.report()).isPositive();
         }
     }
+
+    @Test
+    void aJobGoesOnWhileItsRelayIsKilledAndStartedAgainTwice(@org.junit.jupiter.api.io.TempDir java.nio.file.Path log)
+            throws Exception {
+        int np = 3;
+        int rounds = 900;
+        Transcript t = new Transcript();
+        RelayProcess relay = RelayProcess.start("127.0.0.1", 0, "--log", log.toString(), "--fsync", "batch");
+        int port = relay.port();
+        try {
+            java.util.concurrent.CompletableFuture<org.railyard.launcher.JobResult> result = Jobs.start(Jobs.spec(np,
+                    org.railyard.systest.ranks.RelayRestartRanks.class, Map.of("RAILYARD_TRANSPORTS", "relay",
+                            "RAILYARD_RELAYS", relay.address()), JOB_TIMEOUT, String.valueOf(rounds)), t);
+            for (int kill : new int[] {150, 500}) {
+                String at = "ROUND " + kill;
+                t.await(l -> l.text().equals(at), Duration.ofSeconds(120))
+                        .orElseThrow(() -> new AssertionError("rank 0 never said '" + at + "'\n" + t.tail(60)));
+                relay.process().destroyForcibly(); // SIGKILL
+                relay.process().waitFor(10, TimeUnit.SECONDS);
+                relay = RelayProcess.start("127.0.0.1", port, "--log", log.toString(), "--fsync", "batch");
+            }
+            org.railyard.launcher.JobResult r = result.get(JOB_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
+            t.save("relay-restart-np3");
+            Jobs.Finished job = new Jobs.Finished(r, t);
+            requireAllChecks(job, np, List.of("relay-restart"), "relay killed and restarted twice");
+            assertThat(relay.lines()).as("the restarted relay recovered its log").anyMatch(l -> l.contains("relay log "));
+        } finally {
+            relay.close();
+        }
+    }
 }

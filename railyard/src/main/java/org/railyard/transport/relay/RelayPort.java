@@ -51,6 +51,8 @@ final class RelayPort implements AutoCloseable {
     private static final Duration BACKOFF_MAX = Duration.ofSeconds(1);
 
     private final InetSocketAddress relay;
+    /** HOST:PORT, for notices. */
+    private final String name;
     private final boolean receive;
     private final RelayTransport transport;
     private final Handler handler;
@@ -77,6 +79,7 @@ final class RelayPort implements AutoCloseable {
     RelayPort(RelayTransport transport, InetSocketAddress relay, boolean receive, Handler handler) throws IOException {
         this.transport = transport;
         this.relay = relay;
+        this.name = relay.getHostString() + ":" + relay.getPort();
         this.receive = receive;
         this.handler = handler;
         this.ackWanted = receive ? new long[transport.size()] : null;
@@ -152,11 +155,11 @@ final class RelayPort implements AutoCloseable {
                 } catch (IOException e) {
                     String why = e.getMessage();
                     if (why != null && why.startsWith("relay refused")) {
-                        fail("relay " + relay + " refused this rank: " + why);
+                        fail("relay " + name + " refused this rank: " + why);
                         return;
                     }
                     if (System.nanoTime() - lostAt > transport.absence().toNanos()) {
-                        fail("relay " + relay + " unreachable for " + transport.absence().toSeconds() + " s: " + why);
+                        fail("relay " + name + " unreachable for " + transport.absence().toSeconds() + " s: " + why);
                         return;
                     }
                     pause(backoff);
@@ -165,7 +168,7 @@ final class RelayPort implements AutoCloseable {
                 }
                 backoff = BACKOFF_MIN.toNanos();
                 reconnections++;
-                handler.say("relay " + relay + ": connected again" + (receive ? " (receiving)" : ""));
+                handler.say("relay " + name + ": connected again" + (receive ? " (receiving)" : ""));
                 lock.lock();
                 try {
                     client = c;
@@ -208,12 +211,12 @@ final class RelayPort implements AutoCloseable {
                 lock.unlock();
             }
             if (why != null && why.startsWith("relay refused")) {
-                fail("relay " + relay + " refused this rank: " + why);
+                fail("relay " + name + " refused this rank: " + why);
                 return;
             }
             lostAt = System.nanoTime();
             if (!closed) {
-                handler.say("relay " + relay + ": connection lost (" + why + "), connecting again for up to "
+                handler.say("relay " + name + ": connection lost (" + why + "), connecting again for up to "
                         + transport.absence().toSeconds() + " s");
             }
         }
