@@ -43,6 +43,11 @@ public final class RelayServer implements AutoCloseable {
                 throw new IllegalArgumentException("--max-bytes must be at least 1, not " + maxBytes);
             }
         }
+
+        /** A relay that keeps messages in memory only (no log), as the launcher's embedded relays do. */
+        public static Settings memoryOnly(InetSocketAddress bind, long maxBytes, int maxMessage) {
+            return new Settings(bind, null, RelayLog.Fsync.NEVER, maxBytes, maxMessage, Duration.ofSeconds(10), 64L << 20);
+        }
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();

@@ -81,6 +81,21 @@ public final class RelayProcess implements AutoCloseable {
         return process;
     }
 
+    /** Waits at most {@code bound} for a line (after those already awaited) that starts with {@code prefix}. */
+    public String awaitLine(String prefix, Duration bound) throws InterruptedException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        while (true) {
+            String l = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (l == null) {
+                throw new AssertionError("the relay printed no line starting with '" + prefix + "' within " + bound.toSeconds()
+                        + " s; it printed " + lines());
+            }
+            if (l.startsWith(prefix)) {
+                return l;
+            }
+        }
+    }
+
     /** Every line the relay printed so far. */
     public List<String> lines() {
         synchronized (all) {

@@ -52,6 +52,11 @@ class RelaySystemTest {
             assertThat(choicesSaying(job, "up: transport relay (relay: to rank")).as("--print-choices names the relay links\n"
                     + job.report()).isPositive();
             assertThat(choicesSaying(job, "up: transport tcp")).as("no direct tcp link\n" + job.report()).isZero();
+            // SIGUSR2 makes the relay print its counters: every message of the job was stored and acknowledged
+            Process kill = new ProcessBuilder("kill", "-USR2", Long.toString(relay.process().pid())).inheritIO().start();
+            assertThat(kill.waitFor()).isZero();
+            long stored = Long.parseLong(relay.awaitLine("stored ", Duration.ofSeconds(20)).split(" ")[1]);
+            assertThat(stored).as("messages the relay stored").isPositive();
             for (int r = 0; r < np; r++) {
                 String receiving = " rank " + r + " ";
                 assertThat(relay.lines()).as("the relay saw rank %d connect to receive", r)
