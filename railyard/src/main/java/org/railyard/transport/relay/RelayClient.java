@@ -143,6 +143,13 @@ public final class RelayClient implements AutoCloseable {
         }
     }
 
+    /** Asks, in the output buffer until {@link #flush}, whether {@code rank} is connected to receive at this relay. */
+    public void presenceLater(int rank) throws IOException {
+        synchronized (out) {
+            RelayFrame.write(out, outScratch, RelayFrame.PRESENCE_REQUEST, (byte) 0, this.rank, rank, 0, null, 0, 0);
+        }
+    }
+
     /** Sends what {@link #storeLater} and {@link #deliveredLater} left in the output buffer. */
     public void flush() throws IOException {
         synchronized (out) {
@@ -150,7 +157,7 @@ public final class RelayClient implements AutoCloseable {
         }
     }
 
-    /** The next STORED or DELIVER frame, waiting as long as it takes (until the connection closes). */
+    /** The next STORED, DELIVER or PRESENCE frame, waiting as long as it takes (until the connection closes). */
     public Incoming next() throws IOException {
         socket.setSoTimeout(0);
         return read();

@@ -126,6 +126,11 @@ final class RelayLink implements Link {
         return open && out.held() > 0;
     }
 
+    /** The port this link's frames go through (the peer's owner relay). */
+    RelayPort port() {
+        return out;
+    }
+
     /** True if this link's frames go through {@code port}. */
     boolean sendsThrough(RelayPort port) {
         return out == port;

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -38,6 +40,9 @@ final class RelayPort implements AutoCloseable {
         /** A STORED freed room on a sending port (reader thread). */
         void stored();
 
+        /** A PRESENCE answer: {@code rank} has been away from this relay for {@code absentMillis} (0: it is here). */
+        void presence(RelayPort port, int rank, long absentMillis);
+
         /** The port failed for good (runner thread). */
         void failed(RelayPort port, String why);
 
@@ -68,6 +73,8 @@ final class RelayPort implements AutoCloseable {
     private final long[] ackWanted;
     private final long[] ackSent;
     private boolean acksDue;
+    /** Sending port: ranks whose presence to ask about at the next write; guarded by lock. */
+    private final java.util.Set<Integer> asks = new java.util.LinkedHashSet<>();
     private RelayClient client;
     private boolean broken;
     private volatile boolean closed;
@@ -131,6 +138,18 @@ final class RelayPort implements AutoCloseable {
             if (sequence > ackWanted[source]) {
                 ackWanted[source] = sequence;
                 acksDue = true;
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sending port: asks the relay whether {@code rank} is connected to receive there (answer: {@link Handler#presence}). */
+    void askPresence(int rank) {
+        lock.lock();
+        try {
+            if (asks.add(rank)) {
                 work.signal();
             }
         } finally {
@@ -226,12 +245,14 @@ final class RelayPort implements AutoCloseable {
     private String write(RelayClient c) {
         Out[] batch = new Out[BATCH];
         long[] acks = receive ? new long[ackWanted.length] : null;
+        List<Integer> asking = new ArrayList<>();
         while (true) {
             int n = 0;
             boolean anyAck = false;
+            asking.clear();
             lock.lock();
             try {
-                while (!closed && !broken && pending.isEmpty() && !acksDue) {
+                while (!closed && !broken && pending.isEmpty() && !acksDue && asks.isEmpty()) {
                     work.awaitUninterruptibly();
                 }
                 if (closed) {
@@ -255,6 +276,8 @@ final class RelayPort implements AutoCloseable {
                     }
                     acksDue = false;
                 }
+                asking.addAll(asks);
+                asks.clear();
             } finally {
                 lock.unlock();
             }
@@ -269,6 +292,9 @@ final class RelayPort implements AutoCloseable {
                             c.deliveredLater(s, acks[s]);
                         }
                     }
+                }
+                for (int rank : asking) {
+                    c.presenceLater(rank);
                 }
                 c.flush();
             } catch (IOException e) {
@@ -288,6 +314,8 @@ final class RelayPort implements AutoCloseable {
                 RelayFrame.Header h = f.header();
                 if (h.type() == RelayFrame.STORED && !receive) {
                     stored(h.destination(), h.sequence());
+                } else if (h.type() == RelayFrame.PRESENCE && !receive) {
+                    handler.presence(this, h.destination(), h.sequence());
                 } else if (h.type() == RelayFrame.DELIVER && receive) {
                     handler.delivered(h.source(), h.sequence(), f.body());
                 } else {

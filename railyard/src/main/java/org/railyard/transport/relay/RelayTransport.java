@@ -53,6 +53,7 @@ public final class RelayTransport implements Transport {
     private volatile IntConsumer arrivals = p -> { };
     private Doorbell doorbell;
     private volatile boolean closed;
+    private Thread watcher;
 
     @Override public String name() { return "relay"; }
     @Override public int priority() { return 10; }
@@ -108,6 +109,7 @@ public final class RelayTransport implements Transport {
         this.nextSequence = new long[env.size()];
         this.doorbell = Doorbell.of(env);
         this.owner = relays.get(env.rank() % relays.size());
+        this.watcher = Thread.ofVirtual().name("railyard-relay-presence-" + env.rank()).start(this::watch);
         try {
             this.receiving = new RelayPort(this, owner, true, handler);
         } catch (IOException e) {
@@ -138,6 +140,28 @@ public final class RelayTransport implements Transport {
     /** The next STORE sequence number to {@code peer} (progress agent). */
     long nextSequence(int peer) {
         return ++nextSequence[peer];
+    }
+
+    /**
+     * Asks, a few times per absence bound, the owner relay of every linked peer whether the peer
+     * is there; a peer away longer than {@code railyard.relay.absence} fails its link (see
+     * {@link RelayPort.Handler#presence}), and the ranks waiting on it get PEER_FAILED.
+     */
+    private void watch() {
+        long period = Math.clamp(absence.toMillis() / 4, 20, 5_000);
+        while (!closed) {
+            try {
+                Thread.sleep(period); // the period of a liveness check, not a wait for a condition
+            } catch (InterruptedException e) {
+                return;
+            }
+            for (int p = 0; p < inboxes.length; p++) {
+                RelayLink l = inboxes[p].link;
+                if (l != null && l.isOpen()) {
+                    l.port().askPresence(p);
+                }
+            }
+        }
     }
 
     @Override
@@ -234,6 +258,19 @@ public final class RelayTransport implements Transport {
         }
 
         @Override
+        public void presence(RelayPort port, int rank, long absentMillis) {
+            if (rank < 0 || rank >= inboxes.length || absentMillis <= absence.toMillis()) {
+                return;
+            }
+            RelayLink l = inboxes[rank].link;
+            if (l != null && l.sendsThrough(port)) {
+                l.fail("rank " + rank + " has been away from its relay " + text(port.relay()) + " for "
+                        + absentMillis / 1000 + " s, more than " + Config.RELAY_ABSENCE_PROP + " (" + absence.toSeconds() + " s)");
+                doorbell.wakeSleepers();
+            }
+        }
+
+        @Override
         public void failed(RelayPort port, String why) {
             for (RelayLink.Inbox in : inboxes) {
                 RelayLink l = in.link;
@@ -272,6 +309,9 @@ public final class RelayTransport implements Transport {
     @Override
     public void close() {
         closed = true;
+        if (watcher != null) {
+            watcher.interrupt();
+        }
         List<RelayPort> ports;
         synchronized (sending) {
             ports = new ArrayList<>(sending.values());
