@@ -37,7 +37,14 @@ public final class RelayProcess implements AutoCloseable {
 
     /** Starts a relay; {@code extra} are more {@code railyard relay} options (--log, --fsync, ...). */
     public static RelayProcess start(String bind, int port, String... extra) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        return startWith(List.of(), bind, port, extra);
+    }
+
+    /** Like {@link #start}, the command run under {@code prefix} (e.g. {@code ip netns exec NS}). */
+    public static RelayProcess startWith(List<String> prefix, String bind, int port, String... extra)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), RelayCommand.class.getName(),
                 "--port", String.valueOf(port), "--bind", bind));
         cmd.addAll(List.of(extra));

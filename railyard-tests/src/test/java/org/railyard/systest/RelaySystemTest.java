@@ -72,7 +72,7 @@ class RelaySystemTest {
             Jobs.Finished job = Jobs.run("relay-mixed-np4", Jobs.spec(np, RelayMixRanks.class,
                     Map.of("RAILYARD_TRANSPORTS", "self,tcp,relay", "RAILYARD_RELAYS", relay.address(),
                             "RELAY_SILENT", "0,3", "RAILYARD_PRINT_CHOICES", "true"),
-                    JOB_TIMEOUT, SemanticsRanks.CHECKS.toArray(String[]::new)));
+                    JOB_TIMEOUT, withMain(SemanticsRanks.class, SemanticsRanks.CHECKS)));
             requireAllChecks(job, np, SemanticsRanks.CHECKS, "ranks 0 and 3 listening for nothing");
             // every link printed: pairs with rank 0 or 3 through the relay, the pair 1-2 direct
             java.util.regex.Pattern up = java.util.regex.Pattern.compile("rank (\\d) -> rank (\\d): rail 0 up: transport (\\w+)");
@@ -121,5 +121,11 @@ class RelaySystemTest {
         } finally {
             relay.close();
         }
+    }
+
+    private static String[] withMain(Class<?> main, List<String> args) {
+        List<String> out = new java.util.ArrayList<>(List.of(main.getName()));
+        out.addAll(args);
+        return out.toArray(String[]::new);
     }
 }
