@@ -2,8 +2,7 @@ package mpi;
 
 import java.nio.ByteBuffer;
 import org.railyard.Railyard;
-import org.railyard.engine.Engine;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.error.RailyardException;
 
 /**
@@ -98,9 +97,9 @@ public class MPI {
     /** Largest tag. Also the key of the attribute {@link Comm#Attr_get} reports it under. */
     public static int TAG_UB = org.railyard.Comm.TAG_UB;
     /** Key of the host-process attribute ({@link Comm#Attr_get}). */
-    public static int HOST = Engine.TAG_UB - 1;
+    public static int HOST = org.railyard.Comm.TAG_UB - 1;
     /** Key of the I/O-process attribute ({@link Comm#Attr_get}). */
-    public static int IO = Engine.TAG_UB - 2;
+    public static int IO = org.railyard.Comm.TAG_UB - 2;
 
     public static final int IDENT = 0;
     public static final int CONGRUENT = 3;

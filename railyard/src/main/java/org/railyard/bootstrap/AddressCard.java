@@ -127,6 +127,10 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (node == null) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + " names no node: '" + s + "'");
         }
-        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets, site, entries);
+        try {
+            return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets, site, entries);
+        } catch (RailyardException e) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + ": " + e.getMessage(), e);
+        }
     }
 }
