@@ -247,14 +247,7 @@ public final class RunCommand implements Callable<Integer> {
             rankEnv.put(Config.envName(Config.PRINT_CHOICES_PROP), "true");
         }
         if (relay != null) {
-            try {
-                if (org.railyard.transport.relay.RelayTransport.relays(relay).isEmpty()) {
-                    throw new IllegalArgumentException("names no relay");
-                }
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("--relay wants HOST:PORT[,HOST:PORT...], not '" + relay + "': "
-                        + e.getMessage());
-            }
+            checkRelays(relay);
             rankEnv.put(Config.envName(Config.RELAYS_PROP), relay.trim());
         }
         if (noListen) {
@@ -270,6 +263,31 @@ public final class RunCommand implements Callable<Integer> {
         }
         List<Host> hostList = hosts == null ? List.of() : Host.readFile(hosts);
         return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
+    }
+
+    /** A --relay value: HOST:PORT entries separated by commas, at least one, each port in 1..65535. */
+    private static void checkRelays(String list) {
+        String want = "--relay wants HOST:PORT[,HOST:PORT...], not '" + list + "'";
+        boolean any = false;
+        for (String part : list.split(",")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int colon = p.lastIndexOf(':');
+            try {
+                int port = Integer.parseInt(p.substring(colon + 1));
+                if (colon <= 0 || port < 1 || port > 65535) {
+                    throw new NumberFormatException();
+                }
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(want + ": '" + p + "' is not HOST:PORT (port 1..65535)");
+            }
+            any = true;
+        }
+        if (!any) {
+            throw new IllegalArgumentException(want + ": it names no relay");
+        }
     }
 
     private static void print(PrintStream stream, int rank, String line) {
