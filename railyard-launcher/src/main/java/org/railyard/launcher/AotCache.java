@@ -83,7 +83,10 @@ final class AotCache {
             return List.of();
         }
         if (exists) {
-            return List.of("-XX:AOTCache=" + file);
+            // JDK 25 warns on every start about adapter stubs it could not take from the cache and
+            // makes anew; the job's output is no place for that (a -Xlog option of the user's, which
+            // comes later on the command line, still wins)
+            return List.of("-XX:AOTCache=" + file, "-Xlog:aot*=error");
         }
         return rank == 0 ? List.of("-XX:AOTCacheOutput=" + training) : List.of();
     }
