@@ -2,6 +2,7 @@
 module org.railyard.launcher {
     requires org.railyard;
     requires org.railyard.gateway;
+    requires org.railyard.relay;
     requires transitive info.picocli;
 
     exports org.railyard.launcher;

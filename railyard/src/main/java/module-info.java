@@ -24,5 +24,6 @@ module org.railyard {
             org.railyard.transport.shm.ShmTransport,
             org.railyard.transport.tcp.TcpTransport,
             org.railyard.transport.udp.UdpTransport,
-            org.railyard.transport.gateway.GatewayTransport;
+            org.railyard.transport.gateway.GatewayTransport,
+            org.railyard.transport.relay.RelayTransport;
 }

@@ -46,6 +46,10 @@ import org.railyard.util.Config;
  * Local ranks also inherit the launcher's environment; remote ranks get only the above, in the
  * launcher's working directory.
  *
+ * <h2>Inside a Slurm allocation</h2>
+ * With {@code SLURM_JOB_ID} set and no hosts, the ranks are started by {@code srun --mpi=pmi2}
+ * and bootstrap through PMI-2 instead; see {@link SrunLaunch}.
+ *
  * <h2>Remote ranks</h2>
  * A rank placed on a host other than localhost is started as {@code <rsh> host 'sh -c ...'}.
  * The remote shell runs the JVM in the background and watches its own standard input, which the
@@ -96,6 +100,9 @@ public final class Launcher {
         command.add(String.join(File.pathSeparator, classpath));
         command.add(mainClass);
         command.addAll(spec.args());
+        if (SrunLaunch.applies(spec, System.getenv())) {
+            return SrunLaunch.run(spec, command, System.getenv(), out, err);
+        }
 
         List<Host> placement = spec.hosts().isEmpty() ? null : Host.place(spec.np(), spec.hosts());
         byte[] secret = new byte[32];

@@ -244,6 +244,35 @@ public final class Config {
     public static final String GATEWAY_DEFAULT = "";
 
     /**
+     * Relay servers of the job, HOST:PORT separated by commas; the owner relay of rank r (the one
+     * that stores its messages) is entry r mod count. Empty: the relay transport is not started.
+     */
+    public static final String RELAYS_PROP = "railyard.relays";
+    public static final String RELAYS_DEFAULT = "";
+
+    /** Frame limit of relay links, bytes (at most the relays' --max-message). */
+    public static final String RELAY_FRAME_PROP = "railyard.relay.frame";
+    public static final long RELAY_FRAME_DEFAULT = 256 * 1024;
+
+    /** Bytes a process may have sent to one relay that the relay has not yet acknowledged as stored. */
+    public static final String RELAY_WINDOW_PROP = "railyard.relay.window";
+    public static final long RELAY_WINDOW_DEFAULT = 16L << 20;
+
+    /**
+     * How long a relay connection that broke is tried again before the relay path fails; also how
+     * long a peer may stay away from its owner relay before the ranks waiting on it fail.
+     */
+    public static final String RELAY_ABSENCE_PROP = "railyard.relay.absence";
+    public static final Duration RELAY_ABSENCE_DEFAULT = Duration.ofSeconds(60);
+
+    /**
+     * False: this process opens no listening socket; its address card carries no handshake
+     * address, and peers reach it only through an indirect transport (the relays).
+     */
+    public static final String LISTEN_PROP = "railyard.listen";
+    public static final boolean LISTEN_DEFAULT = true;
+
+    /**
      * Locality the stack composer uses for every peer instead of the one it finds (same-node,
      * same-site, other-site); empty: found from the nodes and sites of the two ends.
      */
