@@ -21,7 +21,8 @@
 #include <strings.h>
 #include <time.h>
 
-#define MAX_SIZES 64
+#include "ry_bench.h"
+
 #define LARGE_LIMIT (16L * 1024)
 #define TAG_DATA 1
 #define TAG_ACK 2
@@ -34,11 +35,6 @@ static const char *transport = "mpi";
 static long iter_base = -1; /* -1: each benchmark's own default */
 static int window = 64;
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
 
 static void die(const char *msg) {
     if (rank == 0) {
@@ -48,67 +44,7 @@ static void die(const char *msg) {
     exit(2);
 }
 
-/* Parses 8, 64k, 4m, 1g (powers of 1024); returns -1 when malformed. */
-static long parse_size(const char *s, size_t len) {
-    char buf[64];
-    if (len == 0 || len >= sizeof buf) {
-        return -1;
-    }
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    char *end;
-    long v = strtol(buf, &end, 10);
-    if (end == buf || v < 0) {
-        return -1;
-    }
-    long mult = 1;
-    if (*end == 'k' || *end == 'K') {
-        mult = 1L << 10;
-        end++;
-    } else if (*end == 'm' || *end == 'M') {
-        mult = 1L << 20;
-        end++;
-    } else if (*end == 'g' || *end == 'G') {
-        mult = 1L << 30;
-        end++;
-    }
-    if (*end == 'b' || *end == 'B') {
-        end++;
-    }
-    return *end == 0 ? v * mult : -1;
-}
 
-/* Fills sizes[] from SPEC; returns how many, or -1 when malformed. */
-static int parse_sizes(const char *spec, long *sizes) {
-    int n = 0;
-    const char *p = spec;
-    while (*p) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t) (comma - p) : strlen(p);
-        const char *colon = memchr(p, ':', len);
-        if (colon) {
-            long lo = parse_size(p, (size_t) (colon - p));
-            long hi = parse_size(colon + 1, len - (size_t) (colon - p) - 1);
-            if (lo <= 0 || hi < lo) {
-                return -1;
-            }
-            for (long s = lo; s <= hi && n < MAX_SIZES; s *= 2) {
-                sizes[n++] = s;
-            }
-        } else {
-            long s = parse_size(p, len);
-            if (s < 0 || n >= MAX_SIZES) {
-                return -1;
-            }
-            sizes[n++] = s;
-        }
-        p += len;
-        if (*p == ',') {
-            p++;
-        }
-    }
-    return n;
-}
 
 /*
  * Timed iterations and warm-up for one benchmark and size. Small messages (<= 16 KiB) use the base
@@ -131,22 +67,7 @@ static void iterations(enum bench b, long size, long *iters, long *warmup) {
     *warmup = n / 10 < 1 ? 1 : n / 10;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
 
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *sorted, long n, double p) {
-    long k = (long) (p / 100.0 * (double) n + 0.999999999);
-    if (k < 1) {
-        k = 1;
-    }
-    if (k > n) {
-        k = n;
-    }
-    return sorted[k - 1];
-}
 
 /* samples in microseconds per unit (message or operation); mbs in 1e6 bytes per second. */
 static void report(const char *name, long bytes, long iters, double *samples, double mean_us, double mbs) {
