@@ -15,8 +15,9 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * Draws results as log-log PNG charts against message size: mean time (microseconds) for latency
- * and allreduce, throughput (MB/s) for bw and bibw. One series per benchmark, transport and process
- * count; when the rows hold both kinds, the PNG has the two charts side by side.
+ * and allreduce, throughput (MB/s) for bw, bibw and the one-sided put_bw and get_bw. One series
+ * per benchmark, transport and process count; when the rows hold both kinds, the PNG has the two
+ * charts side by side.
  */
 public final class Plot {
     /** Width and height of one chart, pixels. */
@@ -71,7 +72,7 @@ public final class Plot {
         boolean multiNp = rows.stream().map(Row::np).distinct().count() > 1;
         Map<String, List<Row>> series = new LinkedHashMap<>();
         for (Row r : rows) {
-            boolean isBw = r.benchmark().equals("bw") || r.benchmark().equals("bibw");
+            boolean isBw = r.benchmark().equals("bw") || r.benchmark().equals("bibw") || r.benchmark().contains("_bw");
             double y = bandwidth ? r.mbPerS() : r.meanUs();
             if (isBw != bandwidth || r.bytes() <= 0 || !(y > 0)) {
                 continue;
