@@ -50,14 +50,21 @@ public final class RmaBenchRank {
 
     /** The benchmarks, in the order they run. */
     enum Bench {
-        PUT_LATENCY, GET_LATENCY, PUT_BW, GET_BW, ACC_LATENCY, FOP_LATENCY, CAS_LATENCY;
+        PUT_LATENCY, GET_LATENCY, PUT_BW, GET_BW, ACC_LATENCY, FOP_LATENCY, CAS_LATENCY,
+        /**
+         * Railyard only, no C twin: rank 0 copies S bytes straight into rank 1's part of a window
+         * from {@link Window#allocateShared} ({@code shared_copy-direct}), and the same copy
+         * between two segments of its own ({@code local_copy-direct}), windows of 64 (32) copies
+         * as put_bw: the shared window against memory speed.
+         */
+        SHARED_COPY;
 
         String label() {
             return name().toLowerCase(Locale.ROOT);
         }
 
         boolean bandwidth() {
-            return this == PUT_BW || this == GET_BW;
+            return this == PUT_BW || this == GET_BW || this == SHARED_COPY;
         }
 
         /** fetch-and-op and compare-and-swap act on one 8-byte integer, whatever the sizes. */
@@ -256,6 +263,20 @@ public final class RmaBenchRank {
     /** Every selected benchmark, mode and size, in the C twin's order. */
     void run() {
         for (Bench b : opt.benches()) {
+            if (b == Bench.SHARED_COPY) {
+                for (long size : opt.sizes()) {
+                    if (opt.jitWarmup()) {
+                        JitSettle.settle(pair, () -> copies((int) size));
+                    }
+                    Row[] rows = copies((int) size);
+                    if (rank == 0) {
+                        out.println(Tsv.format(rows[0], false));
+                        out.println(Tsv.format(rows[1], false));
+                        out.flush();
+                    }
+                }
+                continue;
+            }
             for (Mode m : opt.modes()) {
                 for (long size : opt.sizes()) {
                     if (!b.accepts(size)) {
@@ -306,6 +327,62 @@ public final class RmaBenchRank {
                     hist.getValueAtPercentile(50) / unit, hist.getValueAtPercentile(99) / unit,
                     hist.getMaxValue() / unit, mbs);
         }
+    }
+
+    /**
+     * {@link Bench#SHARED_COPY} at one size: rank 0's rows {@code shared_copy-direct} and
+     * {@code local_copy-direct} (rank 1's are not printed); rank 1 then checks its part holds the
+     * copied pattern.
+     */
+    Row[] copies(int size) {
+        Counts c = iterations(Bench.PUT_BW, size, opt.iterBase());
+        try (Window win = Window.allocateShared(pair, rank == 1 ? size : 0, 1);
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(size, 64);
+            MemorySegment.copy(mine, 0, src, ValueLayout.JAVA_BYTE, 0, size);
+            MemorySegment local = arena.allocate(size, 64);
+            Row[] rows = new Row[2];
+            win.lockAll();
+            if (rank == 0) {
+                MemorySegment remote = win.sharedQuery(1);
+                rows[0] = copyLoop("shared_copy-direct", src, remote, size, c);
+                rows[1] = copyLoop("local_copy-direct", src, local, size, c);
+            }
+            win.sync();
+            pair.barrier();
+            win.sync();
+            if (rank == 1) {
+                long at = win.memory().mismatch(MemorySegment.ofArray(theirs).asSlice(0, size));
+                if (at >= 0) {
+                    throw new IllegalStateException("shared_copy at rank 1, " + size + " bytes: byte " + at
+                            + " of the shared window is not what rank 0 stored");
+                }
+            }
+            win.unlockAll();
+            return rows;
+        }
+    }
+
+    private Row copyLoop(String name, MemorySegment src, MemorySegment dst, int size, Counts c) {
+        hist.reset();
+        long start = 0;
+        for (long i = 0; i < c.warmup() + c.iters(); i++) {
+            long t0 = System.nanoTime();
+            if (i == c.warmup()) {
+                start = t0;
+            }
+            for (int j = 0; j < c.ops(); j++) {
+                MemorySegment.copy(src, 0, dst, 0, size);
+            }
+            if (i >= c.warmup()) {
+                hist.recordValue(Math.min(Math.max(System.nanoTime() - t0, 1), HIGHEST_NS));
+            }
+        }
+        double elapsedUs = (System.nanoTime() - start) / 1e3;
+        double unit = c.ops() * 1e3;
+        return new Row(name, opt.transport(), np, size, c.iters(), elapsedUs / ((double) c.iters() * c.ops()),
+                hist.getValueAtPercentile(50) / unit, hist.getValueAtPercentile(99) / unit, hist.getMaxValue() / unit,
+                (double) size * c.iters() * c.ops() / elapsedUs);
     }
 
     /** The state of one measurement and its timed loop. */

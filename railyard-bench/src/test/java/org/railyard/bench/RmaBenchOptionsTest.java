@@ -19,7 +19,7 @@ class RmaBenchOptionsTest {
     @Test
     void defaultsAreEveryBenchmarkAndModeOverOneByteToFourMebibytes() {
         Options o = Options.parse();
-        assertThat(o.benches()).isEqualTo(EnumSet.allOf(Bench.class));
+        assertThat(o.benches()).isEqualTo(EnumSet.allOf(Bench.class)).contains(Bench.SHARED_COPY);
         assertThat(o.modes()).isEqualTo(EnumSet.allOf(Mode.class));
         assertThat(o.sizes()).hasSize(23);
         assertThat(o.iterBase()).isEqualTo(10_000);

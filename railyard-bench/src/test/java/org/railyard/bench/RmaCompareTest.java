@@ -58,6 +58,19 @@ class RmaCompareTest {
     }
 
     @Test
+    void theSharedWindowIsJudgedAgainstAnInProcessCopy() {
+        List<String> raw = List.of(
+                line("railyard", 1, "shm", "shared_copy-direct", 1 << 20, 1, 9000),
+                line("railyard", 1, "shm", "local_copy-direct", 1 << 20, 1, 10000),
+                line("railyard", 1, "shm", "shared_copy-direct", 8, 1, 70),
+                line("railyard", 1, "shm", "local_copy-direct", 8, 1, 100));
+        String md = RmaCompare.tables(RmaCompare.cells(RmaCompare.parse(raw)));
+        assertThat(md).contains("1m: direct copy into the other rank's part 9000.0 MB/s, in-process copy 10000.0 MB/s: "
+                + "90% (target >= 80%: met)").contains("8: direct copy into the other rank's part 70.0 MB/s, in-process "
+                + "copy 100.0 MB/s: 70% (target >= 80%: MISSED)").contains("Targets met in 1 of 2 cells.");
+    }
+
+    @Test
     void writesTablesAndOnePlotPerPathAndMode(@TempDir Path dir) throws Exception {
         Path raw = dir.resolve("raw.tsv");
         Files.write(raw, List.of(
