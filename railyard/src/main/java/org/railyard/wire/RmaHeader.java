@@ -9,6 +9,7 @@ package org.railyard.wire;
  *
  * <pre>
  *  long 0   bits 0-7 opcode | 8-15 element kind | 16-23 reduction | 24-31 lock type | 32-39 error
+ *           | 40 inline: the data follows the header in the same message
  *  long 1   target displacement in bytes from the window's base (an address for a dynamic window)
  *  long 2   target element count
  *  long 3   ints of the encoded target shape that follow (0: one basic value per element)
@@ -16,6 +17,7 @@ package org.railyard.wire;
  *  long 5   values in the data message that follows (0: none)
  *  long 6   error: first byte of the refused range
  *  long 7   error: bytes of the refused range
+ *  long 8.. inline data (at most {@link #INLINE_BYTES}, the values packed little endian), if bit 40
  * </pre>
  */
 public final class RmaHeader {
@@ -24,6 +26,12 @@ public final class RmaHeader {
 
     /** Length of a header, in longs. */
     public static final int LONGS = 8;
+    /** Data of at most this many bytes travels inside the header's message instead of a message of its own. */
+    public static final int INLINE_BYTES = 256;
+    /** Length of the longest header message (a header with inline data), in longs. */
+    public static final int MAX_LONGS = LONGS + INLINE_BYTES / 8;
+    /** Byte offset of inline data in the header's message. */
+    public static final int INLINE_OFFSET = 8 * LONGS;
 
     public static final int OP_PUT = 1;
     public static final int OP_GET = 2;
@@ -61,6 +69,21 @@ public final class RmaHeader {
         h[4] = id;
         h[5] = values;
         return h;
+    }
+
+    /** A header with room for {@code bytes} bytes of inline data after it, and its inline flag set. */
+    public static long[] makeInline(int op, int kind, int reduction, long disp, long count, int shapeInts, long id,
+                                    long values, int bytes) {
+        long[] h = new long[LONGS + (bytes + 7) / 8];
+        long[] base = make(op, kind, reduction, 0, disp, count, shapeInts, id, values);
+        System.arraycopy(base, 0, h, 0, LONGS);
+        h[0] |= 1L << 40;
+        return h;
+    }
+
+    /** True if the data follows the header in its message. */
+    public static boolean inline(long[] h) {
+        return (h[0] >>> 40 & 1) != 0;
     }
 
     public static int op(long[] h) {
@@ -119,6 +142,17 @@ public final class RmaHeader {
 
     /** A reason, or null, for a header that no sender of this library would write (checked before any use). */
     public static String check(long[] h, int kinds, int reductions) {
+        return check(h, kinds, reductions, INLINE_OFFSET, 1);
+    }
+
+    /**
+     * A reason, or null, for a header of a message of {@code messageBytes} bytes whose element
+     * kind has {@code kindBytes} bytes: inline data must be there, and fit.
+     */
+    public static String check(long[] h, int kinds, int reductions, long messageBytes, int kindBytes) {
+        if (messageBytes < INLINE_OFFSET) {
+            return "one-sided header of " + messageBytes + " bytes, shorter than " + INLINE_OFFSET;
+        }
         int op = op(h);
         if (op < OP_PUT || op > OP_POST) {
             return "unknown one-sided opcode " + op;
@@ -128,6 +162,10 @@ public final class RmaHeader {
         }
         if (count(h) < 0 || values(h) < 0 || values(h) > Integer.MAX_VALUE || shapeInts(h) < 0 || h[3] > 1 << 24) {
             return "one-sided header has count " + count(h) + ", values " + values(h) + ", shape " + h[3];
+        }
+        if (inline(h) && (values(h) * kindBytes > INLINE_BYTES || messageBytes < INLINE_OFFSET + values(h) * kindBytes)) {
+            return "one-sided header with " + values(h) + " inline values of " + kindBytes + " bytes in a message of "
+                    + messageBytes + " bytes";
         }
         return null;
     }

@@ -240,9 +240,9 @@ public final class RmaWindow {
             return done(request);
         }
         return locked(() -> {
-            long[] h = RmaHeader.make(RmaHeader.OP_PUT, k.ordinal(), 0, 0, a.first, tcount, shapeInts(ttype), 0, a.values);
-            return track(target, header(target, h), shape(target, ttype), data(target, buf, off, count, type, a.values),
-                    null, request, true);
+            long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
+            return track(target, header(target, h), shape(target, ttype), RmaHeader.inline(h) ? null
+                    : data(target, buf, off, count, type, a.values), null, request, true);
         });
     }
 
@@ -294,9 +294,9 @@ public final class RmaWindow {
             return done(request);
         }
         return locked(() -> {
-            long[] h = RmaHeader.make(RmaHeader.OP_ACC, k.ordinal(), red, 0, a.first, tcount, shapeInts(ttype), 0, a.values);
-            return track(target, header(target, h), shape(target, ttype), data(target, buf, off, count, type, a.values),
-                    null, request, true);
+            long[] h = withData(RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
+            return track(target, header(target, h), shape(target, ttype), RmaHeader.inline(h) ? null
+                    : data(target, buf, off, count, type, a.values), null, request, true);
         });
     }
 
@@ -338,12 +338,13 @@ public final class RmaWindow {
                 reply = s.irecv(comm, p, k, 0, a.values, target, tag);
                 after = () -> Packing.scatter(p, result, roff, rtype, rcount);
             }
-            long[] h = RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount, shapeInts(ttype), tag,
-                    noOp ? 0 : a.values);
+            long[] h = noOp ? RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount,
+                    shapeInts(ttype), tag, 0) : withData(RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, tag, buf, off, count, type);
             Transfer hs = header(target, h);
             Transfer sh = shape(target, ttype);
-            Transfer d = noOp ? null : data(target, buf, off, count, type, a.values);
-            Pending p = pend(target, reply, hs, sh, after, request, true);
+            Transfer d = noOp || RmaHeader.inline(h) ? null : data(target, buf, off, count, type, a.values);
+            // its reply comes once the target applied it: local completion is remote completion
+            Pending p = pend(target, reply, hs, sh, after, request, false);
             if (d != null) {
                 track(target, d, null, null, null, false, false);
             }
@@ -382,10 +383,9 @@ public final class RmaWindow {
         locked(() -> {
             int tag = nextReplyTag();
             Transfer reply = s.irecv(comm, result, k, roff, 1, target, tag);
-            long[] h = RmaHeader.make(RmaHeader.OP_CAS, k.ordinal(), 0, 0, a.first, 1, 0, tag, 2);
-            Transfer hs = header(target, h);
-            Transfer d = s.isend(comm, in, k, 0, 2, target, Target.TAG_DATA);
-            return track(target, reply, hs, d, null, false, true);
+            long[] h = RmaHeader.makeInline(RmaHeader.OP_CAS, k.ordinal(), 0, a.first, 1, 0, tag, 2, 2 * k.size);
+            k.copyOut(in, 0, 0, MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, 2L * k.size);
+            return track(target, reply, header(target, h), null, null, false, false);
         });
     }
 
@@ -514,7 +514,26 @@ public final class RmaWindow {
     }
 
     private Transfer header(int target, long[] h) {
-        return s.isend(comm, h, Kind.LONG, 0, RmaHeader.LONGS, target, Target.TAG_HDR);
+        return s.isend(comm, h, Kind.LONG, 0, h.length, target, Target.TAG_HDR);
+    }
+
+    /** The header of an operation carrying data: the data inline when small, else in a message of its own. */
+    private static long[] withData(int op, Kind k, int red, Access a, int tcount, Shape ttype, int tag, Object buf,
+                                   int off, int count, Shape type) {
+        long bytes = (long) a.values * k.size;
+        if (bytes == 0 || bytes > RmaHeader.INLINE_BYTES) {
+            return RmaHeader.make(op, k.ordinal(), red, 0, a.first, tcount, shapeInts(ttype), tag, a.values);
+        }
+        long[] h = RmaHeader.makeInline(op, k.ordinal(), red, a.first, tcount, shapeInts(ttype), tag, a.values, (int) bytes);
+        MemorySegment into = MemorySegment.ofArray(h);
+        if (type.contiguous) {
+            k.copyOut(buf, off, 0, into, RmaHeader.INLINE_OFFSET, bytes);
+        } else {
+            Object p = k.newArray(a.values);
+            Packing.gather(buf, off, type, count, p);
+            k.copyOut(p, 0, 0, into, RmaHeader.INLINE_OFFSET, bytes);
+        }
+        return h;
     }
 
     private static int shapeInts(Shape t) {
@@ -680,6 +699,11 @@ public final class RmaWindow {
             return;
         }
         checkRank(t, "target rank");
+        // nothing issued by this thread is under way (the counts it wrote itself, under the lock, are 0)
+        if (pendingTo[t] == 0 && (local || opsSince[t] == 0) && failed[t] == null && deferred[t] == null) {
+            VarHandle.fullFence();
+            return;
+        }
         if (!local) {
             locked(() -> {
                 startFlush(t);

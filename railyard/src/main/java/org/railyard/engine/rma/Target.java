@@ -1,5 +1,6 @@
 package org.railyard.engine.rma;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import org.railyard.engine.Kind;
@@ -64,7 +65,7 @@ final class Target {
         this.mem = mem;
         this.n = comm.size();
         this.hdr = new Transfer[n];
-        this.hdrBuf = new long[n][RmaHeader.LONGS];
+        this.hdrBuf = new long[n][RmaHeader.MAX_LONGS];
         this.queue = new ArrayDeque[n];
         for (int i = 0; i < n; i++) {
             queue[i] = new ArrayDeque<>();
@@ -78,7 +79,7 @@ final class Target {
     /** Posts the header receives; lock held. */
     void start() {
         for (int src = 0; src < n; src++) {
-            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.LONGS, src, TAG_HDR);
+            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
         }
     }
 
@@ -106,9 +107,10 @@ final class Target {
                     break;
                 }
                 long[] h = hdrBuf[src].clone();
+                long bytes = t.statusBytes;
                 s.recycle(t);
-                hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.LONGS, src, TAG_HDR);
-                dispatch(src, h);
+                hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
+                dispatch(src, h, bytes);
                 work++;
             }
             if (!queue[src].isEmpty()) {
@@ -131,8 +133,10 @@ final class Target {
         return !sends.isEmpty();
     }
 
-    private void dispatch(int src, long[] h) {
-        String bad = RmaHeader.check(h, KINDS.length, RmaWindow.REDUCTIONS.length);
+    private void dispatch(int src, long[] h, long messageBytes) {
+        int kind = RmaHeader.kind(h);
+        String bad = RmaHeader.check(h, KINDS.length, RmaWindow.REDUCTIONS.length, messageBytes,
+                kind < KINDS.length ? KINDS[kind].size : 1);
         if (bad != null) {
             failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + bad);
             return;
@@ -160,6 +164,11 @@ final class Target {
         boolean hasData = values > 0 && (op == RmaHeader.OP_PUT || op == RmaHeader.OP_ACC
                 || op == RmaHeader.OP_GET_ACC || op == RmaHeader.OP_CAS);
         if (!hasData) {
+            return o;
+        }
+        if (RmaHeader.inline(h)) {
+            o.data = k.newArray(values);
+            k.copyIn(MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, o.data, 0, 0, (long) values * k.size);
             return o;
         }
         long first = RmaHeader.disp(h);
