@@ -36,7 +36,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ry_bench.h"
+#include "ry_common.h"
 
 #define SMALL (8L * 1024)
 #define MEDIUM (64L * 1024)
@@ -49,7 +49,6 @@ static int rank, nprocs;
 static const char *transport = "mpi";
 static long iter_base = -1; /* -1: the default, 1000 */
 
-
 static void die(const char *msg) {
     if (rank == 0) {
         fprintf(stderr, "ry_coll: %s\n", msg);
@@ -59,8 +58,6 @@ static void die(const char *msg) {
 }
 
 
-
-
 /* Timed calls at a size: the base (default 1000) up to 8 KiB, a fifth to 64 KiB, a twentieth beyond. */
 static long iterations(long size) {
     long base = iter_base > 0 ? iter_base : 1000;
@@ -68,7 +65,22 @@ static long iterations(long size) {
     return n < 1 ? 1 : n;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
 
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
 
 /* True if the first result of collective c at this size is what the senders wrote. */
 static int result_ok(enum coll c, long size, const unsigned char *rbuf, const double *dout, long count) {

@@ -21,7 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ry_bench.h"
+#include "ry_common.h"
 
 #define LARGE_LIMIT (16L * 1024)
 #define TAG_DATA 1
@@ -35,7 +35,6 @@ static const char *transport = "mpi";
 static long iter_base = -1; /* -1: each benchmark's own default */
 static int window = 64;
 
-
 static void die(const char *msg) {
     if (rank == 0) {
         fprintf(stderr, "ry_peer: %s\n", msg);
@@ -43,7 +42,6 @@ static void die(const char *msg) {
     MPI_Abort(MPI_COMM_WORLD, 2);
     exit(2);
 }
-
 
 
 /*
@@ -67,7 +65,22 @@ static void iterations(enum bench b, long size, long *iters, long *warmup) {
     *warmup = n / 10 < 1 ? 1 : n / 10;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
 
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
 
 /* samples in microseconds per unit (message or operation); mbs in 1e6 bytes per second. */
 static void report(const char *name, long bytes, long iters, double *samples, double mean_us, double mbs) {

@@ -53,7 +53,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ry_bench.h"
+#include "ry_common.h"
 
 #define LARGE_LIMIT (8L * 1024)
 #define WINDOW_SMALL 64
@@ -115,6 +115,23 @@ static void iterations(enum bench b, long size, long *ops, long *iters, long *wa
 }
 
 
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
 
 static void report(enum bench b, enum sync s, long bytes, long iters, double *samples, double mean_us, double mbs) {
     qsort(samples, (size_t) iters, sizeof(double), cmp_double);

@@ -1,6 +1,6 @@
 package mpi;
 
-import org.railyard.engine.comm.CartTopology;
+import org.railyard.types.CartTopology;
 import org.railyard.error.RailyardException;
 
 /**

@@ -1,7 +1,7 @@
 package mpi;
 
 import java.util.Arrays;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * The layout of one element of a message inside a Java array: which array slots it covers.

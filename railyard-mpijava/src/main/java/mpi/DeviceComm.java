@@ -6,7 +6,7 @@ final class DeviceComm extends mpjdev.Comm {
 
     DeviceComm(org.railyard.Comm nat) {
         this.nat = nat;
-        int context = nat.state().context();
+        int context = nat.contextId();
         this.sendctxt = context;
         this.recvctxt = context;
         this.collctxt = context;

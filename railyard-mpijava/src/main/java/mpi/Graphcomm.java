@@ -1,6 +1,6 @@
 package mpi;
 
-import org.railyard.engine.comm.GraphTopology;
+import org.railyard.types.GraphTopology;
 import org.railyard.error.RailyardException;
 
 /**

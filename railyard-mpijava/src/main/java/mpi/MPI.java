@@ -2,8 +2,7 @@ package mpi;
 
 import java.nio.ByteBuffer;
 import org.railyard.Railyard;
-import org.railyard.engine.Engine;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.error.RailyardException;
 
 /**
@@ -86,9 +85,9 @@ public class MPI {
     public static Op MINLOC = new Op(Reduction.MINLOC);
 
     /** One-sided accumulates only ({@link Win}): the target takes the origin's values. */
-    public static Op REPLACE = new Op(org.railyard.engine.rma.RmaOps.REPLACE);
+    public static Op REPLACE = new Op(org.railyard.Op.REPLACE.reduction());
     /** One-sided accumulates only ({@link Win}): the target keeps its values (Get_accumulate is then an atomic read). */
-    public static Op NO_OP = new Op(org.railyard.engine.rma.RmaOps.NO_OP);
+    public static Op NO_OP = new Op(org.railyard.Op.NO_OP.reduction());
 
     // ------------------------------------------------------------ constants
 
@@ -103,9 +102,9 @@ public class MPI {
     /** Largest tag. Also the key of the attribute {@link Comm#Attr_get} reports it under. */
     public static int TAG_UB = org.railyard.Comm.TAG_UB;
     /** Key of the host-process attribute ({@link Comm#Attr_get}). */
-    public static int HOST = Engine.TAG_UB - 1;
+    public static int HOST = org.railyard.Comm.TAG_UB - 1;
     /** Key of the I/O-process attribute ({@link Comm#Attr_get}). */
-    public static int IO = Engine.TAG_UB - 2;
+    public static int IO = org.railyard.Comm.TAG_UB - 2;
 
     public static final int IDENT = 0;
     public static final int CONGRUENT = 3;

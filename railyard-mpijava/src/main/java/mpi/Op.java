@@ -1,7 +1,7 @@
 package mpi;
 
-import org.railyard.engine.Kind;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * A reduction operation: the predefined ones ({@code MPI.SUM} ...) or one of the program's own,

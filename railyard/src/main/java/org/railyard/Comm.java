@@ -2,10 +2,10 @@ package org.railyard;
 
 import org.railyard.engine.Engine;
 import org.railyard.engine.coll.Collectives;
-import org.railyard.engine.comm.CartTopology;
+import org.railyard.types.CartTopology;
 import org.railyard.engine.comm.CommState;
-import org.railyard.engine.comm.GraphTopology;
-import org.railyard.engine.comm.Topology;
+import org.railyard.types.GraphTopology;
+import org.railyard.types.Topology;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

@@ -1,7 +1,7 @@
 package org.railyard;
 
 import org.railyard.engine.Engine;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 
@@ -41,9 +41,18 @@ abstract sealed class CommPointToPoint permits CommCollectives {
         return state.worldRank(rank);
     }
 
-    /** The engine's communicator state; for the facades built on this API. */
-    public CommState state() {
+    /** The engine's communicator state (the API's own classes only). */
+    CommState state() {
         return state;
+    }
+
+    /**
+     * The context id that keeps this communicator's messages apart from every other
+     * communicator's (what MPJ Express's mpjdev layer calls a communicator's context); equal at
+     * every member, different for every communicator alive at once.
+     */
+    public int contextId() {
+        return state.context();
     }
 
     // ---------------------------------------------------------------- point to point, blocking

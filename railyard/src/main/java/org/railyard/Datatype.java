@@ -2,7 +2,7 @@ package org.railyard;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

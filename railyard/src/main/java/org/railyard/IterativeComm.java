@@ -1,7 +1,7 @@
 package org.railyard;
 
 import java.time.Duration;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.ValueFlows;
 
 /**

@@ -1,7 +1,7 @@
 package org.railyard;
 
 import java.util.Arrays;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

@@ -4,8 +4,8 @@ import java.util.Objects;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.IntBinaryOperator;
 import java.util.function.LongBinaryOperator;
-import org.railyard.engine.Kind;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * Reduction operations for {@link Comm#reduce}, {@link Comm#allreduce}, the scans and

@@ -1,7 +1,7 @@
 package org.railyard;
 
 import java.lang.foreign.MemorySegment;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.rma.RmaWindow;
 import org.railyard.engine.rma.Shape;
 

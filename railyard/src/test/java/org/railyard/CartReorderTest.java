@@ -6,7 +6,7 @@ import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.comm.CartTopology;
+import org.railyard.types.CartTopology;
 
 /**
  * createCart with reorder: processes dealt to two nodes in turn are ranked node by node, so most

@@ -42,7 +42,7 @@ class CollApiTest {
     static int[] product(int lo, int hi, int items) {
         int[] acc = matrices(hi - 1, items);
         for (int r = hi - 2; r >= lo; r--) {
-            MATMUL.reduction().apply(org.railyard.engine.Kind.INT, matrices(r, items), 0, acc, 0, 4 * items);
+            MATMUL.reduction().apply(org.railyard.types.Kind.INT, matrices(r, items), 0, acc, 0, 4 * items);
         }
         return acc;
     }

@@ -6,70 +6,217 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The house rule of docs/ARCHITECTURE.md, checked on the sources: a floor imports only the floor
- * below it and the side floors (wire for frame layouts, bootstrap, stats, util, error).
+ * The house rule of docs/ARCHITECTURE.md, checked on the sources of every module of the build:
+ * inside the core module a floor uses only the floor below it and the side floors (wire for frame
+ * layouts, bootstrap, stats, util, error, types); every other module uses only what its row below
+ * allows. "Uses" means an import or a fully qualified name anywhere in the code (comments and
+ * string literals aside), so {@code org.railyard.channel.RailPolicies.create(...)} written inline
+ * counts like its import.
  */
 class FloorsTest {
-    private static final Set<String> SIDE = Set.of("wire", "bootstrap", "stats", "util", "error");
+    private static final Set<String> SIDE = Set.of("wire", "bootstrap", "stats", "util", "error", "types");
 
-    /** floor -> floors it may import besides itself and the side floors. */
-    private static final Map<String, Set<String>> ALLOWED = Map.of(
+    /** Core floor -> floors it may use besides itself and the side floors. */
+    private static final Map<String, Set<String>> CORE = Map.of(
             "api", Set.of("engine"),
             "engine", Set.of("channel"),
             "channel", Set.of("stack", "transport"),
             "stack", Set.of("transport"),
-            "transport", Set.of(),
-            "wire", Set.of(),
-            "bootstrap", Set.of(),
-            "stats", Set.of(),
-            "util", Set.of(),
-            "error", Set.of());
+            "transport", Set.of());
 
-    private static final Pattern IMPORT = Pattern.compile("^import (?:static )?org\\.railyard\\.([a-z]+)?\\.?([A-Za-z]*)", Pattern.MULTILINE);
+    /** The packages below org.railyard that belong to other modules than the core, by module. */
+    private static final Map<String, String> MODULE_PACKAGES = Map.of(
+            "launcher", "railyard-launcher",
+            "relay", "railyard-relay",
+            "apps", "railyard-apps",
+            "bench", "railyard-bench",
+            "cli", "railyard-cli");
 
-    private static String floorOf(Path root, Path file) {
-        Path rel = root.relativize(file);
-        return rel.getNameCount() == 1 ? "api" : rel.getName(0).toString();
-    }
+    /**
+     * Module -> what it may use: core floors by name ("api" is the package org.railyard itself) and
+     * other modules by artifact name. The facade and the applications use only the exported API
+     * (api, error, types); programs built from the floors (daemons, launcher, benchmarks) name the
+     * floors they are built from.
+     */
+    private static final Map<String, Set<String>> MODULES = Map.of(
+            "railyard-mpijava", Set.of("api", "error", "types"),
+            "railyard-apps", Set.of("api", "error", "types", "railyard-mpijava"),
+            "railyard-launcher", Set.of("api", "bootstrap", "util", "error"),
+            "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport"),
+            "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
+                    "railyard-mpijava"),
+            "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-apps", "railyard-bench",
+                    "railyard-mpijava", "util"));
 
-    private static String floorOfImport(Matcher m) {
-        String first = m.group(1);
-        // org.railyard.Comm (a class in the top package) is the api floor
-        return first == null || Character.isUpperCase(m.group(0).charAt("import org.railyard.".length())) ? "api" : first;
-    }
+    private static final Pattern REFERENCE = Pattern.compile("\\borg\\.railyard\\.([a-zA-Z_][a-zA-Z0-9_]*)|^import (?:static )?mpi\\.",
+            Pattern.MULTILINE);
+    private static final Pattern PACKAGE = Pattern.compile("^package ([a-zA-Z0-9_.]+);", Pattern.MULTILINE);
+    private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
 
     @Test
-    void everyImportGoesDownOneFloorOrToASideFloor() throws IOException {
-        Path root = Path.of("src/main/java/org/railyard");
+    void everyModuleUsesOnlyWhatItsFloorAllows() throws IOException {
+        Path parent = Path.of("..").toAbsolutePath().normalize();
         List<String> violations = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-                String floor = floorOf(root, f);
-                if (!ALLOWED.containsKey(floor)) {
-                    violations.add(f + ": package " + floor + " is no floor of docs/ARCHITECTURE.md");
-                    continue;
-                }
-                Matcher m = IMPORT.matcher(Files.readString(f));
-                while (m.find()) {
-                    String target = floorOfImport(m);
-                    if (target.equals(floor) || (SIDE.contains(target) && !SIDE.contains(floor))
-                            || ALLOWED.get(floor).contains(target)
-                            || (SIDE.contains(floor) && Set.of("error", "util").contains(target))) {
-                        continue;
-                    }
-                    violations.add(f + " (" + floor + ") imports " + m.group(0).substring(7) + " (" + target + ")");
+        Set<String> modules = new LinkedHashSet<>();
+        Matcher mm = MODULE.matcher(Files.readString(parent.resolve("pom.xml")));
+        while (mm.find()) {
+            modules.add(mm.group(1));
+        }
+        assertThat(modules).as("modules of the parent pom").contains("railyard", "railyard-mpijava");
+        for (String module : modules) {
+            Path src = parent.resolve(module).resolve("src/main/java");
+            if (!Files.isDirectory(src)) {
+                continue;
+            }
+            if (!module.equals("railyard") && !MODULES.containsKey(module)) {
+                violations.add("module " + module + " has no row in FloorsTest.MODULES: say what it may use");
+                continue;
+            }
+            try (Stream<Path> files = Files.walk(src)) {
+                // module-info.java names what a module exports; javac holds the other modules to it
+                for (Path f : files.filter(p -> p.toString().endsWith(".java") && !p.endsWith("module-info.java")).sorted()
+                        .toList()) {
+                    check(module, parent.relativize(f), Files.readString(f), violations);
                 }
             }
         }
         assertThat(violations).isEmpty();
+    }
+
+    private static void check(String module, Path file, String text, List<String> violations) {
+        Matcher pm = PACKAGE.matcher(text);
+        String pkg = pm.find() ? pm.group(1) : "";
+        String code = codeOnly(text);
+        String self = module.equals("railyard") ? coreFloor(pkg) : module;
+        if (module.equals("railyard") && !CORE.containsKey(self) && !SIDE.contains(self)) {
+            violations.add(file + ": package " + pkg + " is no floor of docs/ARCHITECTURE.md");
+            return;
+        }
+        Set<String> seen = new TreeSet<>();
+        Matcher m = REFERENCE.matcher(code);
+        while (m.find()) {
+            if (m.start() == pm.start(1) - "package ".length()) {
+                continue;
+            }
+            String target = m.group(1) == null ? "railyard-mpijava" : unitOf(m.group(1));
+            if (target.equals(self) || allowed(module, self, target)) {
+                continue;
+            }
+            if (seen.add(target)) {
+                violations.add(file + " (" + self + ") uses " + target + ": " + m.group(0));
+            }
+        }
+    }
+
+    private static boolean allowed(String module, String self, String target) {
+        if (!module.equals("railyard")) {
+            return MODULES.get(module).contains(target);
+        }
+        if (SIDE.contains(self)) {
+            return Set.of("error", "util").contains(target);
+        }
+        return SIDE.contains(target) || CORE.get(self).contains(target);
+    }
+
+    /** The unit a name after {@code org.railyard.} belongs to: a class of the top package is the api floor. */
+    private static String unitOf(String first) {
+        if (Character.isUpperCase(first.charAt(0))) {
+            return "api";
+        }
+        return MODULE_PACKAGES.getOrDefault(first, first);
+    }
+
+    private static String coreFloor(String pkg) {
+        String rest = pkg.equals("org.railyard") ? "" : pkg.substring("org.railyard.".length());
+        return rest.isEmpty() ? "api" : rest.split("\\.")[0];
+    }
+
+    /** The text with comments and string and character literals blanked out (line breaks kept). */
+    static String codeOnly(String s) {
+        StringBuilder out = new StringBuilder(s.length());
+        int i = 0;
+        while (i < s.length()) {
+            char c = s.charAt(i);
+            if (s.startsWith("//", i)) {
+                int e = s.indexOf('\n', i);
+                i = e < 0 ? s.length() : e;
+            } else if (s.startsWith("/*", i)) {
+                int e = s.indexOf("*/", i + 2);
+                int end = e < 0 ? s.length() : e + 2;
+                s.substring(i, end).chars().filter(ch -> ch == '\n').forEach(ch -> out.append('\n'));
+                i = end;
+            } else if (s.startsWith("\"\"\"", i)) {
+                int e = s.indexOf("\"\"\"", i + 3);
+                i = e < 0 ? s.length() : e + 3;
+                out.append("\"\"");
+            } else if (c == '"' || c == '\'') {
+                int j = i + 1;
+                while (j < s.length() && s.charAt(j) != c && s.charAt(j) != '\n') {
+                    j += s.charAt(j) == '\\' ? 2 : 1;
+                }
+                out.append(c).append(c);
+                i = Math.min(s.length(), j + 1);
+            } else {
+                out.append(c);
+                i++;
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * The transports are found with ServiceLoader: on the class path through META-INF/services, on
+     * the module path through module-info's {@code provides}; the two lists must name the same plugins.
+     */
+    @Test
+    void theModuleProvidesEveryTransportTheServiceFileLists() throws IOException {
+        String service = "org.railyard.transport.Transport";
+        Set<String> listed = new TreeSet<>();
+        for (String line : Files.readAllLines(Path.of("src/main/resources/META-INF/services", service))) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                listed.add(line.trim());
+            }
+        }
+        String info = codeOnly(Files.readString(Path.of("src/main/java/module-info.java")));
+        Matcher m = Pattern.compile("provides\\s+" + Pattern.quote(service) + "\\s+with([^;]+);").matcher(info);
+        assertThat(m.find()).as("module-info provides " + service).isTrue();
+        Set<String> provided = new TreeSet<>();
+        for (String name : m.group(1).split(",")) {
+            provided.add(name.trim());
+        }
+        assertThat(provided).isEqualTo(listed);
+    }
+
+    @Test
+    void theCheckSeesFullyQualifiedNamesAndIgnoresComments() {
+        List<String> v = new ArrayList<>();
+        check("railyard-mpijava", Path.of("X.java"), """
+                package mpi;
+                // org.railyard.engine.Engine in a comment is no use
+                /** {@link org.railyard.channel.VirtualChannel} neither */
+                class X {
+                    String s = "org.railyard.transport.Link";
+                    int p = org.railyard.engine.Engine.PROC_NULL;
+                }
+                """, v);
+        assertThat(v).singleElement().asString().contains("uses engine");
+        v.clear();
+        check("railyard", Path.of("org/railyard/transport/Y.java"), """
+                package org.railyard.transport;
+                import org.railyard.util.Config;
+                class Y { Object o = org.railyard.channel.ChannelTable.class; }
+                """, v);
+        assertThat(v).singleElement().asString().contains("(transport) uses channel");
     }
 }

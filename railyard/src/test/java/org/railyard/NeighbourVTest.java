@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.comm.CartTopology;
-import org.railyard.engine.comm.Topology;
+import org.railyard.types.CartTopology;
+import org.railyard.types.Topology;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

@@ -108,6 +108,11 @@ public final class Launcher {
                 err.line(rank, line);
             }
         };
+        AotCache aot = AotCache.plan(spec.env().getOrDefault(Config.envName(Config.AOT_PROP),
+                Config.string(Config.AOT_PROP, Config.AOT_DEFAULT)), command.getFirst(), classpath, mainClass, spec.jvmArgs(), jobId);
+        if (aot != null) {
+            serialErr.line(LineSink.LAUNCHER, "railyard run: " + aot.describe());
+        }
         try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
             String kvAddress = advertisedHost(placement) + ":" + kv.port();
@@ -122,13 +127,28 @@ public final class Launcher {
                 env.putAll(localPosition(placement, spec.np(), r));
                 Host host = placement == null ? null : placement.get(r);
                 launches.add(host == null || host.isLoopback()
-                        ? Job.Launch.local(r, command, env)
+                        ? Job.Launch.local(r, withAot(command, aot, r), env)
                         : Job.Launch.remote(r, host.name(), rshCommand(spec.rsh(), host.name(), env, command)));
             }
-            return new Job(launches, spec.timeout(), serialOut, serialErr).run();
+            JobResult result = new Job(launches, spec.timeout(), serialOut, serialErr).run();
+            String kept = aot == null ? null : aot.finish(result.exitCode() == 0);
+            if (kept != null) {
+                serialErr.line(LineSink.LAUNCHER, "railyard run: " + kept);
+            }
+            return result;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
         }
+    }
+
+    /** The rank's command with its ahead-of-time cache options after the java binary (none without a cache). */
+    private static List<String> withAot(List<String> command, AotCache aot, int rank) {
+        if (aot == null || aot.optionsFor(rank).isEmpty()) {
+            return command;
+        }
+        List<String> c = new ArrayList<>(command);
+        c.addAll(1, aot.optionsFor(rank));
+        return c;
     }
 
     /** The java binary of this very JVM, so ranks run the same Java as the launcher. */

@@ -82,6 +82,12 @@ public final class RunCommand implements Callable<Integer> {
                     + " bss:NPATHS,NBATCH[,alpha] or epc (sets RAILYARD_RAIL_POLICY). Default: adaptive.")
     private String railPolicy;
 
+    @Option(names = "--aot", paramLabel = "DIR", arity = "0..1", fallbackValue = "on",
+            description = "Start the ranks' JVMs from an ahead-of-time cache of this program (JDK 25): the first job"
+                    + " trains it on rank 0, later jobs start from it. DIR: where caches live (default"
+                    + " ~/.cache/railyard/aot); 'off' disables (sets RAILYARD_AOT).")
+    private String aot;
+
     @Option(names = "--print-choices",
             description = "Ranks print each choice the library makes for them (sets RAILYARD_PRINT_CHOICES).")
     private boolean printChoices;
@@ -113,6 +119,11 @@ public final class RunCommand implements Callable<Integer> {
 
     public RunCommand() {
         this(System.out, System.err);
+    }
+
+    /** {@code railyard run} on its own (the {@code railyard} command adds the other subcommands). */
+    public static void main(String[] args) {
+        System.exit(newCommandLine(System.out, System.err).execute(args));
     }
 
     /** The command ready to execute: output to the given streams, parsing that stops at MAIN, short errors. */
@@ -175,6 +186,9 @@ public final class RunCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--rail-policy " + e.getMessage());
             }
             rankEnv.put(Config.envName(Config.RAIL_POLICY_PROP), railPolicy.trim());
+        }
+        if (aot != null) {
+            rankEnv.put(Config.envName(Config.AOT_PROP), aot.trim());
         }
         if (printChoices) {
             rankEnv.put(Config.envName(Config.PRINT_CHOICES_PROP), "true");

@@ -3,7 +3,10 @@ package org.railyard.bootstrap;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -15,16 +18,26 @@ import org.railyard.error.RailyardException;
  * peer address on one subnet) and so their rails, and the site it belongs to (setting
  * {@code railyard.site}: the cluster of a grid; empty when unset, and all unset ranks share one site).
  *
- * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...;site:<name>}:
+ * <p>Transports may add entries of their own ({@code entries}, e.g. a rank's owner relay), encoded
+ * as {@code x.<key>:<value>}.
+ *
+ * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...;site:<name>;x.<key>:<value>...}:
  * printable, no spaces and no '=', so it passes through PMI-1 unchanged. A card without {@code if}
  * (an older writer) decodes with no interfaces, and its peers fall back to the handshake addresses;
  * one without {@code site} decodes with the empty site.
  *
  * @param nets interface addresses as {@code a.b.c.d/prefix}, e.g. {@code 10.1.0.2/24}
  * @param site the site name, empty if unset; never contains ';' or ':'
+ * @param entries transport entries: keys of lower-case letters, digits and dots; values without ';'
  */
 public record AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports,
-                          List<String> nets, String site) {
+                          List<String> nets, String site, Map<String, String> entries) {
+
+    /** A card without transport entries. */
+    public AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports,
+                       List<String> nets, String site) {
+        this(rank, node, pid, handshake, transports, nets, site, Map.of());
+    }
 
     /** A card that lists no interface. */
     public AddressCard(int rank, String node, long pid, List<InetSocketAddress> handshake, List<String> transports) {
@@ -39,6 +52,13 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
 
     public AddressCard {
         nets = List.copyOf(nets);
+        entries = Collections.unmodifiableMap(new TreeMap<>(entries));
+        for (Map.Entry<String, String> e : entries.entrySet()) {
+            if (!e.getKey().matches("[a-z0-9.]+") || e.getValue().indexOf(';') >= 0) {
+                throw new RailyardException(ErrorClass.ARG, "address card entry '" + e.getKey() + "' = '" + e.getValue()
+                        + "': keys are lower-case letters, digits and dots, values hold no ';'");
+            }
+        }
         if (site.indexOf(';') >= 0 || site.indexOf(':') >= 0 || site.indexOf(',') >= 0 || site.indexOf(' ') >= 0) {
             throw new RailyardException(ErrorClass.ARG, "site name '" + site
                     + "' (setting railyard.site) must not contain ';', ':', ',' or spaces");
@@ -62,6 +82,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (!site.isEmpty()) {
             sb.append(";site:").append(site);
         }
+        entries.forEach((k, v) -> sb.append(";x.").append(k).append(':').append(v));
         return sb.toString();
     }
 
@@ -72,6 +93,7 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         List<String> tr = List.of();
         List<String> nets = List.of();
         String site = "";
+        Map<String, String> entries = new TreeMap<>();
         try {
             for (String part : s.split(";")) {
                 int c = part.indexOf(':');
@@ -92,7 +114,11 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
                     case "tr" -> tr = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
                     case "if" -> nets = v.isEmpty() ? List.of() : Arrays.asList(v.split(","));
                     case "site" -> site = v;
-                    default -> { }
+                    default -> {
+                        if (k.startsWith("x.")) {
+                            entries.put(k.substring(2), v);
+                        }
+                    }
                 }
             }
         } catch (RuntimeException e) {
@@ -101,6 +127,10 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
         if (node == null) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + " names no node: '" + s + "'");
         }
-        return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets, site);
+        try {
+            return new AddressCard(rank, node, pid, List.copyOf(hs), List.copyOf(tr), nets, site, entries);
+        } catch (RailyardException e) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "address card of rank " + rank + ": " + e.getMessage(), e);
+        }
     }
 }

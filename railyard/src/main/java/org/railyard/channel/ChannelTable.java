@@ -85,7 +85,7 @@ public final class ChannelTable {
         int rank = bootstrap.rank();
         String node = nodeIdentity();
         TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node,
-                Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT));
+                Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT)).secret(bootstrap.jobSecret());
         List<Transport> started = new ArrayList<>();
         Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
         try {
@@ -102,7 +102,7 @@ public final class ChannelTable {
             List<String> offered = connector.transports().stream().map(Transport::name).toList();
             AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
                     offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets(),
-                    Config.string(Config.SITE_PROP, Config.SITE_DEFAULT));
+                    Config.string(Config.SITE_PROP, Config.SITE_DEFAULT), cardEntries(started));
             bootstrap.put(AddressCard.key(rank), mine.encode());
             bootstrap.fence();
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
@@ -122,6 +122,19 @@ public final class ChannelTable {
         } catch (IOException e) {
             throw new RailyardException(ErrorClass.IO, "cannot open the transports: " + e.getMessage(), e);
         }
+    }
+
+    /** What the started transports add to this process's address card; a key given twice is an error. */
+    private static Map<String, String> cardEntries(List<Transport> started) {
+        Map<String, String> out = new HashMap<>();
+        for (Transport t : started) {
+            t.cardEntries().forEach((k, v) -> {
+                if (out.putIfAbsent(k, v) != null) {
+                    throw new IllegalStateException("transports disagree on the address card entry '" + k + "'");
+                }
+            });
+        }
+        return out;
     }
 
     /** The address card of a rank, read once from the bootstrap (from any thread). */

@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;

@@ -1,7 +1,9 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import org.railyard.engine.coll.Collectives;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.engine.comm.CommServices;
 import org.railyard.engine.comm.CommState;
 

@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +25,7 @@ import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
 import org.railyard.util.Futex;
+import org.railyard.util.IdlePlan;
 import org.railyard.util.ProcessMemory;
 import org.railyard.util.TimerSlack;
 import org.railyard.wire.FrameHeader;
@@ -69,8 +72,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private final Rma rma;
 
     private Engine(Bootstrap bootstrap) {
-        // the processors this process may use, counted before the binding below narrows them to one
-        int processors = Runtime.getRuntime().availableProcessors();
+        // the processors this process may use (cgroup quota included), counted before the binding below narrows them to one
+        int processors = IdlePlan.processors();
+        int ranksHere = IdlePlan.ranksOnNode(System.getenv(), bootstrap.size());
         // on the calling thread: the progress agent started below inherits the binding
         String binding = CpuBinding.apply(System.getenv());
         this.bootstrap = bootstrap;
@@ -87,14 +91,12 @@ public final class Engine implements FrameSink, Transfer.Owner {
         boolean remoteRead = cma && ProcessMemory.available();
         // an empty message has nothing to read; with more ranks than processors reads pay from a smaller size
         long remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP,
-                size > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
+                ranksHere > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
         this.collectives = new Collectives(new CollPort(this));
         this.communicators = new Communicators(new CommPort(this, collectives), size, rank);
         this.rma = new Rma(new RmaPort(this));
-        // with at least as many ranks as processors a waiter yields at once instead of spinning: the
-        // rank it waits for, or that rank's agent, compiler or collector, needs the processor
-        boolean oversubscribed = size >= processors;
-        long spins = Config.number(Config.IDLE_SPINS_PROP, oversubscribed ? 0 : Config.IDLE_SPINS_DEFAULT);
+        // how long a waiter polls depends on the share of the processors this node's ranks get: IdlePlan
+        long spins = Config.number(Config.IDLE_SPINS_PROP, IdlePlan.spins(ranksHere, processors));
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
@@ -102,7 +104,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
         this.progress = new Progress(channels, () -> channels.progress() + collectives.progress() + rma.progress(), spins, yields, maxPark, maxSleep);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead, remoteReadMin, this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
-                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins + ", "
+                + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
+                + " (" + ranksHere + " ranks on " + processors + " processors), "
                 + (channels.bellEnabled() ? "long waits sleep on a doorbell the node's peers ring"
                         : "waiters park (doorbell off: " + (Futex.available() ? Config.DOORBELL_PROP + "=false"
                                 : Futex.unavailableReason()) + ")")

@@ -4,6 +4,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.rma.RmaServices;
+import org.railyard.types.Kind;
 
 /** The engine as one-sided communication sees it: {@link RmaServices}, each call passed to the engine. */
 final class RmaPort implements RmaServices {

@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;

@@ -17,7 +17,13 @@ public enum Capability {
     /** A broken link is detected by the transport itself (socket error, end of stream, lifeline). */
     DETECTS_FAILURE,
     /** Links a process to itself through {@link Transport#loopback}, without a handshake. */
-    LOOPBACK;
+    LOOPBACK,
+    /**
+     * Reaches a peer through an intermediary (a relay server, a site gateway), with links made by
+     * {@link Transport#join} from the two address cards: the two processes never connect to each
+     * other, and the intermediary checks the job secret of each.
+     */
+    INDIRECT;
 
     /**
      * A set of capabilities that cannot be changed: a transport returns one constant set, so

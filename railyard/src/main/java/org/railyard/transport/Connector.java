@@ -58,7 +58,7 @@ public final class Connector implements LinkSource {
     private final int rank;
     private final int size;
     private final long jobHash;
-    private final byte[] secret;
+    private final JobProof proof;
     private final List<Transport> transports;
     /** The transport that links this process to itself ({@link Capability#LOOPBACK}), or null. */
     private final Transport self;
@@ -72,8 +72,7 @@ public final class Connector implements LinkSource {
     private final List<RailPaths.Path>[] paths;
     private final Queue<Event> events = new ConcurrentLinkedQueue<>();
     private volatile Bell doorbell;
-    private final SecureRandom random = new SecureRandom();
-    private IntFunction<AddressCard> cards;
+        private IntFunction<AddressCard> cards;
     private AddressCard myCard;
     private ServerSocketChannel server;
     private Thread acceptThread;
@@ -105,14 +104,19 @@ public final class Connector implements LinkSource {
         this.paths = new List[size];
         this.rank = rank;
         this.size = size;
-        this.jobHash = jobHash(jobId);
-        this.secret = secret.clone();
+        this.jobHash = JobProof.jobHash(jobId);
+        this.proof = new JobProof(secret);
         List<Transport> sorted = new ArrayList<>(transports);
         sorted.sort((a, b) -> Integer.compare(b.priority(), a.priority()));
         this.transports = List.copyOf(sorted);
         this.self = sorted.stream().filter(t -> t.capabilities().contains(Capability.LOOPBACK)).findFirst().orElse(null);
         this.timeout = timeout;
         this.state = new State[size][];
+        for (Transport t : this.transports) {
+            if (t.capabilities().contains(Capability.INDIRECT)) {
+                t.arrivals(this::arrived);
+            }
+        }
     }
 
     /** The per-rail states of {@code peer}; call holding this. */
@@ -135,7 +139,7 @@ public final class Connector implements LinkSource {
             out.add(InetSocketAddress.createUnresolved(host, port));
         } else {
             out.add(InetSocketAddress.createUnresolved("127.0.0.1", port));
-            for (InetAddress a : interfaceAddresses()) {
+            for (InetAddress a : Interfaces.addresses()) {
                 out.add(InetSocketAddress.createUnresolved(a.getHostAddress(), port));
             }
         }
@@ -250,14 +254,25 @@ public final class Connector implements LinkSource {
         }
         AddressCard card = cards.apply(peer);
         List<RailPaths.Path> p = null;
+        Transport indirect = null;
         for (Transport t : transports) {
             if (t == self || !card.transports().contains(t.name()) || !t.reaches(myCard, card)) {
                 continue;
             }
-            if (!t.capabilities().contains(Capability.REMOTE)) {
-                p = List.of(new RailPaths.Path(null, null, t.name()));
-                break;
+            if (t.capabilities().contains(Capability.INDIRECT)) {
+                if (t.required(myCard, card)) {
+                    p = List.of(new RailPaths.Path(null, null, t.name()));
+                    break;
+                }
+                indirect = indirect == null ? t : indirect;
+                continue;
             }
+            if (p == null && !t.capabilities().contains(Capability.REMOTE)) {
+                p = List.of(new RailPaths.Path(null, null, t.name()));
+            }
+        }
+        if (p == null && (indirect != null && (card.handshake().isEmpty() || onlyIndirect()))) {
+            p = List.of(new RailPaths.Path(null, null, indirect.name()));
         }
         if (p == null) {
             p = RailPaths.between(myCard, card, railNets);
@@ -284,8 +299,82 @@ public final class Connector implements LinkSource {
         java.util.Arrays.fill(states(peer), State.CLOSED);
     }
 
+    /** True if every transport but self reaches peers through an intermediary (the job asked for it). */
+    private boolean onlyIndirect() {
+        return transports.stream().allMatch(t -> t == self || t.capabilities().contains(Capability.INDIRECT));
+    }
+
+    /** The indirect transport a path goes through, or null for a direct path. */
+    private Transport indirect(RailPaths.Path path) {
+        if (path == null || path.remote() != null || path.local() != null) {
+            return null;
+        }
+        Transport t = byName(path.name());
+        return t != null && t.capabilities().contains(Capability.INDIRECT) ? t : null;
+    }
+
+    /**
+     * An indirect transport tells that {@code peer}'s first frame arrived: link it if this process
+     * reaches that peer through an intermediary and holds no link or attempt to it yet.
+     */
+    private void arrived(int peer) {
+        if (peer < 0 || peer >= size || peer == rank || closing) {
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": an indirect transport reported a frame from rank "
+                    + peer + ", which is not a peer of this job of " + size);
+            return;
+        }
+        Thread.ofVirtual().name("railyard-arrival-" + rank + "-" + peer).start(() -> {
+            List<RailPaths.Path> p;
+            try {
+                p = pathsTo(peer);
+            } catch (RuntimeException e) {
+                post(new Event(peer, 0, 1, 0, null, "rank " + peer + " sent through an intermediary, but: " + e.getMessage(),
+                        false));
+                return;
+            }
+            if (p.size() == 1 && indirect(p.getFirst()) != null) {
+                startRail(peer, 0, 1, p);
+            }
+        });
+    }
+
+    /** One rail through an intermediary: the transport makes the link from the two cards. */
+    private void joinRail(int peer, int rail, int rails, Transport via) {
+        String why;
+        try {
+            Link link = via.join(peer, myCard, cards.apply(peer));
+            long e;
+            synchronized (this) {
+                State[] st = states(peer);
+                if (st[rail] != State.CONNECTING) {
+                    link.close();
+                    return;
+                }
+                st[rail] = State.LINKED;
+                e = ++epoch[peer][rail];
+            }
+            post(new Event(peer, rail, rails, e, link, null, false));
+            return;
+        } catch (IOException | RuntimeException e) {
+            why = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+        synchronized (this) {
+            State[] st = states(peer);
+            if (st[rail] == State.CONNECTING) {
+                st[rail] = State.NONE;
+            }
+        }
+        post(new Event(peer, rail, rails, 0, null, "could not reach rank " + peer + " through " + via.name() + ": " + why,
+                false));
+    }
+
     /** One rail: its path's address, or every handshake address of the peer when the path fixes none. */
     private void connectTo(int peer, int rail, int rails, RailPaths.Path path) {
+        Transport via = indirect(path);
+        if (via != null) {
+            joinRail(peer, rail, rails, via);
+            return;
+        }
         List<String> tried = new ArrayList<>();
         boolean allRefused = true;
         try {
@@ -392,14 +481,14 @@ public final class Connector implements LinkSource {
             ch.socket().setSoTimeout((int) timeout.toMillis());
             DataInputStream in = new DataInputStream(ch.socket().getInputStream());
             DataOutputStream out = new DataOutputStream(new BufferedOutputStream(ch.socket().getOutputStream()));
-            byte[] nonceC = nonce();
+            byte[] nonceC = proof.nonce();
             Handshake.writeHello(out, new Handshake.Hello(jobHash, rank, peer, nonceC, rail, rails));
             Handshake.Challenge c = Handshake.readChallenge(in);
             if (c.status() != Handshake.OK) {
                 ch.close();
                 return new Outcome("refused: " + Handshake.statusName(c.status()), false);
             }
-            if (!MessageDigest.isEqual(c.mac(), mac("A", rank, peer, nonceC, c.nonce()))) {
+            if (!MessageDigest.isEqual(c.mac(), proof.mac("A", rank, peer, nonceC, c.nonce()))) {
                 ch.close();
                 LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": " + addr + " answered as rank " + peer
                         + " but could not prove the job secret; dropped");
@@ -407,7 +496,8 @@ public final class Connector implements LinkSource {
             }
             List<Handshake.Offer> offers = new ArrayList<>();
             for (Transport t : transports) {
-                if (t == self || !card.transports().contains(t.name()) || !t.reaches(myCard, card)) {
+                if (t == self || t.capabilities().contains(Capability.INDIRECT) || !card.transports().contains(t.name())
+                        || !t.reaches(myCard, card)) {
                     continue;
                 }
                 try {
@@ -419,7 +509,7 @@ public final class Connector implements LinkSource {
                     LOG.log(System.Logger.Level.DEBUG, t.name() + " cannot offer a link to rank " + peer + ": " + e);
                 }
             }
-            Handshake.writeProof(out, new Handshake.Proof(mac("C", rank, peer, c.nonce(), nonceC), offers));
+            Handshake.writeProof(out, new Handshake.Proof(proof.mac("C", rank, peer, c.nonce(), nonceC), offers));
             Handshake.Accept acc = Handshake.readAccept(in);
             Link link = null;
             for (int i = 0; i < offered.size(); i++) {
@@ -500,8 +590,8 @@ public final class Connector implements LinkSource {
             } else if (h.to() != rank || h.from() < 0 || h.from() >= size || h.from() == rank) {
                 status = Handshake.WRONG_RANK;
             }
-            byte[] nonceA = nonce();
-            byte[] macA = status == Handshake.OK ? mac("A", h.from(), h.to(), h.nonce(), nonceA) : new byte[Handshake.MAC_BYTES];
+            byte[] nonceA = proof.nonce();
+            byte[] macA = status == Handshake.OK ? proof.mac("A", h.from(), h.to(), h.nonce(), nonceA) : new byte[Handshake.MAC_BYTES];
             Handshake.writeChallenge(out, new Handshake.Challenge(status, nonceA, macA));
             if (status != Handshake.OK) {
                 LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": refused connection from " + from + " claiming rank "
@@ -510,7 +600,7 @@ public final class Connector implements LinkSource {
                 return;
             }
             Handshake.Proof p = Handshake.readProof(in);
-            if (!MessageDigest.isEqual(p.mac(), mac("C", h.from(), h.to(), nonceA, h.nonce()))) {
+            if (!MessageDigest.isEqual(p.mac(), proof.mac("C", h.from(), h.to(), nonceA, h.nonce()))) {
                 LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": refused connection from " + from + " claiming rank "
                         + h.from() + ": wrong job secret");
                 ch.close();
@@ -577,83 +667,9 @@ public final class Connector implements LinkSource {
         return null;
     }
 
-    private byte[] nonce() {
-        byte[] n = new byte[Handshake.NONCE_BYTES];
-        random.nextBytes(n);
-        return n;
-    }
-
-    private byte[] mac(String label, int from, int to, byte[] n1, byte[] n2) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(secret, "HmacSHA256"));
-            m.update(label.getBytes(StandardCharsets.US_ASCII));
-            m.update(java.nio.ByteBuffer.allocate(8).putInt(from).putInt(to).array());
-            m.update(n1);
-            m.update(n2);
-            return m.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
-    }
-
-    static long jobHash(String jobId) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(jobId.getBytes(StandardCharsets.UTF_8));
-            return java.nio.ByteBuffer.wrap(d).getLong();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("SHA-256 unavailable", e);
-        }
-    }
-
-    /**
-     * Every IPv4 address of this machine's interfaces that are up (loopback excepted), with its
-     * prefix length, as {@code a.b.c.d/prefix}: what the address card publishes for path finding.
-     * "Up" is the administrator's flag, not the carrier: a cable out at start-up (or a link whose
-     * carrier the kernel reports a moment late) is still a path, whose rail the channel connects
-     * when it comes.
-     */
+    /** Every IPv4 address of this machine's interfaces that are up, loopback excepted: see {@link Interfaces#nets()}. */
     public static List<String> interfaceNets() {
-        return ipv4Interfaces().stream().map(a -> RailPaths.cidr((Inet4Address) a.getAddress(), a.getNetworkPrefixLength()))
-                .toList();
-    }
-
-    /** The IPv4 addresses of the interfaces that are up, loopback excepted, with their prefixes. */
-    private static List<InterfaceAddress> ipv4Interfaces() {
-        List<InterfaceAddress> out = new ArrayList<>();
-        try {
-            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (!administrativelyUp(ni) || ni.isLoopback()) {
-                    continue;
-                }
-                for (InterfaceAddress a : ni.getInterfaceAddresses()) {
-                    if (a.getAddress() instanceof Inet4Address) {
-                        out.add(a);
-                    }
-                }
-            }
-        } catch (SocketException e) {
-            LOG.log(System.Logger.Level.DEBUG, "cannot list interfaces: " + e);
-        }
-        return out;
-    }
-
-    /**
-     * True if the interface is switched on. {@link NetworkInterface#isUp()} also demands a carrier
-     * (IFF_RUNNING); on Linux the flags in {@code /sys/class/net} give IFF_UP alone.
-     */
-    static boolean administrativelyUp(NetworkInterface ni) throws SocketException {
-        Path flags = Path.of("/sys/class/net", ni.getName(), "flags");
-        try {
-            String hex = Files.readString(flags).trim();
-            return (Long.decode(hex) & 1) != 0; // IFF_UP
-        } catch (IOException | RuntimeException e) {
-            return ni.isUp();
-        }
-    }
-
-    private static List<InetAddress> interfaceAddresses() {
-        return ipv4Interfaces().stream().map(InterfaceAddress::getAddress).toList();
+        return Interfaces.nets();
     }
 
     private static void closeQuietly(SocketChannel ch) {

@@ -47,6 +47,46 @@ public interface Transport {
         throw new UnsupportedOperationException("transport " + name() + " has no loopback link");
     }
 
+    /**
+     * {@link Capability#INDIRECT} transports: true if {@code peer} must be reached through this
+     * transport even though a direct transport of higher priority also reaches it (a peer of
+     * another site behind its gateway; a peer that accepts no connection). Direct transports are
+     * never asked. The answer must not change when the two cards are swapped: both sides of a
+     * pair then choose the same path, and neither connects directly while the other joins.
+     */
+    default boolean required(AddressCard self, AddressCard peer) {
+        return false;
+    }
+
+    /**
+     * {@link Capability#INDIRECT} transports: the link to {@code peer} through the intermediary,
+     * made from the two cards without a handshake with the peer (single rail). Called by a
+     * connector thread when this process first sends to the peer, when the peer's first frame
+     * arrived (see {@link #arrivals}), and again after the previous link to the peer broke. A peer
+     * that is not there yet is not an error: frames wait at the intermediary, whose own bounds apply.
+     *
+     * @throws IOException if the intermediary cannot be reached or refuses this process
+     */
+    default Link join(int peer, AddressCard self, AddressCard peerCard) throws IOException {
+        throw new UnsupportedOperationException("transport " + name() + " makes no indirect link");
+    }
+
+    /**
+     * {@link Capability#INDIRECT} transports: where to tell that a frame from a peer this process
+     * holds no link to has arrived (the connector then calls {@link #join} for it, and the
+     * transport hands the waiting frames to that link). Set once, before any link is made.
+     */
+    default void arrivals(java.util.function.IntConsumer peerArrived) {
+    }
+
+    /**
+     * Entries this transport adds to its process's address card (for a relay, the owner relay of
+     * this rank), as key to value; keys are lower-case words and dots, values hold no ';'.
+     */
+    default java.util.Map<String, String> cardEntries() {
+        return java.util.Map.of();
+    }
+
     /** Prepares the plugin; false if it cannot work in this process (it is then not offered). */
     boolean start(TransportEnv env) throws IOException;
 

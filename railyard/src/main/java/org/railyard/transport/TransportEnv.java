@@ -14,6 +14,7 @@ public final class TransportEnv {
     private final String jobId;
     private final String node;
     private final boolean bells;
+    private byte[] secret = new byte[0];
     private final Map<Class<?>, Object> shared = new ConcurrentHashMap<>();
 
     /**
@@ -40,6 +41,18 @@ public final class TransportEnv {
     public int size() { return size; }
     public String jobId() { return jobId; }
     public String node() { return node; }
+
+    /**
+     * The job secret, for transports whose intermediary checks it (relay, gateway); empty when
+     * the environment was made without one (transports tested alone).
+     */
+    public byte[] secret() { return secret.clone(); }
+
+    /** Sets the job secret (the channel table does, before starting the transports). */
+    public TransportEnv secret(byte[] jobSecret) {
+        this.secret = jobSecret.clone();
+        return this;
+    }
 
     /** True if waiters may sleep on a bell (the setting; whether futexes work is the bell's business). */
     public boolean bells() { return bells; }

@@ -17,6 +17,15 @@ public final class Config {
     private Config() {
     }
 
+    /**
+     * The launcher's ahead-of-time cache of the ranks' JVMs (JDK 25, JEP 483/514/515): {@code off},
+     * {@code on} (caches under {@code ~/.cache/railyard/aot}) or a directory. With it, the first job
+     * of a program trains a cache on rank 0 and every later job of the same program, class path and
+     * JVM starts all its ranks from it (classes loaded and linked, method profiles kept).
+     */
+    public static final String AOT_PROP = "railyard.aot";
+    public static final String AOT_DEFAULT = "off";
+
     /** Transports allowed, in any order, comma separated; empty means all that are found. */
     public static final String TRANSPORTS_PROP = "railyard.transports";
     public static final String TRANSPORTS_DEFAULT = "";
@@ -102,12 +111,15 @@ public final class Config {
     public static final boolean PRINT_CHOICES_DEFAULT = false;
 
     /**
-     * Busy-poll iterations of an idle waiter before it yields, then parks. Default 0 when the job
-     * has as many ranks as this machine has processors or more: a waiter that polls there holds off
-     * the rank it waits for (figures: bench/results/settings.md).
+     * Busy-poll iterations of an idle waiter before it yields, then parks. The default depends on
+     * how many ranks share this node's processors ({@link IdlePlan}): this many with a processor to
+     * spare, {@link #IDLE_SPINS_FULL_DEFAULT} with one rank per processor, 0 with more ranks than
+     * processors (figures: bench/results/settings.md).
      */
     public static final String IDLE_SPINS_PROP = "railyard.idle.spins";
     public static final long IDLE_SPINS_DEFAULT = 20_000;
+    /** The default spins of {@link #IDLE_SPINS_PROP} when the node has exactly one rank per processor. */
+    public static final long IDLE_SPINS_FULL_DEFAULT = 1_000;
 
     /** Yields of an idle waiter after its spins, before it parks. */
     public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";

@@ -33,4 +33,15 @@ class AddressCardTest {
         assertThatThrownBy(() -> new AddressCard(0, "n", 1, HS, List.of(), List.of(), "a;b"))
                 .isInstanceOf(RailyardException.class).hasMessageContaining("'a;b'").hasMessageContaining("railyard.site");
     }
+
+    @Test
+    void transportEntriesTravelInTheCardAndABadOneIsABootstrapError() {
+        AddressCard card = new AddressCard(2, "n1", 9, HS, List.of("tcp", "relay"), List.of(), "",
+                java.util.Map.of("relay", "10.0.0.9/7000"));
+        assertThat(card.encode()).endsWith(";x.relay:10.0.0.9/7000");
+        assertThat(AddressCard.decode(2, card.encode()).entries()).containsEntry("relay", "10.0.0.9/7000");
+        assertThatThrownBy(() -> AddressCard.decode(2, "node:n1;pid:9;hs:;tr:tcp;x.Relay:x"))
+                .isInstanceOf(RailyardException.class).hasMessageContaining("rank 2").hasMessageContaining("'Relay'")
+                .extracting(e -> ((RailyardException) e).errorClass()).isEqualTo(org.railyard.error.ErrorClass.BOOTSTRAP);
+    }
 }

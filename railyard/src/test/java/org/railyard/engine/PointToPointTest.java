@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

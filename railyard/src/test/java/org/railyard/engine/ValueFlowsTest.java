@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.types.Kind;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

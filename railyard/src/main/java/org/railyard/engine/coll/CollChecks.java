@@ -1,6 +1,8 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Reduction;
+
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

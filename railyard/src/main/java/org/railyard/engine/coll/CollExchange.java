@@ -1,8 +1,8 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
-import org.railyard.engine.comm.CartTopology;
-import org.railyard.engine.comm.Topology;
+import org.railyard.types.Kind;
+import org.railyard.types.CartTopology;
+import org.railyard.types.Topology;
 
 /**
  * Personalised exchanges: alltoall by Bruck's algorithm, by posting everything at once, or by

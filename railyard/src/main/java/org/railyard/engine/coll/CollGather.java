@@ -1,6 +1,6 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * Allgather schedules, all written for the v-form (a count and a displacement per rank; allgather

@@ -1,6 +1,6 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 
 /**

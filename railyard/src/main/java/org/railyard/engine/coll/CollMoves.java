@@ -3,7 +3,7 @@ package org.railyard.engine.coll;
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

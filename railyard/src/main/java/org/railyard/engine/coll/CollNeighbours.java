@@ -3,10 +3,10 @@ package org.railyard.engine.coll;
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
-import org.railyard.engine.comm.Topology;
+import org.railyard.types.Topology;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

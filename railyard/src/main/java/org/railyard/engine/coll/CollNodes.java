@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 
 /**

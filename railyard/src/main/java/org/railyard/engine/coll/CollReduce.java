@@ -1,6 +1,8 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Reduction;
+
+import org.railyard.types.Kind;
 
 /**
  * Reduction schedules: allreduce by recursive doubling, by Rabenseifner's reduce-scatter then

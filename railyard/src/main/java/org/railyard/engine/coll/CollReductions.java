@@ -1,9 +1,11 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

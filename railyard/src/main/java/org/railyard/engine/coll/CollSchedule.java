@@ -1,10 +1,12 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

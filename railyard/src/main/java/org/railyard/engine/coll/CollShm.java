@@ -1,5 +1,7 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -7,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

@@ -1,6 +1,6 @@
 package org.railyard.engine.coll;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * Rooted and tree-shaped schedules: the dissemination barrier, binomial broadcast and the

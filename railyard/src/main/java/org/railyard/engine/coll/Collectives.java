@@ -1,5 +1,7 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
@@ -7,7 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

@@ -1,6 +1,6 @@
 package org.railyard.engine.comm;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * What making communicators needs from the layers around it: a few collectives and exchanges

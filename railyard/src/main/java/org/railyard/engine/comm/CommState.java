@@ -1,5 +1,7 @@
 package org.railyard.engine.comm;
 
+import org.railyard.types.Topology;
+
 import java.util.Arrays;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

@@ -1,9 +1,14 @@
 package org.railyard.engine.comm;
 
+import org.railyard.types.Topology;
+import org.railyard.types.CartTopology;
+import org.railyard.types.GraphTopology;
+import org.railyard.types.DistGraphTopology;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

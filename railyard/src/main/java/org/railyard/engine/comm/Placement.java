@@ -1,5 +1,8 @@
 package org.railyard.engine.comm;
 
+import org.railyard.types.Topology;
+import org.railyard.types.CartTopology;
+
 /**
  * Where the ranks of a topology go when it is created with reorder over several nodes: a
  * placement that cuts fewer neighbour links between nodes than the ranks' own order, or none.

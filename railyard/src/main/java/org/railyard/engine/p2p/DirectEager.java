@@ -3,7 +3,7 @@ package org.railyard.engine.p2p;
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.Outbound;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.wire.FrameType;
 
 /**

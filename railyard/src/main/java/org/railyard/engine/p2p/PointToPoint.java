@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.StatusSink;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;

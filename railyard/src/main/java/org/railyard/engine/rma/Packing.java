@@ -2,7 +2,7 @@ package org.railyard.engine.rma;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * Values between a buffer laid out by a {@link Shape} and a packed Java array of its kind. A

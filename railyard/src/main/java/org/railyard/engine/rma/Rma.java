@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

@@ -1,7 +1,7 @@
 package org.railyard.engine.rma;
 
-import org.railyard.engine.Kind;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /** The two operations MPI defines for one-sided accumulates only: REPLACE and NO_OP. */
 public final class RmaOps {

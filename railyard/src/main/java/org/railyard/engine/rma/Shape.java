@@ -1,6 +1,6 @@
 package org.railyard.engine.rma;
 
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 
 /**
  * The engine's view of an element type of a one-sided operation: runs of {@code len[r]} values of

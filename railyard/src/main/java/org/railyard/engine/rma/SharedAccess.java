@@ -3,8 +3,8 @@ package org.railyard.engine.rma;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import org.railyard.engine.Kind;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * Accumulates and atomics applied by the origin itself to a window's memory mapped in its process

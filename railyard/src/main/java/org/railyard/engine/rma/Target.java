@@ -3,9 +3,9 @@ package org.railyard.engine.rma;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.engine.comm.CommState;
 import org.railyard.wire.RmaHeader;
 

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.wire.RmaHeader;
 
 /**

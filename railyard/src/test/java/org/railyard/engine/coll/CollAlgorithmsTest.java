@@ -1,5 +1,7 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.foreign.Arena;
@@ -14,7 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

@@ -1,11 +1,13 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 
 /**

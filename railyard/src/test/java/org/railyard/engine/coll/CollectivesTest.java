@@ -1,12 +1,14 @@
 package org.railyard.engine.coll;
 
+import org.railyard.types.Reduction;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 
 /** Collectives and communicator creation on 1 to 5 engines (powers of two and not). */

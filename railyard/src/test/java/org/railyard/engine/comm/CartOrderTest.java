@@ -1,5 +1,8 @@
 package org.railyard.engine.comm;
 
+import org.railyard.types.CartTopology;
+import org.railyard.types.GraphTopology;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Arrays;

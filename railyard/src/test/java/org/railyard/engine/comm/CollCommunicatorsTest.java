@@ -1,5 +1,8 @@
 package org.railyard.engine.comm;
 
+import org.railyard.types.CartTopology;
+import org.railyard.types.GraphTopology;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,10 +11,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
-import org.railyard.engine.Kind;
+import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
 import org.railyard.engine.coll.Collectives;
-import org.railyard.engine.coll.Reduction;
+import org.railyard.types.Reduction;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

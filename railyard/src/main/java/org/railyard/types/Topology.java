@@ -1,4 +1,4 @@
-package org.railyard.engine.comm;
+package org.railyard.types;
 
 
 /**

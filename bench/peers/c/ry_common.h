@@ -1,17 +1,19 @@
 /*
- * ry_bench.h: what the MPI C twins of Railyard's benchmarks share: the clock, the size list of
- * --sizes (in order, repeats dropped, at most MAX_SIZES, each at most 1 GiB), and nearest-rank
- * percentiles. Header-only (static functions), so that each twin still builds with one command
- * from its own directory: mpicc -O2 -o ry_rma ry_rma.c
+ * What the C peers of Railyard's benchmarks share (ry_peer.c, ry_coll.c and the twins that follow
+ * them): the clock, and the size lists of their --sizes option (8, 64k, 4m, 1g: powers of 1024,
+ * ranges lo:hi by doubling, repeats dropped). A header of static functions, so each peer still
+ * builds with one mpicc command from this directory.
  */
-#ifndef RY_BENCH_H
-#define RY_BENCH_H
+#ifndef RY_COMMON_H
+#define RY_COMMON_H
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#ifndef MAX_SIZES
 #define MAX_SIZES 64
+#endif
 
 static double now_ns(void) {
     struct timespec ts;
@@ -98,23 +100,6 @@ static int parse_sizes(const char *spec, long *sizes) {
         }
     }
     return n;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *sorted, long n, double p) {
-    long k = (long) (p / 100.0 * (double) n + 0.999999999);
-    if (k < 1) {
-        k = 1;
-    }
-    if (k > n) {
-        k = n;
-    }
-    return sorted[k - 1];
 }
 
 #endif

@@ -1,6 +1,5 @@
-package org.railyard.engine.coll;
+package org.railyard.types;
 
-import org.railyard.engine.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 

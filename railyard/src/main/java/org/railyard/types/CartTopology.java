@@ -1,4 +1,4 @@
-package org.railyard.engine.comm;
+package org.railyard.types;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,10 +12,13 @@ import org.railyard.error.RailyardException;
  * fastest. Immutable.
  *
  * <p>Neighbours, in the order the neighbourhood collectives use: for each dimension d, the process
- * at -1 then the one at +1 along d ({@link CommState#PROC_NULL} past the edge of a non-periodic
+ * at -1 then the one at +1 along d ({@link #PROC_NULL} past the edge of a non-periodic
  * dimension).
  */
 public final class CartTopology implements Topology {
+    /** The rank a shift yields past the edge of a non-periodic dimension: MPI's PROC_NULL, equal to {@code Comm.PROC_NULL}. */
+    public static final int PROC_NULL = -2;
+
     private final int[] dims;
     private final boolean[] periods;
     private final int size;
@@ -100,7 +103,7 @@ public final class CartTopology implements Topology {
     /**
      * The ranks {@code {source, dest}} of a shift by {@code disp} along dimension {@code dim} as
      * seen from {@code rank}: {@code dest} is {@code disp} steps ahead, {@code source} as many
-     * behind; {@link CommState#PROC_NULL} past the edge of a non-periodic dimension.
+     * behind; {@link #PROC_NULL} past the edge of a non-periodic dimension.
      */
     public int[] shift(int rank, int dim, int disp) {
         if (dim < 0 || dim >= dims.length) {
@@ -109,9 +112,9 @@ public final class CartTopology implements Topology {
         int[] c = coords(rank);
         int here = c[dim];
         c[dim] = here - disp;
-        int source = inside(c[dim], dim) ? rank(c) : CommState.PROC_NULL;
+        int source = inside(c[dim], dim) ? rank(c) : PROC_NULL;
         c[dim] = here + disp;
-        int dest = inside(c[dim], dim) ? rank(c) : CommState.PROC_NULL;
+        int dest = inside(c[dim], dim) ? rank(c) : PROC_NULL;
         return new int[] {source, dest};
     }
 

@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.types;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

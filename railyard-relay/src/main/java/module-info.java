@@ -1,0 +1,8 @@
+/** {@code railyard relay}: the store-and-forward relay server (docs/relay.md). */
+module org.railyard.relay {
+    requires org.railyard;
+    requires transitive info.picocli;
+
+    exports org.railyard.relay;
+    opens org.railyard.relay to info.picocli;
+}

@@ -1,0 +1,115 @@
+package org.railyard.util;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How long an idle waiter busy-polls before it yields and parks, chosen from the share of this
+ * node's processors its ranks get. Rules:
+ * <ul>
+ *   <li>fewer ranks on the node than processors it may use: {@link Config#IDLE_SPINS_DEFAULT}
+ *       spins. Each rank owns a processor and there is one to spare for the progress agents,
+ *       compilers and collectors, so polling costs nobody anything and answers fastest;</li>
+ *   <li>as many ranks as processors (a well-filled HPC node): {@link Config#IDLE_SPINS_FULL_DEFAULT}
+ *       spins, a short poll that still catches a peer answering within microseconds, then the
+ *       waiter backs off. A long poll here holds the processor that the rank's own agent,
+ *       compiler or collector needs;</li>
+ *   <li>more ranks than processors: no spin at all. The rank being waited for may need this very
+ *       processor to get anywhere.</li>
+ * </ul>
+ * {@code railyard.idle.spins} overrides the choice. The processors a process may use are the
+ * fewest of what the JVM reports, the cgroup CPU quota (v2 {@code cpu.max}, v1
+ * {@code cpu.cfs_quota_us}/{@code cpu.cfs_period_us}), rounded up. The ranks on the node come from
+ * the launcher ({@code RAILYARD_LOCAL_SIZE}), Hydra ({@code MPI_LOCALNRANKS}), Open MPI
+ * ({@code OMPI_COMM_WORLD_LOCAL_SIZE}) or Slurm ({@code SLURM_NTASKS_PER_NODE}), and are taken
+ * to be the whole job when none says.
+ */
+public final class IdlePlan {
+    private static final List<String> LOCAL_SIZE_VARIABLES = List.of("RAILYARD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+            "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_NTASKS_PER_NODE");
+
+    private IdlePlan() {
+    }
+
+    /** Spins of an idle waiter when {@code ranks} ranks share {@code processors} processors. */
+    public static long spins(int ranks, int processors) {
+        if (ranks < processors) {
+            return Config.IDLE_SPINS_DEFAULT;
+        }
+        return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
+    }
+
+    /** What the environment says about the ranks on this node, else {@code jobSize}. */
+    public static int ranksOnNode(Map<String, String> env, int jobSize) {
+        for (String name : LOCAL_SIZE_VARIABLES) {
+            String v = env.get(name);
+            if (v != null) {
+                try {
+                    int n = Integer.parseInt(v.trim());
+                    if (n > 0) {
+                        return Math.min(n, jobSize);
+                    }
+                } catch (NumberFormatException e) {
+                    // Slurm writes "2(x3)" when nodes differ: fall through to the next source
+                }
+            }
+        }
+        return jobSize;
+    }
+
+    /**
+     * The processors this process may use: {@code reported} (the JVM's count) or fewer if the
+     * cgroup found under {@code cgroupRoot} (normally {@code /sys/fs/cgroup}) sets a CPU quota.
+     */
+    public static int processors(Path cgroupRoot, int reported) {
+        int quota = Math.min(quotaV2(cgroupRoot.resolve("cpu.max")),
+                quotaV1(cgroupRoot.resolve("cpu/cpu.cfs_quota_us"), cgroupRoot.resolve("cpu/cpu.cfs_period_us")));
+        return Math.max(1, Math.min(reported, quota));
+    }
+
+    /** This process's processors: the JVM's count and the cgroup quota of {@code /sys/fs/cgroup}. */
+    public static int processors() {
+        return processors(Path.of("/sys/fs/cgroup"), Runtime.getRuntime().availableProcessors());
+    }
+
+    /** {@code cpu.max}: "max PERIOD" or "QUOTA PERIOD" in microseconds; no file or no limit: unbounded. */
+    private static int quotaV2(Path file) {
+        String[] f = read(file).split("\\s+");
+        if (f.length != 2 || f[0].equals("max")) {
+            return Integer.MAX_VALUE;
+        }
+        return ratio(f[0], f[1]);
+    }
+
+    private static int quotaV1(Path quotaFile, Path periodFile) {
+        String q = read(quotaFile);
+        if (q.isEmpty() || q.startsWith("-")) {
+            return Integer.MAX_VALUE;
+        }
+        return ratio(q, read(periodFile));
+    }
+
+    private static int ratio(String quota, String period) {
+        try {
+            long q = Long.parseLong(quota);
+            long p = Long.parseLong(period);
+            if (q <= 0 || p <= 0) {
+                return Integer.MAX_VALUE;
+            }
+            return (int) Math.min(Integer.MAX_VALUE, (q + p - 1) / p);
+        } catch (NumberFormatException e) {
+            return Integer.MAX_VALUE;
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.isReadable(file) ? Files.readString(file).trim() : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}

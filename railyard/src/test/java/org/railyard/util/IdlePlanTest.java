@@ -1,0 +1,62 @@
+package org.railyard.util;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The idle strategy's defaults per machine: ranks against the processors they may use. */
+class IdlePlanTest {
+
+    @Test
+    void ranksBelowTheProcessorsPollLongEqualPollBrieflyAboveDoNotPoll() {
+        assertThat(IdlePlan.spins(1, 2)).isEqualTo(Config.IDLE_SPINS_DEFAULT);
+        assertThat(IdlePlan.spins(63, 64)).isEqualTo(Config.IDLE_SPINS_DEFAULT);
+        assertThat(IdlePlan.spins(2, 2)).isEqualTo(Config.IDLE_SPINS_FULL_DEFAULT);
+        assertThat(IdlePlan.spins(64, 64)).isEqualTo(Config.IDLE_SPINS_FULL_DEFAULT);
+        assertThat(IdlePlan.spins(3, 2)).isZero();
+        assertThat(IdlePlan.spins(32, 2)).isZero();
+        assertThat(Config.IDLE_SPINS_FULL_DEFAULT).isPositive().isLessThan(Config.IDLE_SPINS_DEFAULT);
+    }
+
+    @Test
+    void aCgroupV2QuotaBelowTheProcessorCountIsWhatCounts(@TempDir Path root) throws IOException {
+        Files.writeString(root.resolve("cpu.max"), "150000 100000\n");
+        assertThat(IdlePlan.processors(root, 64)).isEqualTo(2); // 1.5 processors' worth, rounded up
+        assertThat(IdlePlan.spins(4, IdlePlan.processors(root, 64))).isZero();
+        Files.writeString(root.resolve("cpu.max"), "max 100000\n");
+        assertThat(IdlePlan.processors(root, 64)).isEqualTo(64);
+    }
+
+    @Test
+    void aCgroupV1QuotaCountsAndMinusOneMeansNone(@TempDir Path root) throws IOException {
+        Files.createDirectories(root.resolve("cpu"));
+        Files.writeString(root.resolve("cpu/cpu.cfs_quota_us"), "400000\n");
+        Files.writeString(root.resolve("cpu/cpu.cfs_period_us"), "100000\n");
+        assertThat(IdlePlan.processors(root, 16)).isEqualTo(4);
+        assertThat(IdlePlan.processors(root, 2)).isEqualTo(2);
+        Files.writeString(root.resolve("cpu/cpu.cfs_quota_us"), "-1\n");
+        assertThat(IdlePlan.processors(root, 16)).isEqualTo(16);
+    }
+
+    @Test
+    void noCgroupFilesOrGarbageInThemLeaveTheReportedCount(@TempDir Path root) throws IOException {
+        assertThat(IdlePlan.processors(root, 8)).isEqualTo(8);
+        Files.writeString(root.resolve("cpu.max"), "lots 0\n");
+        assertThat(IdlePlan.processors(root, 8)).isEqualTo(8);
+    }
+
+    @Test
+    void theRanksOnTheNodeComeFromTheLauncherOrTheResourceManagerElseTheJob() {
+        assertThat(IdlePlan.ranksOnNode(Map.of("RAILYARD_LOCAL_SIZE", "2"), 8)).isEqualTo(2);
+        assertThat(IdlePlan.ranksOnNode(Map.of("MPI_LOCALNRANKS", "4"), 8)).isEqualTo(4);
+        assertThat(IdlePlan.ranksOnNode(Map.of("OMPI_COMM_WORLD_LOCAL_SIZE", "3"), 8)).isEqualTo(3);
+        assertThat(IdlePlan.ranksOnNode(Map.of("SLURM_NTASKS_PER_NODE", "2(x3)"), 6)).isEqualTo(6);
+        assertThat(IdlePlan.ranksOnNode(Map.of(), 5)).isEqualTo(5);
+        assertThat(IdlePlan.ranksOnNode(Map.of("RAILYARD_LOCAL_SIZE", "0"), 5)).isEqualTo(5);
+    }
+}
