@@ -1,7 +1,6 @@
 package org.railyard;
 
 import java.util.Arrays;
-import org.railyard.types.Kind;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -168,7 +167,7 @@ public final class Layout {
     }
 
     /** The engine's view of this layout. */
-    public org.railyard.engine.rma.Shape shape() {
+    org.railyard.engine.rma.Shape shape() {
         org.railyard.engine.rma.Shape s = shape;
         if (s == null) {
             s = new org.railyard.engine.rma.Shape(base.kind(), disp, len, extent);
@@ -180,11 +179,6 @@ public final class Layout {
     /** The base type of every value. */
     public Datatype base() {
         return base;
-    }
-
-    /** The engine's kind of the base values. */
-    public Kind kind() {
-        return base.kind();
     }
 
     /** Values in one element (the sum of the run lengths). */

@@ -492,11 +492,6 @@ public final class Window implements AutoCloseable {
         win.free();
     }
 
-    /** The engine's window; for the facades built on this API. */
-    public RmaWindow engineWindow() {
-        return win;
-    }
-
     @Override
     public String toString() {
         return win.name();

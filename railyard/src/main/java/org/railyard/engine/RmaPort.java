@@ -2,6 +2,7 @@ package org.railyard.engine;
 
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.rma.RmaServices;
 import org.railyard.types.Kind;

@@ -28,6 +28,11 @@ import org.railyard.error.RailyardException;
  *       (a heap array) holds a stop word; every other rank locks it, puts, unlocks, each within
  *       BOUND_MS; the last sets the stop word; rank 0 then finds every put;
  *       {@code OK passive rank R max-ms M};</li>
+ *   <li>{@code bigput MIB}: rank 0 puts MIB MiB from a native segment into rank 1's window (a
+ *       native segment, so the put crosses the channel whatever the nodes), between fences;
+ *       meanwhile every 100 ms rank 0 prints {@code PROGRESS <bytes sent> <ms> r<rail>=<bytes>:<state>...}
+ *       from the channel's counters (the format of the stream benchmark); rank 1 then checks every
+ *       long and prints {@code RESULT bigput ok} or the first wrong one;</li>
  *   <li>{@code die}: rank 0 locks rank 2 exclusively; rank 1 asks for a shared lock of rank 2,
  *       which waits, and rank 2 halts; rank 0's unlock and rank 1's lock fail with PEER_FAILED
  *       ({@code RESULT ... FAILED PEER_FAILED ...}); ranks 0 and 1 go on with a lock, put and
@@ -52,6 +57,7 @@ public final class RmaRanks {
                 case "counter" -> counter(world, Integer.parseInt(args[1]));
                 case "passive" -> passive(world, Long.parseLong(args[1]));
                 case "die" -> die(world);
+                case "bigput" -> bigPut(world, Long.parseLong(args[1]) << 20);
                 default -> throw new IllegalArgumentException("mode " + args[0]);
             }
         }
@@ -265,6 +271,60 @@ public final class RmaRanks {
         } finally {
             System.out.flush();
         }
+    }
+
+    private static long pattern(long i) {
+        return i * 0x9E3779B97F4A7C15L ^ 0x5DEECE66DL;
+    }
+
+    private static void bigPut(Comm w, long bytes) {
+        int me = w.rank();
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+            java.lang.foreign.MemorySegment mem = me == 1 ? arena.allocate(bytes, 8) : null;
+            Window win = Window.create(w, mem, 1);
+            win.fence();
+            if (me == 0) {
+                java.lang.foreign.MemorySegment src = arena.allocate(bytes, 8);
+                for (long i = 0; i < bytes / 8; i++) {
+                    src.setAtIndex(ValueLayout.JAVA_LONG, i, pattern(i));
+                }
+                long t0 = System.currentTimeMillis();
+                org.railyard.Request r = win.rput(src, 0, (int) bytes, 1, 0);
+                while (r.await(java.time.Duration.ofMillis(100)) == null) {
+                    progress(t0);
+                }
+                progress(t0);
+            }
+            win.fence(Window.MODE_NOSUCCEED);
+            if (me == 1) {
+                for (long i = 0; i < bytes / 8; i++) {
+                    long v = mem.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    if (v != pattern(i)) {
+                        System.out.println("RESULT bigput MISMATCH at long " + i + ": " + v);
+                        win.free();
+                        return;
+                    }
+                }
+                System.out.println("RESULT bigput ok " + bytes);
+            }
+            win.free();
+        }
+    }
+
+    private static void progress(long t0) {
+        StringBuilder sb = new StringBuilder();
+        long sent = 0;
+        org.railyard.stats.StatsGroup g = org.railyard.stats.Stats.current();
+        if (g != null) {
+            for (org.railyard.stats.RailStats.Snapshot s : g.snapshot()) {
+                if (s.peer() == 1) {
+                    sb.append(" r").append(s.rail()).append('=').append(s.bytesSent()).append(':').append(s.state());
+                    sent += s.bytesSent();
+                }
+            }
+        }
+        System.out.println("PROGRESS " + sent + " " + (System.currentTimeMillis() - t0) + sb);
+        System.out.flush();
     }
 
     private static void result(String what, Runnable r) {
