@@ -5,7 +5,6 @@ import java.util.function.BooleanSupplier;
 import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.rma.RmaServices;
-import org.railyard.types.Kind;
 
 /** The engine as one-sided communication sees it: {@link RmaServices}, each call passed to the engine. */
 final class RmaPort implements RmaServices {
