@@ -2,6 +2,7 @@
 module org.railyard.relay {
     requires org.railyard;
     requires transitive info.picocli;
+    requires jdk.unsupported; // sun.misc.Signal: counters on SIGUSR2 (StatsSignal)
 
     exports org.railyard.relay;
     opens org.railyard.relay to info.picocli;

@@ -22,5 +22,6 @@ module org.railyard {
             org.railyard.transport.self.SelfTransport,
             org.railyard.transport.shm.ShmTransport,
             org.railyard.transport.tcp.TcpTransport,
-            org.railyard.transport.udp.UdpTransport;
+            org.railyard.transport.udp.UdpTransport,
+            org.railyard.transport.relay.RelayTransport;
 }

@@ -30,6 +30,10 @@ public final class Op {
     public static final Op BXOR = new Op(Reduction.BXOR);
     public static final Op MAXLOC = new Op(Reduction.MAXLOC);
     public static final Op MINLOC = new Op(Reduction.MINLOC);
+    /** One-sided accumulates only ({@link Window}): the target takes the origin's value. */
+    public static final Op REPLACE = new Op(org.railyard.engine.rma.RmaOps.REPLACE);
+    /** One-sided accumulates only ({@link Window}): the target keeps its value (a getAccumulate is then an atomic read). */
+    public static final Op NO_OP = new Op(org.railyard.engine.rma.RmaOps.NO_OP);
 
     /**
      * The body of a user-defined operation: combine {@code count} elements as

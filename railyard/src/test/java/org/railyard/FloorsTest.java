@@ -52,7 +52,8 @@ class FloorsTest {
     private static final Map<String, Set<String>> MODULES = Map.of(
             "railyard-mpijava", Set.of("api", "error", "types"),
             "railyard-apps", Set.of("api", "error", "types", "railyard-mpijava"),
-            "railyard-launcher", Set.of("api", "bootstrap", "util", "error"),
+            // railyard-relay: run --relays N starts relays inside the launcher
+            "railyard-launcher", Set.of("api", "bootstrap", "util", "error", "railyard-relay"),
             "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport"),
             "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
                     "railyard-mpijava"),

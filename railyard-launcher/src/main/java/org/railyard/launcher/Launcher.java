@@ -46,6 +46,10 @@ import org.railyard.util.Config;
  * Local ranks also inherit the launcher's environment; remote ranks get only the above, in the
  * launcher's working directory.
  *
+ * <h2>Inside a Slurm allocation</h2>
+ * With {@code SLURM_JOB_ID} set and no hosts, the ranks are started by {@code srun --mpi=pmi2}
+ * and bootstrap through PMI-2 instead; see {@link SrunLaunch}.
+ *
  * <h2>Remote ranks</h2>
  * A rank placed on a host other than localhost is started as {@code <rsh> host 'sh -c ...'}.
  * The remote shell runs the JVM in the background and watches its own standard input, which the
@@ -90,6 +94,9 @@ public final class Launcher {
         command.add(String.join(File.pathSeparator, classpath));
         command.add(mainClass);
         command.addAll(spec.args());
+        if (SrunLaunch.applies(spec, System.getenv())) {
+            return SrunLaunch.run(spec, command, System.getenv(), out, err);
+        }
 
         List<Host> placement = spec.hosts().isEmpty() ? null : Host.place(spec.np(), spec.hosts());
         byte[] secret = new byte[32];
@@ -108,6 +115,11 @@ public final class Launcher {
                 err.line(rank, line);
             }
         };
+        AotCache aot = AotCache.plan(spec.env().getOrDefault(Config.envName(Config.AOT_PROP),
+                Config.string(Config.AOT_PROP, Config.AOT_DEFAULT)), command.getFirst(), classpath, mainClass, spec.jvmArgs(), jobId);
+        if (aot != null) {
+            serialErr.line(LineSink.LAUNCHER, "railyard run: " + aot.describe());
+        }
         try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
             String kvAddress = advertisedHost(placement) + ":" + kv.port();
@@ -122,13 +134,28 @@ public final class Launcher {
                 env.putAll(localPosition(placement, spec.np(), r));
                 Host host = placement == null ? null : placement.get(r);
                 launches.add(host == null || host.isLoopback()
-                        ? Job.Launch.local(r, command, env)
+                        ? Job.Launch.local(r, withAot(command, aot, r), env)
                         : Job.Launch.remote(r, host.name(), rshCommand(spec.rsh(), host.name(), env, command)));
             }
-            return new Job(launches, spec.timeout(), serialOut, serialErr).run();
+            JobResult result = new Job(launches, spec.timeout(), serialOut, serialErr).run();
+            String kept = aot == null ? null : aot.finish(result.exitCode() == 0);
+            if (kept != null) {
+                serialErr.line(LineSink.LAUNCHER, "railyard run: " + kept);
+            }
+            return result;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
         }
+    }
+
+    /** The rank's command with its ahead-of-time cache options after the java binary (none without a cache). */
+    private static List<String> withAot(List<String> command, AotCache aot, int rank) {
+        if (aot == null || aot.optionsFor(rank).isEmpty()) {
+            return command;
+        }
+        List<String> c = new ArrayList<>(command);
+        c.addAll(1, aot.optionsFor(rank));
+        return c;
     }
 
     /** The java binary of this very JVM, so ranks run the same Java as the launcher. */

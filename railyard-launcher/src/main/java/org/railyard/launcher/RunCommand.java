@@ -82,6 +82,28 @@ public final class RunCommand implements Callable<Integer> {
                     + " bss:NPATHS,NBATCH[,alpha] or epc (sets RAILYARD_RAIL_POLICY). Default: adaptive.")
     private String railPolicy;
 
+    @Option(names = "--relay", paramLabel = "HOST:PORT[,...]",
+            description = "Running relay servers (railyard relay) the ranks use; the owner relay of rank r is entry"
+                    + " r mod count (sets RAILYARD_RELAYS).")
+    private String relay;
+
+    @Option(names = "--relays", paramLabel = "N",
+            description = "Start N relays inside the launcher for this job (memory only), closed when it ends. The"
+                    + " default, one, when the job needs relays (--no-listen, or relay in --transports) and --relay"
+                    + " names none.")
+    private Integer relays;
+
+    @Option(names = "--no-listen",
+            description = "Ranks open no listening socket (the firewalled case): every pair goes through the relays"
+                    + " (sets RAILYARD_LISTEN=false).")
+    private boolean noListen;
+
+    @Option(names = "--aot", paramLabel = "DIR", arity = "0..1", fallbackValue = "on",
+            description = "Start the ranks' JVMs from an ahead-of-time cache of this program (JDK 25): the first job"
+                    + " trains it on rank 0, later jobs start from it. DIR: where caches live (default"
+                    + " ~/.cache/railyard/aot); 'off' disables (sets RAILYARD_AOT).")
+    private String aot;
+
     @Option(names = "--print-choices",
             description = "Ranks print each choice the library makes for them (sets RAILYARD_PRINT_CHOICES).")
     private boolean printChoices;
@@ -115,6 +137,11 @@ public final class RunCommand implements Callable<Integer> {
         this(System.out, System.err);
     }
 
+    /** {@code railyard run} on its own (the {@code railyard} command adds the other subcommands). */
+    public static void main(String[] args) {
+        System.exit(newCommandLine(System.out, System.err).execute(args));
+    }
+
     /** The command ready to execute: output to the given streams, parsing that stops at MAIN, short errors. */
     public static CommandLine newCommandLine(PrintStream out, PrintStream err) {
         CommandLine cl = new CommandLine(new RunCommand(out, err));
@@ -128,19 +155,56 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         JobSpec job;
+        int embedded;
         try {
             job = jobSpec();
+            embedded = embeddedRelays();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        EmbeddedRelays started = null;
         try {
+            if (embedded > 0) {
+                List<Host> placement = job.hosts().isEmpty() ? null : Host.place(job.np(), job.hosts());
+                started = EmbeddedRelays.start(embedded, Launcher.advertisedHost(placement),
+                        line -> print(err, LineSink.LAUNCHER, "railyard: " + line));
+                Map<String, String> withRelays = new LinkedHashMap<>(job.env());
+                withRelays.put(Config.envName(Config.RELAYS_PROP), String.join(",", started.addresses()));
+                job = job.withEnv(withRelays);
+                print(err, LineSink.LAUNCHER, "railyard: " + embedded + (embedded == 1 ? " relay" : " relays")
+                        + " for this job at " + String.join(",", started.addresses()));
+            }
             return Launcher.run(job, (rank, line) -> print(out, rank, line), (rank, line) -> print(err, rank, line)).exitCode();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (UncheckedIOException e) {
             err.println(spec.qualifiedName() + ": " + e.getMessage());
             return 1;
+        } catch (java.io.IOException e) {
+            err.println(spec.qualifiedName() + ": cannot start the job's relays: " + e.getMessage());
+            return 1;
+        } finally {
+            if (started != null) {
+                started.close();
+            }
         }
+    }
+
+    /** How many relays to start in the launcher: --relays, else one if the job needs relays and --relay names none. */
+    private int embeddedRelays() {
+        if (relays != null) {
+            if (relays < 1 || relays > 64) {
+                throw new IllegalArgumentException("--relays must be between 1 and 64, got " + relays);
+            }
+            if (relay != null) {
+                throw new IllegalArgumentException("--relay and --relays exclude each other: use running relays, or start"
+                        + " them for the job");
+            }
+            return relays;
+        }
+        boolean needs = noListen || (transports != null && List.of(transports.split(",")).stream().map(String::trim)
+                .anyMatch("relay"::equals));
+        return relay == null && needs ? 1 : 0;
     }
 
     private JobSpec jobSpec() {
@@ -176,8 +240,18 @@ public final class RunCommand implements Callable<Integer> {
             }
             rankEnv.put(Config.envName(Config.RAIL_POLICY_PROP), railPolicy.trim());
         }
+        if (aot != null) {
+            rankEnv.put(Config.envName(Config.AOT_PROP), aot.trim());
+        }
         if (printChoices) {
             rankEnv.put(Config.envName(Config.PRINT_CHOICES_PROP), "true");
+        }
+        if (relay != null) {
+            checkRelays(relay);
+            rankEnv.put(Config.envName(Config.RELAYS_PROP), relay.trim());
+        }
+        if (noListen) {
+            rankEnv.put(Config.envName(Config.LISTEN_PROP), "false");
         }
         List<String> cp = new ArrayList<>();
         if (classpath != null) {
@@ -189,6 +263,31 @@ public final class RunCommand implements Callable<Integer> {
         }
         List<Host> hostList = hosts == null ? List.of() : Host.readFile(hosts);
         return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
+    }
+
+    /** A --relay value: HOST:PORT entries separated by commas, at least one, each port in 1..65535. */
+    private static void checkRelays(String list) {
+        String want = "--relay wants HOST:PORT[,HOST:PORT...], not '" + list + "'";
+        boolean any = false;
+        for (String part : list.split(",")) {
+            String p = part.trim();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int colon = p.lastIndexOf(':');
+            try {
+                int port = Integer.parseInt(p.substring(colon + 1));
+                if (colon <= 0 || port < 1 || port > 65535) {
+                    throw new NumberFormatException();
+                }
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(want + ": '" + p + "' is not HOST:PORT (port 1..65535)");
+            }
+            any = true;
+        }
+        if (!any) {
+            throw new IllegalArgumentException(want + ": it names no relay");
+        }
     }
 
     private static void print(PrintStream stream, int rank, String line) {

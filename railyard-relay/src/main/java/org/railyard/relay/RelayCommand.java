@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code railyard relay}: runs a relay server until it is stopped (SIGTERM or SIGINT), or with
- * {@code --stats HOST:PORT} prints the counters of a running one. Prints one line when it listens
+ * {@code --stats HOST:PORT} prints the counters of a running one (SIGUSR2 makes a running relay print
+ * its own). Prints one line when it listens
  * ({@code railyard relay: listening on HOST:PORT ...}) and one per job and rank connecting.
  */
 @Command(name = "relay", sortOptions = false, usageHelpAutoWidth = true,
@@ -68,7 +69,8 @@ public final class RelayCommand implements Callable<Integer> {
     private String maxMessage;
 
     @Option(names = "--stats", paramLabel = "HOST:PORT",
-            description = "Print the counters of the relay at HOST:PORT and exit.")
+            description = "Print the counters of the relay at HOST:PORT and exit (kill -USR2 on a relay's process"
+                    + " prints them on its output).")
     private String stats;
 
     @Override
@@ -110,6 +112,17 @@ public final class RelayCommand implements Callable<Integer> {
             }
             stopped.countDown();
         }));
+        StatsSignal.install(() -> {
+            synchronized (out) {
+                out.print(server.stats());
+                out.flush();
+            }
+        }, line -> {
+            synchronized (out) {
+                out.println(line);
+                out.flush();
+            }
+        });
         InetSocketAddress a = server.address();
         out.println("railyard relay: listening on " + a.getHostString() + ":" + a.getPort() + " (log "
                 + (log == null ? "none, memory only" : log + ", fsync " + fsync) + ", max-bytes " + settings.maxBytes() + ")");

@@ -43,6 +43,11 @@ public final class RelayServer implements AutoCloseable {
                 throw new IllegalArgumentException("--max-bytes must be at least 1, not " + maxBytes);
             }
         }
+
+        /** A relay that keeps messages in memory only (no log), as the launcher's embedded relays do. */
+        public static Settings memoryOnly(InetSocketAddress bind, long maxBytes, int maxMessage) {
+            return new Settings(bind, null, RelayLog.Fsync.NEVER, maxBytes, maxMessage, Duration.ofSeconds(10), 64L << 20);
+        }
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -133,12 +138,20 @@ public final class RelayServer implements AutoCloseable {
             counters.connected.incrementAndGet();
             try {
                 say.accept(who + " connected" + (hello.receive() ? ", receiving here" : ""));
+                long generation = 0;
                 if (hello.receive()) {
-                    long generation = store.attach(job, hello.rank());
+                    generation = store.attach(job, hello.rank());
                     Connection conn = c;
-                    Thread.ofVirtual().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), generation));
+                    long g = generation;
+                    Thread.ofVirtual().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
                 }
-                readLoop(c, job, hello.rank());
+                try {
+                    readLoop(c, job, hello.rank());
+                } finally {
+                    if (hello.receive()) {
+                        store.detach(job, hello.rank(), generation);
+                    }
+                }
             } finally {
                 counters.connected.decrementAndGet();
             }
@@ -248,7 +261,15 @@ public final class RelayServer implements AutoCloseable {
                     }
                     store.acknowledge(job, rank, h.source(), h.sequence());
                 }
-                default -> throw new Refusal("a rank may send STORE and DELIVERED here, not " + RelayFrame.typeName(h.type()));
+                case RelayFrame.PRESENCE_REQUEST -> {
+                    if (h.destination() >= job.size) {
+                        throw new Refusal("PRESENCE_REQUEST about rank " + h.destination() + " of a job of " + job.size);
+                    }
+                    c.send(RelayFrame.PRESENCE, (byte) 0, -1, h.destination(), store.absentMillis(job, h.destination()),
+                            new byte[0]);
+                }
+                default -> throw new Refusal("a rank may send STORE, DELIVERED and PRESENCE_REQUEST here, not "
+                        + RelayFrame.typeName(h.type()));
             }
         }
     }

@@ -33,6 +33,10 @@ final class RelayStore implements AutoCloseable {
         private final Mailbox[] boxes;
         /** Per destination: bumped by each new receiver connection, so the previous one stops delivering. */
         private final long[] generation;
+        /** Per destination: true while its newest receiver connection is open. */
+        private final boolean[] present;
+        /** Per destination: when (System.nanoTime) it was last seen receiving, or the job was learnt here. */
+        private final long[] goneSince;
 
         Job(int number, String id, int size, byte[] verifier) {
             this.number = number;
@@ -41,6 +45,9 @@ final class RelayStore implements AutoCloseable {
             this.verifier = verifier.clone();
             this.boxes = new Mailbox[size];
             this.generation = new long[size];
+            this.present = new boolean[size];
+            this.goneSince = new long[size];
+            java.util.Arrays.fill(goneSince, System.nanoTime());
         }
 
         Mailbox box(int rank) {
@@ -270,8 +277,35 @@ final class RelayStore implements AutoCloseable {
         try {
             job.box(rank).rewind();
             long g = ++job.generation[rank];
+            job.present[rank] = true;
             changed.signalAll();
             return g;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The receiver connection {@code generation} of {@code rank} ended: the rank is absent from now, unless a newer one is open. */
+    void detach(Job job, int rank, long generation) {
+        lock.lock();
+        try {
+            if (job.generation[rank] == generation) {
+                job.present[rank] = false;
+                job.goneSince[rank] = System.nanoTime();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * 0 if {@code rank} has a receiver connection open here, else the milliseconds (at least 1)
+     * since its last one ended, or since this relay learnt the job if it never had one.
+     */
+    long absentMillis(Job job, int rank) {
+        lock.lock();
+        try {
+            return job.present[rank] ? 0 : Math.max(1, (System.nanoTime() - job.goneSince[rank]) / 1_000_000L);
         } finally {
             lock.unlock();
         }

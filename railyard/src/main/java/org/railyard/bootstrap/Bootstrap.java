@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * How a process learns who it is in a job and finds its peers: a key-value space shared by the
  * job, with a collective fence. Implementations: the Railyard launcher's key-value server
- * ({@link KvBootstrap}), MPICH Hydra's PMI-1 ({@link Pmi1Bootstrap}), and a process started alone
- * ({@link SingletonBootstrap}). {@link Bootstraps#detect()} picks one from the environment.
+ * ({@link KvBootstrap}), MPICH Hydra's PMI-1 ({@link Pmi1Bootstrap}), Slurm's and Hydra's PMI-2
+ * ({@link Pmi2Bootstrap}), and a process started alone ({@link SingletonBootstrap}). {@link Bootstraps#detect()} picks one from the environment.
  *
  * <p>Protocol of use: every process {@link #put}s its own keys, calls {@link #fence()} once, and may
  * then {@link #get} any key put before the fence by any process. Keys and values are printable
@@ -48,8 +48,18 @@ public interface Bootstrap extends AutoCloseable {
      */
     String get(String key);
 
-    /** Name of the mechanism, printed by {@code --print-choices}: "railyard-kv", "pmi-1", "singleton". */
+    /** Name of the mechanism, printed by {@code --print-choices}: "railyard-kv", "pmi-1", "pmi-2", "singleton". */
     String name();
+
+    /**
+     * The node index of every rank as the process manager gave it (PMI-2's
+     * {@code PMI_process_mapping}), without any exchange; null when the mechanism gives none.
+     * Ranks with equal indexes share a node. The address cards remain the authority on node
+     * identity (a host name and boot id); this is what the manager planned.
+     */
+    default int[] nodeOfRank() {
+        return null;
+    }
 
     /** Tells the job's manager this process ends normally; releases sockets. */
     @Override

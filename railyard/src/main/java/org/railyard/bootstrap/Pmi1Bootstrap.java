@@ -1,10 +1,7 @@
 package org.railyard.bootstrap;
 
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -29,7 +26,7 @@ import org.railyard.error.RailyardException;
  *
  * <h2>What the constructor does</h2>
  * {@code init} (PMI 1.1), {@code get_maxes}, {@code get_my_kvsname} (the job id); then rank 0
- * draws 32 random bytes with {@link SecureRandom} and puts them, hex-encoded, under the key
+ * draws 32 random bytes with {@link java.security.SecureRandom} and puts them, hex-encoded, under the key
  * {@value #SECRET_KEY}; then one fence; then every rank reads that key. So {@link #jobSecret()} is
  * valid, and equal in every rank, as soon as the constructor returns. The caller's own
  * put/fence/get round comes after and needs a fence of its own.
@@ -58,13 +55,11 @@ public final class Pmi1Bootstrap implements Bootstrap {
     public static final String NAME = "pmi-1";
 
     /** The key under which rank 0 publishes the job secret, hex-encoded. */
-    public static final String SECRET_KEY = "railyard-job-secret";
+    public static final String SECRET_KEY = PmiKeys.SECRET_KEY;
 
     /** Prefix of the value that stands for a value stored in parts; followed by the part count. */
-    public static final String PARTS_MARK = "#parts:";
+    public static final String PARTS_MARK = PmiKeys.PARTS_MARK;
 
-    private static final int SECRET_BYTES = 32;
-    private static final Pattern PART_KEY = Pattern.compile(".*#[0-9]+");
     private static final String TIMEOUT_SETTING = "setting railyard.bootstrap.timeout";
 
     private final Duration timeout;
@@ -77,9 +72,7 @@ public final class Pmi1Bootstrap implements Bootstrap {
     private final int maxValue;
     private final byte[] secret;
 
-    /** Why the connection can no longer be used, or null while it is in step with the server. */
-    private String broken;
-    private boolean closed;
+    private final PmiGuard guard = new PmiGuard("PMI-1");
 
     /**
      * Connects to the PMI-1 server named in {@code env} and performs the start-up described in the
@@ -96,9 +89,7 @@ public final class Pmi1Bootstrap implements Bootstrap {
 
     /** As {@link #Pmi1Bootstrap(Map)} with another bound on each wait (tests use short ones). */
     Pmi1Bootstrap(Map<String, String> env, Duration timeout) {
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new RailyardException(ErrorClass.ARG, "PMI timeout must be positive, got " + timeout);
-        }
+        PmiKeys.checkTimeout(timeout, "PMI timeout");
         this.timeout = timeout;
         String fdText = env.get("PMI_FD");
         String port = env.get("PMI_PORT");
@@ -196,24 +187,7 @@ public final class Pmi1Bootstrap implements Bootstrap {
 
     /** Rank 0 draws and publishes the secret; one fence; everyone reads it back. */
     private byte[] shareSecret() {
-        if (rank == 0) {
-            byte[] drawn = new byte[SECRET_BYTES];
-            new SecureRandom().nextBytes(drawn);
-            store(SECRET_KEY, HexFormat.of().formatHex(drawn));
-        }
-        fence(timeout);
-        String hex = fetch(SECRET_KEY);
-        try {
-            byte[] shared = HexFormat.of().parseHex(hex);
-            if (shared.length == SECRET_BYTES) {
-                return shared;
-            }
-        } catch (IllegalArgumentException e) {
-            // reported below, with the length check
-        }
-        throw new RailyardException(ErrorClass.BOOTSTRAP, "the job secret under key '" + SECRET_KEY
-                + "' is not " + SECRET_BYTES + " hex-encoded bytes: " + PmiMessage.quote(hex)
-                + " (did another program put that key?)");
+        return PmiKeys.shareSecret(rank, this::store, () -> fence(timeout), this::fetch);
     }
 
     @Override
@@ -248,33 +222,18 @@ public final class Pmi1Bootstrap implements Bootstrap {
     public synchronized void put(String key, String value) {
         checkText("key", key, false);
         checkText("value", value, true);
-        if (key.equals(SECRET_KEY) || PART_KEY.matcher(key).matches()) {
-            throw new RailyardException(ErrorClass.ARG, "PMI key '" + key + "' is reserved by Pmi1Bootstrap (the key '"
-                    + SECRET_KEY + "' and keys ending in '#' and digits, which hold the parts of long values)");
-        }
+        PmiKeys.checkNotReserved(key, "Pmi1Bootstrap");
         store(key, value);
     }
 
     /** Puts a value whole when it fits, else in parts (see the class comment). */
     private void store(String key, String value) {
-        checkKeyLength(key, key);
-        if (value.length() <= maxValue && !value.startsWith(PARTS_MARK)) {
-            putRaw(key, value);
-            return;
-        }
-        int parts = (value.length() + maxValue - 1) / maxValue;
-        checkKeyLength(key + "#" + (parts - 1), key);
-        for (int i = 0; i < parts; i++) {
-            putRaw(key + "#" + i, value.substring(i * maxValue, Math.min(value.length(), (i + 1) * maxValue)));
-        }
-        putRaw(key, PARTS_MARK + parts);
+        PmiKeys.store(key, value, maxValue, this::putRaw, this::checkKeyLength);
     }
 
     @Override
     public synchronized void fence(Duration timeout) {
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new RailyardException(ErrorClass.ARG, "fence timeout must be positive, got " + timeout);
-        }
+        PmiKeys.checkTimeout(timeout, "fence timeout");
         PmiMessage out = request("cmd=barrier_in", "barrier_out", timeout, "the fence's timeout");
         if (out.rc(conn.describe()) != 0) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " failed the fence: "
@@ -295,25 +254,7 @@ public final class Pmi1Bootstrap implements Bootstrap {
 
     /** Gets a value, putting it together from its parts if it was stored in parts. */
     private String fetch(String key) {
-        String value = getRaw(key);
-        if (!value.startsWith(PARTS_MARK)) {
-            return value;
-        }
-        int parts;
-        try {
-            parts = Integer.parseInt(value.substring(PARTS_MARK.length()));
-        } catch (NumberFormatException e) {
-            parts = -1;
-        }
-        if (parts < 1) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, "PMI key '" + key + "' holds " + PmiMessage.quote(value)
-                    + ", which starts like a part count but is not one");
-        }
-        StringBuilder whole = new StringBuilder(parts * maxValue);
-        for (int i = 0; i < parts; i++) {
-            whole.append(getRaw(key + "#" + i));
-        }
-        return whole.toString();
+        return PmiKeys.fetch(key, this::getRaw);
     }
 
     @Override
@@ -330,15 +271,15 @@ public final class Pmi1Bootstrap implements Bootstrap {
      */
     @Override
     public synchronized void close() {
-        if (closed) {
+        if (guard.closed()) {
             return;
         }
         try {
-            if (broken == null) {
+            if (guard.inStep()) {
                 request("cmd=finalize", "finalize_ack", timeout, TIMEOUT_SETTING);
             }
         } finally {
-            closed = true;
+            guard.markClosed();
             conn.close();
         }
     }
@@ -395,31 +336,12 @@ public final class Pmi1Bootstrap implements Bootstrap {
         }
     }
 
-    private interface Step<T> {
-        T run();
-    }
-
-    /** Runs a step of an exchange if the connection is usable, and marks it broken if the step fails. */
-    private <T> T exchange(Step<T> step) {
-        if (closed) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, "this PMI-1 bootstrap is closed");
-        }
-        if (broken != null) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP,
-                    "the PMI-1 connection is unusable since an earlier failure: " + broken);
-        }
-        try {
-            return step.run();
-        } catch (RailyardException e) {
-            throw fail(e);
-        }
+    private <T> T exchange(PmiGuard.Step<T> step) {
+        return guard.exchange(step);
     }
 
     private RailyardException fail(RailyardException e) {
-        if (broken == null) {
-            broken = e.getMessage();
-        }
-        return e;
+        return guard.fail(e);
     }
 
     private int positiveMax(PmiMessage maxes, String attr) {
@@ -441,44 +363,19 @@ public final class Pmi1Bootstrap implements Bootstrap {
 
     /** PMI-1 splits lines at spaces and attributes at '='; the Bootstrap contract forbids both. */
     private static void checkText(String what, String text, boolean emptyAllowed) {
-        if (text == null || (text.isEmpty() && !emptyAllowed)) {
-            throw new RailyardException(ErrorClass.ARG, "PMI " + what + " must not be " + (text == null ? "null" : "empty"));
-        }
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c <= ' ' || c > '~' || c == '=') {
-                throw new RailyardException(ErrorClass.ARG, "PMI " + what + " " + PmiMessage.quote(text)
-                        + " has character U+" + String.format("%04X", (int) c) + " at index " + i
-                        + ": keys and values must be printable ASCII without spaces or '='");
-            }
-        }
+        PmiKeys.checkText(what, text, emptyAllowed);
     }
 
     private static int envInt(Map<String, String> env, String name, int min) {
-        String v = env.get(name);
-        if (v == null) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, name + " is not set; a PMI-1 process manager sets it"
-                    + " together with " + (name.equals("PMI_ID") ? "PMI_PORT" : "PMI_FD"));
-        }
-        try {
-            int n = Integer.parseInt(v.trim());
-            if (n >= min) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new RailyardException(ErrorClass.BOOTSTRAP, name + "='" + v + "' is not a whole number >= " + min);
+        return PmiKeys.envInt(env, name, min, "a PMI-1 process manager sets it together with "
+                + (name.equals("PMI_ID") ? "PMI_PORT" : "PMI_FD"));
     }
 
     private static long deadlineAfter(Duration bound) {
-        // Saturate: a bound of years must not overflow into the past.
-        long nanos = bound.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : bound.toNanos();
-        return System.nanoTime() + nanos;
+        return PmiKeys.deadlineAfter(bound);
     }
 
     static String human(Duration d) {
-        long ms = d.toMillis();
-        return ms < 1000 ? ms + "ms" : (ms % 1000 == 0 ? ms / 1000 + "s" : String.format(java.util.Locale.ROOT, "%.3fs", ms / 1000.0));
+        return PmiKeys.human(d);
     }
 }

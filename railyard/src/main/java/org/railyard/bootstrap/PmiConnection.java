@@ -7,7 +7,9 @@ import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
 /**
- * A byte stream to the PMI server, framed into newline-terminated ASCII lines. Subclasses supply
+ * A byte stream to the PMI server, framed into newline-terminated ASCII lines (PMI-1, and the
+ * first exchange of PMI-2) or into runs of a known length (PMI-2's length-prefixed messages,
+ * {@link #receiveExactly}). Subclasses supply
  * only the bounded raw read and the write: a TCP socket ({@link PmiSocketConnection}, PMI_PORT) or
  * an inherited file descriptor ({@link PmiFdConnection}, PMI_FD).
  *
@@ -43,12 +45,78 @@ abstract class PmiConnection implements AutoCloseable {
 
     /** Sends one line; the newline is added here. */
     final void send(String line, long deadlineNanos) {
+        sendRaw(line + "\n", line, deadlineNanos);
+    }
+
+    /** Sends {@code text} as it is (PMI-2 framing is the caller's); {@code shown} names it in errors. */
+    final void sendRaw(String text, String shown, long deadlineNanos) {
         try {
-            writeAll((line + "\n").getBytes(StandardCharsets.US_ASCII), deadlineNanos);
+            writeAll(text.getBytes(StandardCharsets.US_ASCII), deadlineNanos);
         } catch (IOException e) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, "cannot send " + PmiMessage.quote(line)
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "cannot send " + PmiMessage.quote(shown)
                     + " to the " + describe() + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Receives exactly {@code count} bytes as ASCII text, waiting until {@code deadlineNanos} at most.
+     * Shares the read buffer with {@link #receive}, so the two framings may follow each other.
+     *
+     * @param count at most {@link #MAX_LINE}
+     * @throws RailyardException TIMEOUT when the deadline passes, BOOTSTRAP when the server closed
+     *         the connection before all of them came (quoting what did) or the read failed
+     */
+    final String receiveExactly(int count, long deadlineNanos, String waitingFor) {
+        if (count < 0 || count > MAX_LINE) {
+            throw new IllegalArgumentException("count " + count + " outside [0, " + MAX_LINE + "]");
+        }
+        if (!partial.isEmpty()) {
+            throw new IllegalStateException("an unterminated line is pending: " + PmiMessage.quote(partial.toString()));
+        }
+        byte[] out = new byte[count];
+        int have = 0;
+        while (have < count) {
+            if (inStart < inEnd) {
+                int n = Math.min(count - have, inEnd - inStart);
+                System.arraycopy(in, inStart, out, have, n);
+                inStart += n;
+                have += n;
+                continue;
+            }
+            inStart = inEnd = 0;
+            if (!fill(deadlineNanos, waitingFor)) {
+                throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + describe()
+                        + " closed the connection in the middle of a message: " + have + " of " + count
+                        + " bytes came while this process waited for " + waitingFor
+                        + (have == 0 ? "" : "; they were " + PmiMessage.quote(new String(out, 0, have, StandardCharsets.US_ASCII))));
+            }
+        }
+        return new String(out, StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Reads what the server sent into the empty buffer, waiting until {@code deadlineNanos} at most.
+     *
+     * @return false at the end of the stream
+     * @throws RailyardException TIMEOUT when the deadline passes, BOOTSTRAP when the read fails
+     */
+    private boolean fill(long deadlineNanos, String waitingFor) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            throw timeout(waitingFor);
+        }
+        int n;
+        try {
+            n = readSome(in, 0, in.length, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        } catch (IOException e) {
+            throw new RailyardException(ErrorClass.BOOTSTRAP, "reading from the " + describe()
+                    + " failed while waiting for " + waitingFor + ": " + e.getMessage(), e);
+        }
+        if (n < 0) {
+            return false;
+        }
+        inEnd = n;
+        return true;
     }
 
     /**
@@ -78,23 +146,11 @@ abstract class PmiConnection implements AutoCloseable {
             if (partial.length() > MAX_LINE) {
                 throw tooLong(partial.toString(), waitingFor);
             }
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                throw timeout(waitingFor);
-            }
-            int n;
-            try {
-                n = readSome(in, 0, in.length, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            } catch (IOException e) {
-                throw new RailyardException(ErrorClass.BOOTSTRAP, "reading from the " + describe()
-                        + " failed while waiting for " + waitingFor + ": " + e.getMessage(), e);
-            }
-            if (n < 0) {
+            if (!fill(deadlineNanos, waitingFor)) {
                 throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + describe()
                         + " closed the connection while this process waited for " + waitingFor
                         + (partial.isEmpty() ? "" : "; unterminated data: " + PmiMessage.quote(partial.toString())));
             }
-            inEnd = n;
         }
     }
 

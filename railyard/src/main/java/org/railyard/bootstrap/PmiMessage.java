@@ -13,18 +13,12 @@ import org.railyard.error.RailyardException;
  * so a value may itself contain '=' (Hydra echoes such values back unchanged), but never a space.
  * The line is kept verbatim so that every error about it can quote what the server really sent.
  */
-final class PmiMessage {
+final class PmiMessage extends PmiAttributes {
     /** Longest excerpt of a line quoted in an error message; PMI lines may carry 1 KiB values. */
     private static final int QUOTE_MAX = 160;
 
-    private final String line;
-    private final String cmd;
-    private final Map<String, String> attrs;
-
     private PmiMessage(String line, String cmd, Map<String, String> attrs) {
-        this.line = line;
-        this.cmd = cmd;
-        this.attrs = attrs;
+        super(line, cmd, attrs, "PMI-1");
     }
 
     /**
@@ -69,46 +63,8 @@ final class PmiMessage {
         return "'" + s + "'";
     }
 
-    String cmd() {
-        return cmd;
-    }
-
     String line() {
-        return line;
-    }
-
-    /** The attribute, or null when the line does not carry it. */
-    String attr(String key) {
-        return attrs.get(key);
-    }
-
-    /**
-     * The attribute, which the protocol says the line must carry.
-     *
-     * @throws RailyardException (BOOTSTRAP) quoting the line when it is missing
-     */
-    String required(String key, String from) {
-        String v = attrs.get(key);
-        if (v == null) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, from + " sent " + quote(line)
-                    + " without the attribute '" + key + "' that PMI-1 requires in cmd=" + cmd);
-        }
-        return v;
-    }
-
-    /**
-     * A whole-number attribute the line must carry.
-     *
-     * @throws RailyardException (BOOTSTRAP) quoting the line when it is missing or not a number
-     */
-    int requiredInt(String key, String from) {
-        String v = required(key, from);
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, from + " sent " + quote(line)
-                    + " where attribute '" + key + "' is not a whole number");
-        }
+        return text();
     }
 
     /**
@@ -116,11 +72,6 @@ final class PmiMessage {
      * because several PMI-1 servers omit it on success.
      */
     int rc(String from) {
-        return attrs.containsKey("rc") ? requiredInt("rc", from) : 0;
-    }
-
-    @Override
-    public String toString() {
-        return line;
+        return has("rc") ? requiredInt("rc", from) : 0;
     }
 }

@@ -98,7 +98,9 @@ public final class ChannelTable {
             RailSettings settings = RailSettings.fromConfig();
             Connector connector = new Connector(rank, bootstrap.size(), bootstrap.jobId(), bootstrap.jobSecret(),
                     started, connectTimeout);
-            List<InetSocketAddress> addresses = connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT));
+            // railyard.listen=false (a firewalled rank): no handshake address, peers come through the relays
+            List<InetSocketAddress> addresses = Config.bool(Config.LISTEN_PROP, Config.LISTEN_DEFAULT)
+                    ? connector.listen(Config.string(Config.TCP_HOST_PROP, Config.TCP_HOST_DEFAULT)) : List.of();
             List<String> offered = connector.transports().stream().map(Transport::name).toList();
             AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
                     offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets(),

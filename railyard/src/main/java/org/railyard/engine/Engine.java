@@ -18,6 +18,7 @@ import org.railyard.engine.comm.CommState;
 import org.railyard.engine.comm.Communicators;
 import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.engine.progress.Progress;
+import org.railyard.engine.rma.Rma;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.BackoffIdle;
@@ -68,6 +69,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private final Collectives collectives;
     private final Communicators communicators;
     private final ValueFlows values = new ValueFlows(this);
+    private final Rma rma;
 
     private Engine(Bootstrap bootstrap) {
         // the processors this process may use (cgroup quota included), counted before the binding below narrows them to one
@@ -92,13 +94,14 @@ public final class Engine implements FrameSink, Transfer.Owner {
                 ranksHere > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
         this.collectives = new Collectives(new CollPort(this));
         this.communicators = new Communicators(new CommPort(this, collectives), size, rank);
+        this.rma = new Rma(new RmaPort(this));
         // how long a waiter polls depends on the share of the processors this node's ranks get: IdlePlan
         long spins = Config.number(Config.IDLE_SPINS_PROP, IdlePlan.spins(ranksHere, processors));
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
-        this.progress = new Progress(channels, () -> channels.progress() + collectives.progress(), spins, yields, maxPark, maxSleep);
+        this.progress = new Progress(channels, () -> channels.progress() + collectives.progress() + rma.progress(), spins, yields, maxPark, maxSleep);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead, remoteReadMin, this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
@@ -446,6 +449,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
     /** The collective algorithms, blocking and not, and the schedules under way. */
     public Collectives collectives() {
         return collectives;
+    }
+
+    /** One-sided communication: the windows of this process. */
+    public Rma rma() {
+        return rma;
     }
 
     /** WORLD, SELF and the making and freeing of communicators. */

@@ -37,5 +37,7 @@ public enum ErrorClass {
     /** An operating-system level I/O failure that is not one of the above. */
     IO,
     /** A bug in Railyard: please report it with the message. */
-    INTERNAL
+    INTERNAL,
+    /** A one-sided operation or synchronisation outside the epoch it needs (MPI_ERR_RMA_SYNC). */
+    RMA_SYNC
 }

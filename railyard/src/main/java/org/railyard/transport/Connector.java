@@ -70,6 +70,8 @@ public final class Connector implements LinkSource {
     private final long[][] epoch;
     /** Per peer: its rails' paths (index = rail / railsPerPath), computed once from the cards. */
     private final List<RailPaths.Path>[] paths;
+    /** Per peer: the indirect transport its first frame came through while a direct attempt was under way; guarded by this. */
+    private final Transport[] pendingArrival;
     private final Queue<Event> events = new ConcurrentLinkedQueue<>();
     private volatile Bell doorbell;
         private IntFunction<AddressCard> cards;
@@ -102,6 +104,7 @@ public final class Connector implements LinkSource {
         this.railNets = List.copyOf(railNets);
         this.epoch = new long[size][];
         this.paths = new List[size];
+        this.pendingArrival = new Transport[size];
         this.rank = rank;
         this.size = size;
         this.jobHash = JobProof.jobHash(jobId);
@@ -114,7 +117,7 @@ public final class Connector implements LinkSource {
         this.state = new State[size][];
         for (Transport t : this.transports) {
             if (t.capabilities().contains(Capability.INDIRECT)) {
-                t.arrivals(this::arrived);
+                t.arrivals(peer -> arrived(peer, t));
             }
         }
     }
@@ -200,9 +203,17 @@ public final class Connector implements LinkSource {
             }
             int rails = railCount(p);
             for (int r = 0; r < rails; r++) {
+                if (r > 0 && fellBack(peer, p)) {
+                    return; // rail 0 went through an intermediary after its direct connect failed: one rail
+                }
                 startRail(peer, r, rails, p);
             }
         });
+    }
+
+    /** True if the paths to {@code peer} are no longer {@code p}: a direct connect failed and an intermediary took over. */
+    private synchronized boolean fellBack(int peer, List<RailPaths.Path> p) {
+        return paths[peer] != p;
     }
 
     @Override
@@ -315,9 +326,11 @@ public final class Connector implements LinkSource {
 
     /**
      * An indirect transport tells that {@code peer}'s first frame arrived: link it if this process
-     * reaches that peer through an intermediary and holds no link or attempt to it yet.
+     * reaches that peer through an intermediary and holds no link or attempt to it yet. If this
+     * process would reach the peer directly, the peer fell back to the intermediary after its direct
+     * connect failed (a firewall one way): follow it there, unless a direct link is up or being made.
      */
-    private void arrived(int peer) {
+    private void arrived(int peer, Transport via) {
         if (peer < 0 || peer >= size || peer == rank || closing) {
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": an indirect transport reported a frame from rank "
                     + peer + ", which is not a peer of this job of " + size);
@@ -334,8 +347,69 @@ public final class Connector implements LinkSource {
             }
             if (p.size() == 1 && indirect(p.getFirst()) != null) {
                 startRail(peer, 0, 1, p);
+                return;
             }
+            followArrival(peer, via);
         });
+    }
+
+    /**
+     * The peer came through {@code via} although this process would reach it directly: join it
+     * there too, unless a direct link is up. While a direct attempt of this process is under way,
+     * the arrival is kept, and followed if the peer turns the attempt down (it went through the
+     * intermediary meanwhile, see {@link #acceptOne}).
+     */
+    private void followArrival(int peer, Transport via) {
+        synchronized (this) {
+            State[] st = states(peer);
+            if (st[0] == State.CONNECTING) {
+                pendingArrival[peer] = via;
+                return;
+            }
+            if ((st[0] != State.NONE && st[0] != State.AWAIT_INCOMING) || !via.reaches(myCard, cards.apply(peer))) {
+                return;
+            }
+            paths[peer] = List.of(new RailPaths.Path(null, null, via.name()));
+            st[0] = State.CONNECTING;
+            pendingArrival[peer] = null;
+        }
+        LOG.log(System.Logger.Level.INFO, "rank " + rank + ": rank " + peer + " reaches this process through "
+                + via.name() + "; answering the same way");
+        joinRail(peer, 0, 1, via);
+    }
+
+    /**
+     * Rail 0 of {@code peer} could not be connected directly: if an indirect transport reaches the
+     * peer, the channel goes through it instead (one rail), and so does every later attempt.
+     *
+     * @return true if the attempt was handed to the intermediary
+     */
+    /** The indirect transport a failed direct connect to the peer of {@code card} falls back to, or null. */
+    private Transport fallbackFor(AddressCard card) {
+        for (Transport t : transports) {
+            if (t.capabilities().contains(Capability.INDIRECT) && card.transports().contains(t.name())
+                    && t.reaches(myCard, card)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private boolean fallBack(int peer, int rail, String tried) {
+        Transport t = rail == 0 ? fallbackFor(cards.apply(peer)) : null;
+        if (t == null) {
+            return false;
+        }
+        synchronized (this) {
+            if (states(peer)[rail] != State.CONNECTING) {
+                return false;
+            }
+            paths[peer] = List.of(new RailPaths.Path(null, null, t.name()));
+        }
+        LOG.log(System.Logger.Level.INFO, "rank " + rank + ": cannot connect to rank " + peer + " directly (" + tried
+                + "); going through " + t.name());
+        joinRail(peer, rail, 1, t);
+        return true;
     }
 
     /** One rail through an intermediary: the transport makes the link from the two cards. */
@@ -391,8 +465,12 @@ public final class Connector implements LinkSource {
                     }
                 }
             }
+            // with an intermediary to fall back to, the direct attempts take at most half the connect
+            // timeout, so the fallback ends within the channel's own bound (the connect timeout)
+            Duration bound = rail == 0 && fallbackFor(card) != null
+                    ? timeout.dividedBy(2L * Math.max(1, targets.size())) : null;
             for (InetSocketAddress a : targets) {
-                Outcome o = attempt(peer, rail, rails, card, path == null ? null : path.local(), a);
+                Outcome o = attempt(peer, rail, rails, card, path == null ? null : path.local(), a, bound);
                 if (o == null) {
                     return;
                 }
@@ -407,6 +485,9 @@ public final class Connector implements LinkSource {
         } catch (RuntimeException e) {
             tried.add(e.getMessage());
             allRefused = false;
+        }
+        if (fallBack(peer, rail, String.join("; ", tried))) {
+            return;
         }
         synchronized (this) {
             State[] st = states(peer);
@@ -466,7 +547,8 @@ public final class Connector implements LinkSource {
      * One attempt at one address, from {@code local} if given; null on success (or when the other
      * side's link wins), else why not.
      */
-    private Outcome attempt(int peer, int rail, int rails, AddressCard card, InetAddress local, InetSocketAddress addr) {
+    private Outcome attempt(int peer, int rail, int rails, AddressCard card, InetAddress local, InetSocketAddress addr,
+                            Duration fallbackBound) {
         SocketChannel ch = null;
         List<Transport> offered = new ArrayList<>();
         List<String> params = new ArrayList<>();
@@ -476,7 +558,7 @@ public final class Connector implements LinkSource {
                 ch.bind(new InetSocketAddress(local, 0)); // leave by this path's interface
             }
             // a rail that died is retried often: an attempt on a dead path must not take the whole connect timeout
-            Duration bound = rails > 1 && rail >= 0 ? probeTimeout() : timeout;
+            Duration bound = fallbackBound != null ? fallbackBound : rails > 1 && rail >= 0 ? probeTimeout() : timeout;
             ch.socket().connect(new InetSocketAddress(addr.getHostString(), addr.getPort()), (int) bound.toMillis());
             ch.socket().setSoTimeout((int) timeout.toMillis());
             DataInputStream in = new DataInputStream(ch.socket().getInputStream());
@@ -525,11 +607,16 @@ public final class Connector implements LinkSource {
             offered.clear();
             if (acc.status() == Handshake.DUPLICATE) {
                 ch.close();
+                Transport arrivedVia;
                 synchronized (this) {
                     State[] st = states(peer);
                     if (st[rail] == State.CONNECTING) {
                         st[rail] = State.AWAIT_INCOMING;
                     }
+                    arrivedVia = rail == 0 ? pendingArrival[peer] : null;
+                }
+                if (arrivedVia != null) {
+                    followArrival(peer, arrivedVia);
                 }
                 return null;
             }
@@ -614,7 +701,9 @@ public final class Connector implements LinkSource {
                 boolean mineWins = s == State.CONNECTING && rank < peer;
                 // a lower rank connects a rail that is linked here only after finding its link dead: replace it
                 boolean stale = s == State.LINKED && peer > rank;
-                if (stale || s == State.CLOSED || mineWins) {
+                // a channel that fell back to an intermediary stays there: the peer follows it (see arrived)
+                boolean relayed = paths[peer] != null && paths[peer].size() == 1 && indirect(paths[peer].getFirst()) != null;
+                if (stale || s == State.CLOSED || mineWins || relayed) {
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.DUPLICATE, "", 0));
                     ch.close();
                     return;

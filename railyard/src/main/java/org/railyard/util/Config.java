@@ -17,6 +17,15 @@ public final class Config {
     private Config() {
     }
 
+    /**
+     * The launcher's ahead-of-time cache of the ranks' JVMs (JDK 25, JEP 483/514/515): {@code off},
+     * {@code on} (caches under {@code ~/.cache/railyard/aot}) or a directory. With it, the first job
+     * of a program trains a cache on rank 0 and every later job of the same program, class path and
+     * JVM starts all its ranks from it (classes loaded and linked, method profiles kept).
+     */
+    public static final String AOT_PROP = "railyard.aot";
+    public static final String AOT_DEFAULT = "off";
+
     /** Transports allowed, in any order, comma separated; empty means all that are found. */
     public static final String TRANSPORTS_PROP = "railyard.transports";
     public static final String TRANSPORTS_DEFAULT = "";
@@ -225,6 +234,35 @@ public final class Config {
      */
     public static final String SITE_PROP = "railyard.site";
     public static final String SITE_DEFAULT = "";
+
+    /**
+     * Relay servers of the job, HOST:PORT separated by commas; the owner relay of rank r (the one
+     * that stores its messages) is entry r mod count. Empty: the relay transport is not started.
+     */
+    public static final String RELAYS_PROP = "railyard.relays";
+    public static final String RELAYS_DEFAULT = "";
+
+    /** Frame limit of relay links, bytes (at most the relays' --max-message). */
+    public static final String RELAY_FRAME_PROP = "railyard.relay.frame";
+    public static final long RELAY_FRAME_DEFAULT = 256 * 1024;
+
+    /** Bytes a process may have sent to one relay that the relay has not yet acknowledged as stored. */
+    public static final String RELAY_WINDOW_PROP = "railyard.relay.window";
+    public static final long RELAY_WINDOW_DEFAULT = 16L << 20;
+
+    /**
+     * How long a relay connection that broke is tried again before the relay path fails; also how
+     * long a peer may stay away from its owner relay before the ranks waiting on it fail.
+     */
+    public static final String RELAY_ABSENCE_PROP = "railyard.relay.absence";
+    public static final Duration RELAY_ABSENCE_DEFAULT = Duration.ofSeconds(60);
+
+    /**
+     * False: this process opens no listening socket; its address card carries no handshake
+     * address, and peers reach it only through an indirect transport (the relays).
+     */
+    public static final String LISTEN_PROP = "railyard.listen";
+    public static final boolean LISTEN_DEFAULT = true;
 
     /**
      * Locality the stack composer uses for every peer instead of the one it finds (same-node,

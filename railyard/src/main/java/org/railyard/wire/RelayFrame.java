@@ -50,6 +50,10 @@ import java.nio.charset.StandardCharsets;
  * files the message in the destination's control queue instead of its source's data queue.
  * STATS_REQUEST, sent instead of HELLO without any proof, gets one STATS (body: UTF-8 lines
  * {@code name value}). ERROR (body: UTF-8 reason) precedes the closing of a connection.
+ * PRESENCE_REQUEST (after the handshake; destination = a rank of the job, no body) asks whether that
+ * rank is connected to receive here; PRESENCE (destination = that rank, no body) answers with the
+ * sequence field: 0 if it is, else the milliseconds since its last receiving connection ended (or,
+ * if it never had one, since the relay learnt the job).
  *
  * <pre>
  * HELLO body      u8 version  3 x u8 zero  i32 job size  16B nonce  u8 n  n bytes job id (printable ASCII)
@@ -86,6 +90,8 @@ public final class RelayFrame {
     public static final byte STATS_REQUEST = 9;
     public static final byte STATS = 10;
     public static final byte ERROR = 11;
+    public static final byte PRESENCE_REQUEST = 12;
+    public static final byte PRESENCE = 13;
 
     /** HELLO: deliver the messages for this rank on this connection. */
     public static final byte FLAG_RECEIVE = 0x01;
@@ -139,6 +145,8 @@ public final class RelayFrame {
             case STATS_REQUEST -> "STATS_REQUEST";
             case STATS -> "STATS";
             case ERROR -> "ERROR";
+            case PRESENCE_REQUEST -> "PRESENCE_REQUEST";
+            case PRESENCE -> "PRESENCE";
             default -> "type " + t;
         };
     }
@@ -220,7 +228,7 @@ public final class RelayFrame {
                 allowedFlags = FLAG_CONTROL;
                 bodyRule = null;
             }
-            case WELCOME, STORED, DELIVERED, STATS_REQUEST -> {
+            case WELCOME, STORED, DELIVERED, STATS_REQUEST, PRESENCE_REQUEST, PRESENCE -> {
                 allowedFlags = 0;
                 bodyRule = body != 0 ? "exactly 0" : null;
             }
@@ -246,6 +254,9 @@ public final class RelayFrame {
             if (sequence(s, o) < 1) {
                 return "malformed " + typeName(type) + " frame: sequence " + sequence(s, o) + " (counts from 1)";
             }
+        }
+        if ((type == PRESENCE_REQUEST || type == PRESENCE) && (destination(s, o) < 0 || sequence(s, o) < 0)) {
+            return "malformed " + typeName(type) + " frame: rank " + destination(s, o) + ", sequence " + sequence(s, o);
         }
         if (type == HELLO && source(s, o) < 0) {
             return "malformed HELLO frame: rank " + source(s, o);

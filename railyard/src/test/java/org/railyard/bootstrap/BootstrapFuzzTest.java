@@ -17,7 +17,8 @@ import org.railyard.fuzz.Fuzz;
 /**
  * The bootstrap clients against servers that say arbitrary bytes (corpus in {@code fuzz/<name>/},
  * see {@link Fuzz}): a PMI-1 session, the key-value server's greeting, and its replies once the
- * handshake is done; plus the PMI-1 line parser and the address card decoder alone. Every input
+ * handshake is done, a PMI-2 session; plus the PMI-1 line parser, the PMI-2 message parser (with
+ * the process mapping) and the address card decoder alone. Every input
  * ends in a working bootstrap or a {@link RailyardException} that says what was wrong.
  */
 class BootstrapFuzzTest {
@@ -55,6 +56,37 @@ class BootstrapFuzzTest {
             }
         }).budget(21, SESSIONS).allocationBase(16L << 20);
         assertThat(fuzz.run()).as("sessions that worked").isBetween(1, SESSIONS / 2);
+    }
+
+    @Test
+    void pmi2Session() {
+        Fuzz fuzz = Fuzz.of("pmi2-session", RailyardException.class, input -> {
+            server.script((s, in) -> write(s.getOutputStream(), input));
+            Map<String, String> env = Map.of("PMI_PORT", "127.0.0.1:" + server.port(), "PMI_ID", "0");
+            try (Pmi2Bootstrap b = new Pmi2Bootstrap(env, BOUND)) {
+                assertThat(b.size()).isPositive();
+                assertThat(b.rank()).isBetween(0, b.size() - 1);
+                assertThat(b.jobSecret()).hasSize(32);
+            }
+        }).budget(27, SESSIONS).allocationBase(16L << 20);
+        assertThat(fuzz.run()).as("sessions that worked").isBetween(1, SESSIONS / 2);
+    }
+
+    @Test
+    void pmi2Message() {
+        Fuzz fuzz = Fuzz.of("pmi2-message", RailyardException.class, input -> {
+            Pmi2Message m = Pmi2Message.parse(new String(input, StandardCharsets.US_ASCII), "fuzz server");
+            assertThat(m.cmd()).isNotEmpty();
+            String mapping = m.attr("value");
+            if (mapping != null && mapping.startsWith("(vector")) {
+                int[] nodes = ProcessMapping.nodeOfRank(mapping, 16, "fuzz server");
+                assertThat(nodes).hasSize(16);
+                for (int n : nodes) {
+                    assertThat(n).isNotNegative();
+                }
+            }
+        }).budget(28, 3000);
+        assertThat(fuzz.run()).isPositive();
     }
 
     @Test

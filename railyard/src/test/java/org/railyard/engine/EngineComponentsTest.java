@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The one-way dependencies between the engine's components, checked on the sources (imports and
  * fully qualified names alike): {@code engine.comm} (communicator state, groups, topologies) uses
  * no collective, {@code engine.coll} reaches the engine only through its {@code CollServices}
- * interface, and neither names the engine's assembler class.
+ * interface, {@code engine.rma} only through its {@code RmaServices}, and none names the engine's
+ * assembler class.
  */
 class EngineComponentsTest {
     private static final Path ENGINE = Path.of("src/main/java/org/railyard/engine");
@@ -53,5 +54,12 @@ class EngineComponentsTest {
         List<String> uses = usesOutside("coll");
         // the point-to-point types a schedule posts and waits on, and the communicators it runs on
         assertThat(uses).isNotEmpty().allSatisfy(u -> assertThat(u).matches(".* uses (Kind|Transfer|comm\\.\\w+)"));
+    }
+
+    @Test
+    void oneSidedCommunicationReachesTheEngineOnlyThroughRmaServices() throws IOException {
+        List<String> uses = usesOutside("rma");
+        // the requests it posts and the communicators its windows run on
+        assertThat(uses).isNotEmpty().allSatisfy(u -> assertThat(u).matches(".* uses (Transfer|comm\\.CommState)"));
     }
 }

@@ -153,6 +153,7 @@ public final class Fuzz {
         });
         int valid = 0;
         try {
+            warmUp(worker, corpus);
             for (int i = 0; i < corpus.size() + tries; i++) {
                 byte[] input = i < corpus.size() ? corpus.get(i) : next(random, corpus);
                 if (one(worker, input, i < corpus.size() ? "corpus sample " + i : "random input " + (i - corpus.size()))) {
@@ -163,6 +164,30 @@ public final class Fuzz {
             worker.shutdownNow();
         }
         return valid;
+    }
+
+    /**
+     * Decodes every corpus sample once, unmeasured, on the worker: the first call of a decoder
+     * loads and initialises its classes (megabytes, the first time a test of this JVM touches
+     * them), which is no allocation sized by any input. Without it the measured allocation of the
+     * first sample depended on which tests ran before in the same JVM.
+     */
+    private void warmUp(ExecutorService worker, List<byte[]> corpus) {
+        for (byte[] sample : corpus) {
+            try {
+                worker.submit(() -> {
+                    try {
+                        decoder.decode(sample.clone());
+                    } catch (Throwable ignored) {
+                        // judged when the sample is run for real
+                    }
+                }).get(timeBoundMs, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                return; // the real run reports the hang on this sample
+            } catch (InterruptedException | ExecutionException e) {
+                throw new IllegalStateException(name + ": the fuzz worker failed while warming up: " + e, e);
+            }
+        }
     }
 
     private boolean one(ExecutorService worker, byte[] input, String which) {

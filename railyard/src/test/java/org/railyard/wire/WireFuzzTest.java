@@ -69,6 +69,24 @@ class WireFuzzTest {
         }).budget(3, TRIES).withCleanError(Rejected.class), 2);
     }
 
+    @Test
+    void rmaHeader() {
+        run(Fuzz.neverThrowing("rma-header", input -> {
+            // what a target's header receive holds: at most MAX_LONGS longs, the message's length known
+            long[] h = new long[RmaHeader.MAX_LONGS];
+            int bytes = Math.min(input.length, 8 * RmaHeader.MAX_LONGS);
+            MemorySegment.copy(MemorySegment.ofArray(input), 0, MemorySegment.ofArray(h), 0, bytes);
+            int kind = RmaHeader.kind(h);
+            String bad = RmaHeader.check(h, 8, 14, bytes, kind < 8 ? new int[] {1, 1, 2, 2, 4, 8, 4, 8}[kind] : 1);
+            if (bad != null) {
+                throw new Rejected(bad);
+            }
+            assertThat(RmaHeader.op(h)).isBetween(RmaHeader.OP_PUT, RmaHeader.OP_POST);
+            assertThat(RmaHeader.values(h)).isBetween(0L, (long) Integer.MAX_VALUE);
+            assertThat(RmaHeader.count(h)).isNotNegative();
+        }).budget(4, TRIES).withCleanError(Rejected.class), 5);
+    }
+
     private static DataInputStream stream(byte[] input) {
         return new DataInputStream(new ByteArrayInputStream(input));
     }

@@ -126,6 +126,49 @@ public final class RelayClient implements AutoCloseable {
     }
 
     /**
+     * Like {@link #store}, but leaves the frame in the output buffer: several frames then share one
+     * system call, and {@link #flush} sends them. For one sending thread only.
+     */
+    public void storeLater(int destination, long sequence, byte[] message) throws IOException {
+        synchronized (out) {
+            RelayFrame.write(out, outScratch, RelayFrame.STORE, (byte) 0, rank, destination, sequence, message, 0,
+                    message.length);
+        }
+    }
+
+    /** Like {@link #delivered}, but left in the output buffer until {@link #flush}. */
+    public void deliveredLater(int source, long sequence) throws IOException {
+        synchronized (out) {
+            RelayFrame.write(out, outScratch, RelayFrame.DELIVERED, (byte) 0, source, rank, sequence, null, 0, 0);
+        }
+    }
+
+    /** Asks, in the output buffer until {@link #flush}, whether {@code rank} is connected to receive at this relay. */
+    public void presenceLater(int rank) throws IOException {
+        synchronized (out) {
+            RelayFrame.write(out, outScratch, RelayFrame.PRESENCE_REQUEST, (byte) 0, this.rank, rank, 0, null, 0, 0);
+        }
+    }
+
+    /** Sends what {@link #storeLater} and {@link #deliveredLater} left in the output buffer. */
+    public void flush() throws IOException {
+        synchronized (out) {
+            out.flush();
+        }
+    }
+
+    /** The next STORED, DELIVER or PRESENCE frame, waiting as long as it takes (until the connection closes). */
+    public Incoming next() throws IOException {
+        socket.setSoTimeout(0);
+        return read();
+    }
+
+    /** The address of the relay this client is connected to. */
+    public InetSocketAddress relay() {
+        return (InetSocketAddress) socket.getRemoteSocketAddress();
+    }
+
+    /**
      * The next STORED or DELIVER frame, waiting at most {@code timeout}.
      *
      * @throws java.net.SocketTimeoutException when nothing came in time

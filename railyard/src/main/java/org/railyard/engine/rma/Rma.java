@@ -1,0 +1,229 @@
+package org.railyard.engine.rma;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.types.Kind;
+import org.railyard.engine.comm.CommState;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.util.Config;
+import org.railyard.util.SharedFiles;
+
+/**
+ * One-sided communication of one process: creates windows (collectively) and serves them. Each
+ * window runs on a private duplicate of its communicator, so its messages never meet the
+ * program's. {@link #progress()} runs in every duty cycle of the engine (the background agent's
+ * while the program computes, a waiting thread's otherwise): that is what makes passive target
+ * passive.
+ *
+ * <p>Memory: {@code allocateShared}, and {@code allocate} when every member runs on this node and
+ * shm is among the transports ({@value #SHM_PROP}, on by default), map one tmpfs file holding
+ * every member's part (each on a 64-byte boundary, after a 64-byte header whose first word is the
+ * window's spin lock): rank 0 creates it and broadcasts its name, each member maps it, all agree,
+ * rank 0 unlinks it. Origins then reach every member's memory with loads, stores and atomics.
+ */
+public final class Rma {
+    /** Longs each member contributes to a window's description: bytes, unit, array kind (-1: none), flavour. */
+    static final int INFO = 4;
+    /** Bound of every wait of a window on other members (seconds). */
+    public static final String TIMEOUT_PROP = "railyard.rma.timeout";
+    public static final long TIMEOUT_DEFAULT = 600;
+    /** Whether {@code allocate} maps the members' memory when they share a node. */
+    public static final String SHM_PROP = "railyard.rma.shm";
+
+    private static final int HEADER = 64;
+    private static final int NAME_BYTES = 200;
+
+    private final RmaServices s;
+    private final ArrayList<RmaWindow> windows = new ArrayList<>();
+    private int nextId;
+
+    public Rma(RmaServices services) {
+        this.s = services;
+    }
+
+    static long timeoutNanos() {
+        return Math.max(1, Config.number(TIMEOUT_PROP, TIMEOUT_DEFAULT)) * 1_000_000_000L;
+    }
+
+    /** Collective: a window over {@code buffer} (array, ByteBuffer, MemorySegment, or null for none). */
+    public RmaWindow create(CommState c, Object buffer, int dispUnit) {
+        checkCreate(c, dispUnit);
+        if (buffer != null) {
+            Kind.ofBuffer(buffer).checkRange(buffer, 0, 0);
+        }
+        WindowMemory mem = WindowMemory.of(buffer);
+        return finish(c, RmaWindow.FLAVOR_CREATE, mem, buffer, mem.bytes(), dispUnit,
+                mem.array != null ? mem.arrayKind.ordinal() : -1, null, null, null);
+    }
+
+    /** Collective: a window with no memory until {@code attach}. */
+    public RmaWindow createDynamic(CommState c) {
+        checkCreate(c, 1);
+        return finish(c, RmaWindow.FLAVOR_DYNAMIC, WindowMemory.dynamicMemory(), null, 0, 1, -1, null, null, null);
+    }
+
+    /** Collective: a window of {@code bytes} allocated by the library; mapped by every member if {@code shared}. */
+    public RmaWindow allocate(CommState c, long bytes, int dispUnit, boolean shared) {
+        checkCreate(c, dispUnit);
+        if (bytes < 0) {
+            throw new RailyardException(ErrorClass.ARG, "window size " + bytes + " bytes is negative");
+        }
+        int flavor = shared ? RmaWindow.FLAVOR_SHARED : RmaWindow.FLAVOR_ALLOCATE;
+        String node = s.nodeOf(c.worldRank(c.rank()));
+        String other = null;
+        for (int r = 0; r < c.size() && other == null; r++) {
+            if (!s.nodeOf(c.worldRank(r)).equals(node)) {
+                other = "rank " + r + " runs on " + s.nodeOf(c.worldRank(r)) + ", rank " + c.rank() + " on " + node;
+            }
+        }
+        if (shared && other != null) {
+            throw new RailyardException(ErrorClass.ARG, "allocateShared over " + c.name()
+                    + " needs every member on one node: " + other);
+        }
+        boolean map = other == null && s.sharesMemory() && (shared || Config.bool(SHM_PROP, true));
+        if (map || shared) {
+            // every member decides the same: nodes and settings come from the same job
+            long[] sizes = new long[c.size()];
+            s.allgather(c, new long[] {bytes}, sizes);
+            Mapping m = map(c, sizes);
+            if (m != null) {
+                WindowMemory mem = WindowMemory.of(m.parts[c.rank()]);
+                return finish(c, flavor, mem, null, bytes, dispUnit, -1, m.parts, m.lockWord, m.arena);
+            }
+            if (shared) {
+                throw new RailyardException(ErrorClass.IO, "allocateShared over " + c.name()
+                        + ": the members could not map one segment (see the choice log)");
+            }
+        }
+        Arena arena = Arena.ofShared();
+        MemorySegment seg = arena.allocate(Math.max(1, bytes), 64).asSlice(0, bytes);
+        return finish(c, flavor, WindowMemory.of(seg), null, bytes, dispUnit, -1, null, null, arena);
+    }
+
+    private void checkCreate(CommState c, int dispUnit) {
+        s.checkComm(c);
+        if (c.isInter()) {
+            throw new RailyardException(ErrorClass.COMM, "a window needs an intracommunicator, not " + c.name());
+        }
+        if (dispUnit <= 0) {
+            throw new RailyardException(ErrorClass.ARG, "displacement unit " + dispUnit + " is not positive");
+        }
+    }
+
+    private RmaWindow finish(CommState c, int flavor, WindowMemory mem, Object buffer, long bytes, int dispUnit,
+                             int arrayKind, MemorySegment[] parts, MemorySegment lockWord, Arena arena) {
+        CommState dup = s.dup(c);
+        long[] info = new long[INFO * c.size()];
+        s.allgather(dup, new long[] {bytes, dispUnit, arrayKind, flavor}, info);
+        ReentrantLock lock = s.progressLock();
+        lock.lock();
+        try {
+            RmaWindow w = new RmaWindow(this, s, dup, "win" + (++nextId) + " on " + c.name(), flavor, mem, buffer, info,
+                    parts, lockWord, arena);
+            windows.add(w);
+            w.start();
+            return w;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A window is freed; lock held. */
+    void unregister(RmaWindow w) {
+        windows.remove(w);
+    }
+
+    /** Serves every window: headers in, operations applied, origin requests completed. Lock held. */
+    public int progress() {
+        int work = 0;
+        for (int i = 0; i < windows.size(); i++) {
+            work += windows.get(i).progress();
+        }
+        return work;
+    }
+
+    // ================================================================== the mapped segment
+
+    private record Mapping(Arena arena, MemorySegment[] parts, MemorySegment lockWord) {
+    }
+
+    /** Maps every member's part (sizes in rank order) in one file; null (logged) if some member could not. */
+    private Mapping map(CommState c, long[] sizes) {
+        long total = HEADER;
+        long[] at = new long[sizes.length];
+        for (int r = 0; r < sizes.length; r++) {
+            at[r] = total;
+            total += (sizes[r] + 63) & ~63L;
+        }
+        Path dir = SharedFiles.directory();
+        byte[] name = new byte[NAME_BYTES];
+        Path created = null;
+        String why = null;
+        if (c.rank() == 0) {
+            try {
+                created = dir.resolve(SharedFiles.name(s.jobId(), "win"));
+                SharedFiles.create(created, total, true);
+                byte[] b = created.getFileName().toString().getBytes(StandardCharsets.US_ASCII);
+                name[0] = (byte) b.length;
+                System.arraycopy(b, 0, name, 1, b.length);
+            } catch (IOException | RuntimeException e) {
+                why = "creating it in " + dir + " failed: " + e;
+            }
+        }
+        Arena arena = null;
+        MemorySegment seg = null;
+        try {
+            s.bcast(c, name, 0);
+            int len = name[0] & 0xFF;
+            if (len == 0) {
+                why = why != null ? why : "rank 0 could not create it";
+            } else {
+                Path file = dir.resolve(new String(name, 1, len, StandardCharsets.US_ASCII));
+                if (!file.getFileName().toString().startsWith("railyard-")) {
+                    why = "the segment's name is not Railyard's: " + file;
+                } else {
+                    arena = Arena.ofShared();
+                    try {
+                        seg = SharedFiles.map(file, total, arena, " (do all members agree on the window's sizes?)");
+                    } catch (IOException | RuntimeException e) {
+                        why = "mapping it failed: " + e;
+                    }
+                }
+            }
+            long[] all = new long[c.size()];
+            s.allgather(c, new long[] {seg != null ? 1 : 0}, all);
+            boolean ok = true;
+            for (long v : all) {
+                ok &= v == 1;
+            }
+            if (ok) {
+                MemorySegment[] parts = new MemorySegment[sizes.length];
+                for (int r = 0; r < sizes.length; r++) {
+                    parts[r] = seg.asSlice(at[r], sizes[r]);
+                }
+                return new Mapping(arena, parts, seg.asSlice(0, 8));
+            }
+            why = why != null ? why : "another member could not map it";
+        } finally {
+            if (created != null) {
+                try {
+                    Files.deleteIfExists(created);
+                } catch (IOException ignored) {
+                    // named after the job, readable by its owner only
+                }
+            }
+        }
+        if (arena != null) {
+            arena.close();
+        }
+        s.choice("rank " + s.rank() + ": window over " + c.name() + ": no mapped segment, " + why);
+        return null;
+    }
+}

@@ -1,0 +1,62 @@
+package org.railyard.engine.rma;
+
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.railyard.types.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
+
+/**
+ * The engine as one-sided communication sees it (implemented by the engine's {@code RmaPort}):
+ * pooled point-to-point messages on a window's private communicator, the collectives that create
+ * and free windows, waiting, and where processes run.
+ */
+public interface RmaServices {
+    /** World rank of this process. */
+    int rank();
+
+    /** Fails if the engine was closed or {@code c} freed. */
+    void checkComm(CommState c);
+
+    ReentrantLock progressLock();
+
+    /** Drives progress until {@code done} holds (evaluated under the progress lock); false after {@code timeoutNanos}. */
+    boolean driveUntil(BooleanSupplier done, long timeoutNanos);
+
+    /** A pooled send on {@code c}'s context to member {@code dest}; lock held. Give it back with {@link #recycle}. */
+    Transfer isend(CommState c, Object buf, Kind k, int off, int count, int dest, int tag);
+
+    /** A pooled receive on {@code c}'s context from member {@code source}; lock held. */
+    Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int source, int tag);
+
+    /** Gives back a completed request of {@link #isend} or {@link #irecv}; lock held. */
+    void recycle(Transfer t);
+
+    /** Cancels a receive that has not matched yet. */
+    boolean cancel(Transfer t);
+
+    /** Collective: a communicator over {@code c}'s group with fresh contexts. */
+    CommState dup(CommState c);
+
+    /** Frees a communicator of {@link #dup}. */
+    void free(CommState c);
+
+    /** Collective barrier. */
+    void barrier(CommState c);
+
+    /** Collective: every member's {@code mine} (same length everywhere) into {@code all}, in rank order. */
+    void allgather(CommState c, long[] mine, long[] all);
+
+    /** Collective: {@code buf} of {@code root} everywhere. */
+    void bcast(CommState c, byte[] buf, int root);
+
+    String nodeOf(int worldRank);
+
+    String jobId();
+
+    /** True if shared memory is among this process's transports. */
+    boolean sharesMemory();
+
+    /** A line of the choice log. */
+    void choice(String line);
+}

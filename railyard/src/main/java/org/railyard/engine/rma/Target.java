@@ -1,0 +1,403 @@
+package org.railyard.engine.rma;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import org.railyard.types.Kind;
+import org.railyard.engine.Transfer;
+import org.railyard.types.Reduction;
+import org.railyard.engine.comm.CommState;
+import org.railyard.wire.RmaHeader;
+
+/**
+ * The target side of one window: what the progress agent (or any thread driving progress) does
+ * for the other members, without this process's program calling anything. It keeps one posted
+ * header receive per member on the window's private communicator; each header that arrives is
+ * either a reply for this process's own origin side (ACK, GRANT, POST, handed to
+ * {@link RmaWindow}) or an operation of that member, which joins the member's queue with the
+ * receives of its shape and data already posted. The head of each queue is applied once its
+ * receives are in, so one origin's operations are applied in the order it issued them (MPI's
+ * default ordering of accumulates, and more); all of it runs under the progress lock, so every
+ * accumulate is atomic against every other. A put whose target type is contiguous is received
+ * straight into the window's memory (a large one as a rendezvous message, striped over the rails).
+ * The lock of passive-target epochs is a {@link LockTable}; a request that cannot be granted stays
+ * at the head of its origin's queue until it can.
+ */
+final class Target {
+    static final int TAG_HDR = 0;
+    static final int TAG_SHAPE = 1;
+    static final int TAG_DATA = 2;
+    /** Replies of operations with a result use tags from here, one per operation outstanding. */
+    static final int TAG_REPLY = 16;
+
+    private static final Kind[] KINDS = Kind.values();
+
+    /** One operation of an origin, waiting for its receives or its turn. */
+    private static final class Op {
+        long[] h;
+        Transfer shapeRecv;
+        int[] shape;
+        Transfer dataRecv;
+        Object data;
+        boolean direct;
+    }
+
+    private final RmaWindow w;
+    private final RmaServices s;
+    private final CommState comm;
+    private final WindowMemory mem;
+    private final int n;
+    private final Transfer[] hdr;
+    private final long[][] hdrBuf;
+    private final ArrayDeque<Op>[] queue;
+    private final LockTable locks;
+    private final ArrayList<Transfer> sends = new ArrayList<>();
+    /** Per origin: the first error since its last ACK (a {@link RmaHeader} code), and its range. */
+    private final int[] errCode;
+    private final long[] errFirst;
+    private final long[] errBytes;
+
+    @SuppressWarnings("unchecked")
+    Target(RmaWindow w, RmaServices s, CommState comm, WindowMemory mem) {
+        this.w = w;
+        this.s = s;
+        this.comm = comm;
+        this.mem = mem;
+        this.n = comm.size();
+        this.hdr = new Transfer[n];
+        this.hdrBuf = new long[n][RmaHeader.MAX_LONGS];
+        this.queue = new ArrayDeque[n];
+        for (int i = 0; i < n; i++) {
+            queue[i] = new ArrayDeque<>();
+        }
+        this.locks = new LockTable(n);
+        this.errCode = new int[n];
+        this.errFirst = new long[n];
+        this.errBytes = new long[n];
+    }
+
+    /** Posts the header receives; lock held. */
+    void start() {
+        for (int src = 0; src < n; src++) {
+            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
+        }
+    }
+
+    /** Cancels the header receives (the window is freed); lock held. */
+    void stop() {
+        for (int src = 0; src < n; src++) {
+            if (hdr[src] != null && !hdr[src].isDone()) {
+                s.cancel(hdr[src]);
+            }
+            hdr[src] = null;
+        }
+    }
+
+    /** One pass over the members: headers in, queue heads applied, finished sends given back. Lock held. */
+    int progress() {
+        int work = 0;
+        for (int src = 0; src < n; src++) {
+            Transfer t;
+            while ((t = hdr[src]) != null && t.isDone()) {
+                if (!t.succeeded()) {
+                    hdr[src] = null;
+                    if (t.state == Transfer.FAILED) {
+                        failed(src, t.error().getMessage());
+                    }
+                    break;
+                }
+                long[] h = hdrBuf[src].clone();
+                long bytes = t.statusBytes;
+                s.recycle(t);
+                hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
+                dispatch(src, h, bytes);
+                work++;
+            }
+            if (!queue[src].isEmpty()) {
+                work += drain(src);
+            }
+        }
+        for (int i = sends.size() - 1; i >= 0; i--) {
+            Transfer t = sends.get(i);
+            if (t.isDone()) {
+                s.recycle(t);
+                sends.set(i, sends.get(sends.size() - 1));
+                sends.remove(sends.size() - 1);
+            }
+        }
+        return work;
+    }
+
+    /** True while replies of this side are still being sent (free waits for them). */
+    boolean sending() {
+        return !sends.isEmpty();
+    }
+
+    private void dispatch(int src, long[] h, long messageBytes) {
+        int kind = RmaHeader.kind(h);
+        String bad = RmaHeader.check(h, KINDS.length, RmaWindow.REDUCTIONS.length, messageBytes,
+                kind < KINDS.length ? KINDS[kind].size : 1);
+        if (bad != null) {
+            failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + bad);
+            return;
+        }
+        switch (RmaHeader.op(h)) {
+            case RmaHeader.OP_ACK -> w.onAck(src, h);
+            case RmaHeader.OP_GRANT -> w.onGrant(src);
+            case RmaHeader.OP_POST -> w.onPost(src);
+            default -> queue[src].add(receivesOf(src, h));
+        }
+    }
+
+    /** The operation of header {@code h}, with the receives of its shape and data posted. */
+    private Op receivesOf(int src, long[] h) {
+        Op o = new Op();
+        o.h = h;
+        int op = RmaHeader.op(h);
+        Kind k = KINDS[RmaHeader.kind(h)];
+        int shapeInts = RmaHeader.shapeInts(h);
+        if (shapeInts > 0) {
+            o.shape = new int[shapeInts];
+            o.shapeRecv = s.irecv(comm, o.shape, Kind.INT, 0, shapeInts, src, TAG_SHAPE);
+        }
+        int values = (int) RmaHeader.values(h);
+        boolean hasData = values > 0 && (op == RmaHeader.OP_PUT || op == RmaHeader.OP_ACC
+                || op == RmaHeader.OP_GET_ACC || op == RmaHeader.OP_CAS);
+        if (!hasData) {
+            return o;
+        }
+        if (RmaHeader.inline(h)) {
+            o.data = k.newArray(values);
+            k.copyIn(MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, o.data, 0, 0, (long) values * k.size);
+            return o;
+        }
+        long first = RmaHeader.disp(h);
+        long bytes = (long) values * k.size;
+        if (op == RmaHeader.OP_PUT && shapeInts == 0 && RmaHeader.count(h) == values && mem.check(first, bytes, k) == 0) {
+            o.direct = true;
+            o.dataRecv = s.irecv(comm, mem.buf(first, bytes), k, mem.off(first, k), values, src, TAG_DATA);
+        } else {
+            o.data = k.newArray(values);
+            o.dataRecv = s.irecv(comm, o.data, k, 0, values, src, TAG_DATA);
+        }
+        return o;
+    }
+
+    private int drain(int src) {
+        int work = 0;
+        ArrayDeque<Op> q = queue[src];
+        while (!q.isEmpty()) {
+            Op o = q.peek();
+            if (!ready(o.shapeRecv) || !ready(o.dataRecv)) {
+                return work;
+            }
+            if (failedPart(src, o.shapeRecv) || failedPart(src, o.dataRecv)) {
+                return work;
+            }
+            if (!apply(src, o)) {
+                return work;
+            }
+            q.poll();
+            if (o.shapeRecv != null) {
+                s.recycle(o.shapeRecv);
+            }
+            if (o.dataRecv != null) {
+                s.recycle(o.dataRecv);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    private static boolean ready(Transfer t) {
+        return t == null || t.isDone();
+    }
+
+    private boolean failedPart(int src, Transfer t) {
+        if (t != null && !t.succeeded()) {
+            failed(src, t.error() != null ? t.error().getMessage() : "a receive was cancelled");
+            return true;
+        }
+        return false;
+    }
+
+    /** Applies the head operation of {@code src}; false if it must wait (a lock not available). */
+    private boolean apply(int src, Op o) {
+        long[] h = o.h;
+        int op = RmaHeader.op(h);
+        switch (op) {
+            case RmaHeader.OP_FLUSH -> {
+                ack(src, RmaHeader.id(h));
+                return true;
+            }
+            case RmaHeader.OP_LOCK -> {
+                if (!locks.tryAcquire(src, RmaHeader.lockType(h))) {
+                    return false;
+                }
+                send(src, RmaHeader.make(RmaHeader.OP_GRANT, 0, 0, 0, 0, 0, 0, 0, 0));
+                return true;
+            }
+            case RmaHeader.OP_UNLOCK -> {
+                locks.release(src);
+                ack(src, RmaHeader.id(h));
+                return true;
+            }
+            case RmaHeader.OP_COMPLETE -> {
+                w.onComplete(src);
+                return true;
+            }
+            default -> {
+                operation(src, o, op);
+                return true;
+            }
+        }
+    }
+
+    private void operation(int src, Op o, int op) {
+        long[] h = o.h;
+        Kind k = KINDS[RmaHeader.kind(h)];
+        int count = (int) Math.min(RmaHeader.count(h), Integer.MAX_VALUE);
+        Shape t = o.shape == null ? Shape.of(k) : decode(o.shape, k);
+        long first = RmaHeader.disp(h);
+        int values = t == null ? 0 : (int) Math.min(t.values(count), Integer.MAX_VALUE);
+        long bytes = t == null ? 0 : t.span(count) * k.size;
+        int err = t == null ? RmaHeader.ERR_TYPE : mem.check(first, bytes, k);
+        if (o.direct) {
+            return;
+        }
+        boolean replies = op == RmaHeader.OP_GET || op == RmaHeader.OP_GET_ACC || op == RmaHeader.OP_CAS;
+        int replyValues = op == RmaHeader.OP_CAS ? 1 : values;
+        if (err != 0 || (o.data != null && op != RmaHeader.OP_CAS && java.lang.reflect.Array.getLength(o.data) != values)) {
+            error(src, err != 0 ? err : RmaHeader.ERR_TYPE, first, bytes);
+            if (replies) {
+                send(src, k.newArray(replyValues), k, replyValues, RmaHeader.id(h));
+            }
+            return;
+        }
+        Object buf = mem.buf(first, bytes);
+        int off = mem.off(first, k);
+        switch (op) {
+            case RmaHeader.OP_PUT -> Packing.scatter(o.data, buf, off, t, count);
+            case RmaHeader.OP_GET -> {
+                if (t.contiguous) {
+                    send(src, buf, off, k, values, RmaHeader.id(h));
+                } else {
+                    Object packed = k.newArray(values);
+                    Packing.gather(buf, off, t, count, packed);
+                    send(src, packed, k, values, RmaHeader.id(h));
+                }
+            }
+            case RmaHeader.OP_ACC -> {
+                Object cur = k.newArray(values);
+                Packing.gather(buf, off, t, count, cur);
+                RmaWindow.REDUCTIONS[RmaHeader.reduction(h)].apply(k, o.data, 0, cur, 0, values);
+                Packing.scatter(cur, buf, off, t, count);
+            }
+            case RmaHeader.OP_GET_ACC -> {
+                Object cur = k.newArray(values);
+                Packing.gather(buf, off, t, count, cur);
+                Object old = k.newArray(values);
+                System.arraycopy(cur, 0, old, 0, values);
+                Reduction r = RmaWindow.REDUCTIONS[RmaHeader.reduction(h)];
+                if (o.data != null) {
+                    r.apply(k, o.data, 0, cur, 0, values);
+                    Packing.scatter(cur, buf, off, t, count);
+                }
+                send(src, old, k, values, RmaHeader.id(h));
+            }
+            case RmaHeader.OP_CAS -> {
+                Object cur = k.newArray(1);
+                Packing.gather(buf, off, t, 1, cur);
+                Object old = k.newArray(1);
+                System.arraycopy(cur, 0, old, 0, 1);
+                if (sameBits(k, cur, 0, o.data, 1)) {
+                    System.arraycopy(o.data, 0, cur, 0, 1);
+                    Packing.scatter(cur, buf, off, t, 1);
+                }
+                send(src, old, k, 1, RmaHeader.id(h));
+            }
+            default -> error(src, RmaHeader.ERR_TYPE, first, bytes);
+        }
+    }
+
+    /** A target shape from the wire, or null if it is not one a sender of this library would write. */
+    private static Shape decode(int[] a, Kind k) {
+        if (a.length < 2 || a[1] < 0 || a.length != 2 + 2 * a[1] || a[0] < 0) {
+            return null;
+        }
+        int runs = a[1];
+        int[] d = new int[runs];
+        int[] l = new int[runs];
+        long total = 0;
+        for (int r = 0; r < runs; r++) {
+            d[r] = a[2 + 2 * r];
+            l[r] = a[3 + 2 * r];
+            if (d[r] < 0 || l[r] < 0 || (long) d[r] + l[r] > Integer.MAX_VALUE) {
+                return null;
+            }
+            total += l[r];
+        }
+        return total > Integer.MAX_VALUE ? null : new Shape(k, d, l, a[0]);
+    }
+
+    private static boolean sameBits(Kind k, Object a, int i, Object b, int j) {
+        return switch (k) {
+            case BYTE -> ((byte[]) a)[i] == ((byte[]) b)[j];
+            case BOOLEAN -> ((boolean[]) a)[i] == ((boolean[]) b)[j];
+            case CHAR -> ((char[]) a)[i] == ((char[]) b)[j];
+            case SHORT -> ((short[]) a)[i] == ((short[]) b)[j];
+            case INT -> ((int[]) a)[i] == ((int[]) b)[j];
+            case LONG -> ((long[]) a)[i] == ((long[]) b)[j];
+            case FLOAT -> Float.floatToRawIntBits(((float[]) a)[i]) == Float.floatToRawIntBits(((float[]) b)[j]);
+            case DOUBLE -> Double.doubleToRawLongBits(((double[]) a)[i]) == Double.doubleToRawLongBits(((double[]) b)[j]);
+        };
+    }
+
+    private void error(int src, int code, long first, long bytes) {
+        if (errCode[src] == 0) {
+            errCode[src] = code;
+            errFirst[src] = first;
+            errBytes[src] = bytes;
+        }
+    }
+
+    private void ack(int src, long id) {
+        long[] a = RmaHeader.make(RmaHeader.OP_ACK, 0, 0, 0, 0, 0, 0, id, 0);
+        if (errCode[src] != 0) {
+            RmaHeader.setError(a, errCode[src], errFirst[src], errBytes[src]);
+            errCode[src] = 0;
+        }
+        send(src, a);
+    }
+
+    /** Sends a header to member {@code dst} (a reply of this side, or a POST of {@link RmaWindow}). */
+    void send(int dst, long[] header) {
+        sends.add(s.isend(comm, header, Kind.LONG, 0, RmaHeader.LONGS, dst, TAG_HDR));
+    }
+
+    private void send(int dst, Object packed, Kind k, int values, long tag) {
+        send(dst, packed, 0, k, values, tag);
+    }
+
+    private void send(int dst, Object buf, int off, Kind k, int values, long tag) {
+        sends.add(s.isend(comm, buf, k, off, values, dst, (int) tag));
+    }
+
+    /** Member {@code src} failed (its header receive or an operation's receive did): drop its queue and locks. */
+    private void failed(int src, String reason) {
+        for (Op o : queue[src]) {
+            for (Transfer t : new Transfer[] {o.shapeRecv, o.dataRecv}) {
+                if (t != null && !t.isDone()) {
+                    s.cancel(t);
+                }
+            }
+        }
+        queue[src].clear();
+        locks.release(src);
+        if (hdr[src] != null && !hdr[src].isDone()) {
+            s.cancel(hdr[src]);
+        }
+        hdr[src] = null;
+        w.onPeerFailed(src, reason);
+    }
+}

@@ -1,0 +1,167 @@
+package org.railyard.transport.relay;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.railyard.transport.Link;
+import org.railyard.transport.Transport;
+
+/**
+ * A rail through relays: frames to the peer go as STOREs to the peer's owner relay (through
+ * {@link RelayPort}, which keeps each until its STORED and writes it again after a reconnection);
+ * frames from the peer come as DELIVERs from this rank's owner relay into the peer's
+ * {@link Inbox}, are handed to {@link #poll}, and are acknowledged (DELIVERED) once handed over.
+ *
+ * <p>Sequence numbers: the link numbers the frames it sends to the peer from 1 (the relay's
+ * per-pair sequence); the inbox drops a frame at or below the last one it took, which is what a
+ * relay that restarted, or a receiving connection opened again, delivers a second time. The
+ * channel above needs this: a single-rail channel breaks the link on a packet out of sequence,
+ * it does not skip a duplicate.
+ */
+final class RelayLink implements Link {
+    /** What arrived from one peer and was not yet handed over; the owner relay's reader fills it. */
+    static final class Inbox {
+        record Frame(long sequence, byte[] bytes) { }
+
+        final ConcurrentLinkedQueue<Frame> frames = new ConcurrentLinkedQueue<>();
+        /** Highest sequence queued; reader thread only. */
+        long lastQueued;
+        /** The link that drains it, null until the peer is joined. */
+        volatile RelayLink link;
+        /** True once the connector was told that this peer's first frame arrived. */
+        volatile boolean announced;
+    }
+
+    private final RelayTransport transport;
+    private final int peer;
+    private final int maxFrame;
+    private final RelayPort out;
+    private final RelayPort in;
+    private final Inbox inbox;
+    private final long window;
+    private final String description;
+    private byte[] claimed;
+    private MemorySegment claimSegment = MemorySegment.NULL;
+    private volatile boolean open = true;
+    private volatile String failure;
+
+    RelayLink(RelayTransport transport, int peer, int maxFrame, RelayPort out, RelayPort in, Inbox inbox, long window) {
+        this.transport = transport;
+        this.peer = peer;
+        this.maxFrame = maxFrame;
+        this.out = out;
+        this.in = in;
+        this.inbox = inbox;
+        this.window = window;
+        this.description = "relay: to rank " + peer + " via " + text(out) + ", from it via " + text(in)
+                + ", frames up to " + (maxFrame >> 10) + " KiB";
+    }
+
+    private static String text(RelayPort p) {
+        return p.relay().getHostString() + ":" + p.relay().getPort();
+    }
+
+    @Override public Transport transport() { return transport; }
+    @Override public int peer() { return peer; }
+    @Override public int maxFrame() { return maxFrame; }
+
+    @Override
+    public long tryClaim(int frameLength) {
+        if (!open) {
+            return CLOSED;
+        }
+        if (frameLength > maxFrame) {
+            throw new IllegalArgumentException("frame of " + frameLength + " bytes on a relay link of " + maxFrame);
+        }
+        if (out.held() > window) {
+            return BACK_PRESSURED;
+        }
+        claimed = new byte[frameLength]; // the queue keeps it until the relay STOREd it
+        claimSegment = MemorySegment.ofArray(claimed);
+        return 0;
+    }
+
+    @Override
+    public MemorySegment claimSegment() {
+        return claimSegment;
+    }
+
+    @Override
+    public void commit() {
+        out.send(new RelayPort.Out(peer, transport.nextSequence(peer), claimed));
+        claimed = null;
+    }
+
+    @Override
+    public int flush() {
+        return 0; // the port's runner writes
+    }
+
+    @Override
+    public int poll(FrameHandler handler, int limit) {
+        if (!open) {
+            return 0;
+        }
+        int n = 0;
+        long last = 0;
+        while (n < limit) {
+            Inbox.Frame f = inbox.frames.poll();
+            if (f == null) {
+                break;
+            }
+            n++;
+            last = f.sequence();
+            if (!handler.onFrame(this, MemorySegment.ofArray(f.bytes()), 0, f.bytes().length)) {
+                break;
+            }
+        }
+        if (last > 0) {
+            in.ack(peer, last);
+        }
+        return n;
+    }
+
+    /** True while frames sent through this link's relay are not yet STORED (an orderly close waits). */
+    @Override
+    public boolean hasPendingOutput() {
+        return open && out.held() > 0;
+    }
+
+    /** The port this link's frames go through (the peer's owner relay). */
+    RelayPort port() {
+        return out;
+    }
+
+    /** True if this link's frames go through {@code port}. */
+    boolean sendsThrough(RelayPort port) {
+        return out == port;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public String failure() {
+        return failure;
+    }
+
+    /** The relay path failed for good: the link closes saying why. */
+    void fail(String why) {
+        if (open) {
+            failure = why;
+            open = false;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        transport.unlinked(peer, this);
+    }
+}

@@ -1,0 +1,428 @@
+package org.railyard.transport.relay;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * This process's connection to one relay, kept up across the relay's restarts: on a sending port,
+ * the STOREs of every link whose peer that relay owns; on the receiving port (the process's owner
+ * relay, {@link RelayFrame#FLAG_RECEIVE}), the DELIVERs for this rank and its DELIVERED
+ * acknowledgements. Sending and receiving use separate connections, so a relay that holds this
+ * rank's STOREs back (its store is full) still reads the acknowledgements that free it.
+ *
+ * <p>Threads: one runner per port connects, writes (queued frames, batched into one flush), and
+ * after a break connects again; one reader per connection hands what the relay sends to the
+ * {@link Handler}. A frame stays queued until its STORED: after a reconnection every frame not yet
+ * STORED is written again, in order, and the relay keeps each sequence number once.
+ *
+ * <p>Bounds: a connection that breaks is opened again, with backoff, for at most {@code absence};
+ * beyond it, or when the relay refuses this process (an ERROR: wrong secret, a sequence gap after
+ * a relay lost its memory), the port fails for good and says why.
+ */
+final class RelayPort implements AutoCloseable {
+    /** A frame to store at the relay for {@code destination}. */
+    record Out(int destination, long sequence, byte[] frame) { }
+
+    /** What a port's reader and its failure are handed to. */
+    interface Handler {
+        /** A DELIVER on the receiving port (reader thread). */
+        void delivered(int source, long sequence, byte[] frame);
+
+        /** A STORED freed room on a sending port (reader thread). */
+        void stored();
+
+        /** A PRESENCE answer: {@code rank} has been away from this relay for {@code absentMillis} (0: it is here). */
+        void presence(RelayPort port, int rank, long absentMillis);
+
+        /** The port failed for good (runner thread). */
+        void failed(RelayPort port, String why);
+
+        /** One-line notices (reconnections). */
+        void say(String line);
+    }
+
+    /** Most frames written between two flushes. */
+    private static final int BATCH = 64;
+    private static final Duration BACKOFF_MIN = Duration.ofMillis(50);
+    private static final Duration BACKOFF_MAX = Duration.ofSeconds(1);
+
+    private final InetSocketAddress relay;
+    /** HOST:PORT, for notices. */
+    private final String name;
+    private final boolean receive;
+    private final RelayTransport transport;
+    private final Handler handler;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    /** Frames not written on the current connection, in order; guarded by lock. */
+    private final ArrayDeque<Out> pending = new ArrayDeque<>();
+    /** Frames written, their STORED not come yet, in order of writing; guarded by lock. */
+    private final ArrayDeque<Out> unstored = new ArrayDeque<>();
+    /** Bytes of pending and unstored frames; guarded by lock. */
+    private long held;
+    /** Receiving port: per source, the highest sequence consumed and the highest acknowledged. */
+    private final long[] ackWanted;
+    private final long[] ackSent;
+    private boolean acksDue;
+    /** Sending port: ranks whose presence to ask about at the next write; guarded by lock. */
+    private final java.util.Set<Integer> asks = new java.util.LinkedHashSet<>();
+    private RelayClient client;
+    private boolean broken;
+    private volatile boolean closed;
+    private volatile String failure;
+    private volatile long reconnections;
+    private final Thread runner;
+
+    /** Connects (bounded by the transport's connect timeout) and starts the runner; throws if the first connection fails. */
+    RelayPort(RelayTransport transport, InetSocketAddress relay, boolean receive, Handler handler) throws IOException {
+        this.transport = transport;
+        this.relay = relay;
+        this.name = relay.getHostString() + ":" + relay.getPort();
+        this.receive = receive;
+        this.handler = handler;
+        this.ackWanted = receive ? new long[transport.size()] : null;
+        this.ackSent = receive ? new long[transport.size()] : null;
+        this.client = transport.connect(relay, receive);
+        this.runner = Thread.ofVirtual().name("railyard-relay-" + (receive ? "receive-" : "send-") + relay).start(this::run);
+    }
+
+    InetSocketAddress relay() {
+        return relay;
+    }
+
+    /** Why the port failed for good; null while it works. */
+    String failure() {
+        return failure;
+    }
+
+    /** Times the connection was opened again after a break. */
+    long reconnections() {
+        return reconnections;
+    }
+
+    /** Bytes queued or written and not yet STORED. */
+    long held() {
+        lock.lock();
+        try {
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Queues a frame for the relay (progress agent); the runner writes it. */
+    void send(Out out) {
+        lock.lock();
+        try {
+            pending.add(out);
+            held += out.frame().length;
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Receiving port: every message of {@code source} up to {@code sequence} is consumed. */
+    void ack(int source, long sequence) {
+        lock.lock();
+        try {
+            if (sequence > ackWanted[source]) {
+                ackWanted[source] = sequence;
+                acksDue = true;
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sending port: asks the relay whether {@code rank} is connected to receive there (answer: {@link Handler#presence}). */
+    void askPresence(int rank) {
+        lock.lock();
+        try {
+            if (asks.add(rank)) {
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        long lostAt = 0;
+        long backoff = BACKOFF_MIN.toNanos();
+        while (!closed) {
+            RelayClient c;
+            lock.lock();
+            try {
+                c = client;
+            } finally {
+                lock.unlock();
+            }
+            if (c == null) {
+                try {
+                    c = transport.connect(relay, receive);
+                } catch (IOException e) {
+                    String why = e.getMessage();
+                    if (why != null && why.startsWith("relay refused")) {
+                        fail("relay " + name + " refused this rank: " + why);
+                        return;
+                    }
+                    if (System.nanoTime() - lostAt > transport.absence().toNanos()) {
+                        fail("relay " + name + " unreachable for " + transport.absence().toSeconds() + " s: " + why);
+                        return;
+                    }
+                    pause(backoff);
+                    backoff = Math.min(backoff * 2, BACKOFF_MAX.toNanos());
+                    continue;
+                }
+                backoff = BACKOFF_MIN.toNanos();
+                reconnections++;
+                handler.say("relay " + name + ": connected again" + (receive ? " (receiving)" : ""));
+                lock.lock();
+                try {
+                    client = c;
+                    broken = false;
+                    // everything not STORED goes again, first, in its original order
+                    for (Iterator<Out> it = unstored.descendingIterator(); it.hasNext(); ) {
+                        pending.addFirst(it.next());
+                    }
+                    unstored.clear();
+                    if (receive) {
+                        for (int s = 0; s < ackSent.length; s++) {
+                            if (ackWanted[s] > 0) {
+                                ackSent[s] = 0; // a relay that restarted may not have it
+                                acksDue = true;
+                            }
+                        }
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+            RelayClient conn = c;
+            Thread reader = Thread.ofVirtual().name("railyard-relay-read-" + relay).start(() -> read(conn));
+            String why = write(conn);
+            try {
+                conn.close();
+            } catch (IOException ignored) {
+                // broken anyway
+            }
+            try {
+                reader.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            lock.lock();
+            try {
+                client = null;
+            } finally {
+                lock.unlock();
+            }
+            if (why != null && why.startsWith("relay refused")) {
+                fail("relay " + name + " refused this rank: " + why);
+                return;
+            }
+            lostAt = System.nanoTime();
+            if (!closed) {
+                handler.say("relay " + name + ": connection lost (" + why + "), connecting again for up to "
+                        + transport.absence().toSeconds() + " s");
+            }
+        }
+    }
+
+    /** Writes queued frames and acknowledgements until the connection breaks or the port closes; why it stopped. */
+    private String write(RelayClient c) {
+        Out[] batch = new Out[BATCH];
+        long[] acks = receive ? new long[ackWanted.length] : null;
+        List<Integer> asking = new ArrayList<>();
+        while (true) {
+            int n = 0;
+            boolean anyAck = false;
+            asking.clear();
+            lock.lock();
+            try {
+                while (!closed && !broken && pending.isEmpty() && !acksDue && asks.isEmpty()) {
+                    work.awaitUninterruptibly();
+                }
+                if (closed) {
+                    return "closed";
+                }
+                if (broken) {
+                    return brokenWhy;
+                }
+                while (n < BATCH && !pending.isEmpty()) {
+                    Out o = pending.poll();
+                    unstored.add(o);
+                    batch[n++] = o;
+                }
+                if (acksDue) {
+                    for (int s = 0; s < acks.length; s++) {
+                        acks[s] = ackWanted[s] > ackSent[s] ? ackWanted[s] : 0;
+                        if (acks[s] > 0) {
+                            ackSent[s] = ackWanted[s];
+                            anyAck = true;
+                        }
+                    }
+                    acksDue = false;
+                }
+                asking.addAll(asks);
+                asks.clear();
+            } finally {
+                lock.unlock();
+            }
+            try {
+                for (int i = 0; i < n; i++) {
+                    c.storeLater(batch[i].destination(), batch[i].sequence(), batch[i].frame());
+                    batch[i] = null;
+                }
+                if (anyAck) {
+                    for (int s = 0; s < acks.length; s++) {
+                        if (acks[s] > 0) {
+                            c.deliveredLater(s, acks[s]);
+                        }
+                    }
+                }
+                for (int rank : asking) {
+                    c.presenceLater(rank);
+                }
+                c.flush();
+            } catch (IOException e) {
+                return e.getMessage();
+            }
+        }
+    }
+
+    private String brokenWhy;
+
+    /** Reads what the relay sends on one connection until it breaks. */
+    private void read(RelayClient c) {
+        String why;
+        try {
+            while (true) {
+                RelayClient.Incoming f = c.next();
+                RelayFrame.Header h = f.header();
+                if (h.type() == RelayFrame.STORED && !receive) {
+                    stored(h.destination(), h.sequence());
+                } else if (h.type() == RelayFrame.PRESENCE && !receive) {
+                    handler.presence(this, h.destination(), h.sequence());
+                } else if (h.type() == RelayFrame.DELIVER && receive) {
+                    handler.delivered(h.source(), h.sequence(), f.body());
+                } else {
+                    throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a "
+                            + (receive ? "receiving" : "sending") + " connection");
+                }
+            }
+        } catch (IOException e) {
+            why = e.getMessage();
+        }
+        lock.lock();
+        try {
+            broken = true;
+            brokenWhy = why;
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A STORED: the frame it names is kept by the relay and leaves the queue. */
+    private void stored(int destination, long sequence) {
+        lock.lock();
+        try {
+            Out head = unstored.peek();
+            if (head != null && head.destination() == destination && head.sequence() == sequence) {
+                unstored.poll();
+                held -= head.frame().length;
+            } else {
+                for (Iterator<Out> it = unstored.iterator(); it.hasNext(); ) {
+                    Out o = it.next();
+                    if (o.destination() == destination && o.sequence() == sequence) {
+                        it.remove();
+                        held -= o.frame().length;
+                        break;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        handler.stored();
+    }
+
+    private void fail(String why) {
+        failure = why;
+        handler.say(why);
+        handler.failed(this, why);
+    }
+
+    /** Waits {@code nanos} between connection attempts, or less if the port closes. */
+    private void pause(long nanos) {
+        lock.lock();
+        try {
+            if (!closed) {
+                work.awaitNanos(nanos);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the connection, after waiting (at most {@code drain}) until every queued frame is
+     * STORED and every acknowledgement written, so a job's last messages are not left behind.
+     */
+    void close(Duration drain) {
+        long deadline = System.nanoTime() + drain.toNanos();
+        lock.lock();
+        try {
+            while (failure == null && (!pending.isEmpty() || !unstored.isEmpty() || acksDue)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                work.awaitNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(10)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+        close();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        lock.lock();
+        try {
+            work.signalAll();
+            if (client != null) {
+                try {
+                    client.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        try {
+            runner.join(TimeUnit.SECONDS.toMillis(2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

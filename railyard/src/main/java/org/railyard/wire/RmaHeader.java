@@ -1,0 +1,172 @@
+package org.railyard.wire;
+
+/**
+ * The header of a one-sided operation or of its synchronisation: a message of {@link #LONGS}
+ * longs on a window's private context (tag {@code HDR}), sent from origin to target (operations,
+ * FLUSH, LOCK, UNLOCK, COMPLETE) or back (ACK, GRANT, POST). A data message (the values, in the
+ * target's element kind, packed) and, for a derived target type, a shape message follow it from
+ * the same sender on their own tags; the message layer keeps them in order.
+ *
+ * <pre>
+ *  long 0   bits 0-7 opcode | 8-15 element kind | 16-23 reduction | 24-31 lock type | 32-39 error
+ *           | 40 inline: the data follows the header in the same message
+ *  long 1   target displacement in bytes from the window's base (an address for a dynamic window)
+ *  long 2   target element count
+ *  long 3   ints of the encoded target shape that follow (0: one basic value per element)
+ *  long 4   id: the reply's tag (operations with a result), or the flush / unlock sequence
+ *  long 5   values in the data message that follows (0: none)
+ *  long 6   error: first byte of the refused range
+ *  long 7   error: bytes of the refused range
+ *  long 8.. inline data (at most {@link #INLINE_BYTES}, the values packed little endian), if bit 40
+ * </pre>
+ */
+public final class RmaHeader {
+    private RmaHeader() {
+    }
+
+    /** Length of a header, in longs. */
+    public static final int LONGS = 8;
+    /** Data of at most this many bytes travels inside the header's message instead of a message of its own. */
+    public static final int INLINE_BYTES = 256;
+    /** Length of the longest header message (a header with inline data), in longs. */
+    public static final int MAX_LONGS = LONGS + INLINE_BYTES / 8;
+    /** Byte offset of inline data in the header's message. */
+    public static final int INLINE_OFFSET = 8 * LONGS;
+
+    public static final int OP_PUT = 1;
+    public static final int OP_GET = 2;
+    public static final int OP_ACC = 3;
+    /** getAccumulate and fetchAndOp: the old values come back. */
+    public static final int OP_GET_ACC = 4;
+    /** compareAndSwap: the data message is (origin value, compare value); the old value comes back. */
+    public static final int OP_CAS = 5;
+    /** Origin to target: answer ACK once every earlier operation of this origin is applied. */
+    public static final int OP_FLUSH = 6;
+    public static final int OP_LOCK = 7;
+    /** A FLUSH that also releases the origin's lock. */
+    public static final int OP_UNLOCK = 8;
+    /** Origin to target: the access epoch of PSCW ends (after every earlier operation). */
+    public static final int OP_COMPLETE = 9;
+    /** Target to origin: the flush or unlock of {@code id} is done; error fields may name a refused range. */
+    public static final int OP_ACK = 10;
+    /** Target to origin: the lock is granted. */
+    public static final int OP_GRANT = 11;
+    /** Target to origin: an exposure epoch is open to it. */
+    public static final int OP_POST = 12;
+
+    /** The error field: the operation's range lay outside the target's (attached) memory. */
+    public static final int ERR_RANGE = 1;
+    /** The error field: the operation did not fit the target's memory type (a Java array window). */
+    public static final int ERR_TYPE = 2;
+
+    public static long[] make(int op, int kind, int reduction, int lockType, long disp, long count, int shapeInts,
+                              long id, long values) {
+        long[] h = new long[LONGS];
+        h[0] = (op & 0xFF) | (kind & 0xFF) << 8 | (reduction & 0xFF) << 16 | (long) (lockType & 0xFF) << 24;
+        h[1] = disp;
+        h[2] = count;
+        h[3] = shapeInts;
+        h[4] = id;
+        h[5] = values;
+        return h;
+    }
+
+    /** A header with room for {@code bytes} bytes of inline data after it, and its inline flag set. */
+    public static long[] makeInline(int op, int kind, int reduction, long disp, long count, int shapeInts, long id,
+                                    long values, int bytes) {
+        long[] h = new long[LONGS + (bytes + 7) / 8];
+        long[] base = make(op, kind, reduction, 0, disp, count, shapeInts, id, values);
+        System.arraycopy(base, 0, h, 0, LONGS);
+        h[0] |= 1L << 40;
+        return h;
+    }
+
+    /** True if the data follows the header in its message. */
+    public static boolean inline(long[] h) {
+        return (h[0] >>> 40 & 1) != 0;
+    }
+
+    public static int op(long[] h) {
+        return (int) (h[0] & 0xFF);
+    }
+
+    public static int kind(long[] h) {
+        return (int) (h[0] >>> 8 & 0xFF);
+    }
+
+    public static int reduction(long[] h) {
+        return (int) (h[0] >>> 16 & 0xFF);
+    }
+
+    public static int lockType(long[] h) {
+        return (int) (h[0] >>> 24 & 0xFF);
+    }
+
+    public static int error(long[] h) {
+        return (int) (h[0] >>> 32 & 0xFF);
+    }
+
+    public static void setError(long[] h, int err, long first, long bytes) {
+        h[0] = h[0] & ~(0xFFL << 32) | (long) (err & 0xFF) << 32;
+        h[6] = first;
+        h[7] = bytes;
+    }
+
+    public static long disp(long[] h) {
+        return h[1];
+    }
+
+    public static long count(long[] h) {
+        return h[2];
+    }
+
+    public static int shapeInts(long[] h) {
+        return (int) h[3];
+    }
+
+    public static long id(long[] h) {
+        return h[4];
+    }
+
+    public static long values(long[] h) {
+        return h[5];
+    }
+
+    public static long errorFirst(long[] h) {
+        return h[6];
+    }
+
+    public static long errorBytes(long[] h) {
+        return h[7];
+    }
+
+    /** A reason, or null, for a header that no sender of this library would write (checked before any use). */
+    public static String check(long[] h, int kinds, int reductions) {
+        return check(h, kinds, reductions, INLINE_OFFSET, 1);
+    }
+
+    /**
+     * A reason, or null, for a header of a message of {@code messageBytes} bytes whose element
+     * kind has {@code kindBytes} bytes: inline data must be there, and fit.
+     */
+    public static String check(long[] h, int kinds, int reductions, long messageBytes, int kindBytes) {
+        if (messageBytes < INLINE_OFFSET) {
+            return "one-sided header of " + messageBytes + " bytes, shorter than " + INLINE_OFFSET;
+        }
+        int op = op(h);
+        if (op < OP_PUT || op > OP_POST) {
+            return "unknown one-sided opcode " + op;
+        }
+        if (kind(h) >= kinds || reduction(h) >= reductions) {
+            return "one-sided header names element kind " + kind(h) + " and reduction " + reduction(h);
+        }
+        if (count(h) < 0 || values(h) < 0 || values(h) > Integer.MAX_VALUE || shapeInts(h) < 0 || h[3] > 1 << 24) {
+            return "one-sided header has count " + count(h) + ", values " + values(h) + ", shape " + h[3];
+        }
+        if (inline(h) && (values(h) * kindBytes > INLINE_BYTES || messageBytes < INLINE_OFFSET + values(h) * kindBytes)) {
+            return "one-sided header with " + values(h) + " inline values of " + kindBytes + " bytes in a message of "
+                    + messageBytes + " bytes";
+        }
+        return null;
+    }
+}
