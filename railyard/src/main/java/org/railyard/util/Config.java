@@ -106,6 +106,15 @@ public final class Config {
     public static final String COLL_SCRATCH_KEEP_PROP = "railyard.coll.scratch.keep";
     public static final long COLL_SCRATCH_KEEP_DEFAULT = 4L << 20;
 
+    /**
+     * Collectives of a communicator whose members run on several sites ({@link #SITE_PROP}) use the
+     * site-aware algorithms, which cross the links between sites once per pair of sites where the
+     * operation allows (engine.coll.CollSites); off forces the flat algorithms everywhere, for
+     * comparison. Every rank of a job must see the same value.
+     */
+    public static final String COLL_SITES_PROP = "railyard.coll.sites";
+    public static final boolean COLL_SITES_DEFAULT = true;
+
     /** Print each choice the library makes (transport per peer, protocol per size, algorithms) to stderr. */
     public static final String PRINT_CHOICES_PROP = "railyard.print.choices";
     public static final boolean PRINT_CHOICES_DEFAULT = false;

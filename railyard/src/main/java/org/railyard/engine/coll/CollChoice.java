@@ -39,6 +39,8 @@ final class CollChoice {
 
     static final String DISSEMINATION = "dissemination";
     static final String NODE_AWARE = "node-aware";
+    /** The site-aware algorithms of a communicator spanning several sites ({@link CollSites}). */
+    static final String SITE_AWARE = "site-aware";
     static final String BINOMIAL = "binomial";
     static final String BINOMIAL_VIA_0 = "binomial via rank 0";
     static final String SCATTER_RING = "scatter-ring";

@@ -56,6 +56,14 @@ final class CollMoves {
             checkSame("gather", scount, sk, rcount, rk);
         }
         long total = (long) scount * sk.size * p;
+        CollSites sites = coll.sitesFor(c, GATHER);
+        if (sites != null) {
+            CollSchedule s = coll.schedule(c, GATHER, null, total, SITE_AWARE);
+            int[][] cd = CollTree.regular(p, rcount);
+            CollSitesMoves.gatherv(s, sites, c.rank, root, sbuf, soff, scount, sk, rbuf, roff, cd[0], cd[1], rk,
+                    sameBytes(sites, c.rank, scount * sk.size));
+            return coll.start(s);
+        }
         String algo = p == 1 ? LOCAL : coll.pick(GATHER, total < coll.tuning.gatherLong ? BINOMIAL : LINEAR, GATHER_ALGOS);
         CollSchedule s = coll.schedule(c, GATHER, null, total, algo);
         CollTeam t = CollTeam.of(c);
@@ -71,7 +79,7 @@ final class CollMoves {
     }
 
     Transfer igatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
-                      int[] displs, Kind rk, int root) {
+                      int[] displs, Kind rk, int root, boolean blocking) {
         coll.check(c, GATHERV);
         if (c.isInter()) {
             return interBlocks(GATHERV, c, root, rbuf, roff, counts, displs, rk, sbuf, soff, scount, sk);
@@ -81,6 +89,14 @@ final class CollMoves {
         int p = c.size();
         if (c.rank == root) {
             checkBlocks("gatherv", true, rbuf, rk, roff, counts, displs, p);
+        }
+        CollSites sites = blocking ? coll.sitesFor(c, GATHERV) : null;
+        if (sites != null) {
+            // only the root knows every count: each site's leader learns its members' first
+            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, GATHERV, new int[] {scount * sk.size});
+            CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, SITE_AWARE);
+            CollSitesMoves.gatherv(s, sites, c.rank, root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, bytes);
+            return coll.start(s);
         }
         CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, LINEAR);
         CollTree.linearGatherv(s, CollTeam.of(c), root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
@@ -102,6 +118,14 @@ final class CollMoves {
             checkSame("scatter", scount, sk, rcount, rk);
         }
         long total = (long) rcount * rk.size * p;
+        CollSites sites = coll.sitesFor(c, SCATTER);
+        if (sites != null) {
+            CollSchedule s = coll.schedule(c, SCATTER, null, total, SITE_AWARE);
+            int[][] cd = CollTree.regular(p, scount);
+            CollSitesMoves.scatterv(s, sites, c.rank, root, sbuf, soff, cd[0], cd[1], sk, rbuf, roff, rcount, rk,
+                    sameBytes(sites, c.rank, rcount * rk.size));
+            return coll.start(s);
+        }
         String algo = p == 1 ? LOCAL : coll.pick(SCATTER, total < coll.tuning.gatherLong ? BINOMIAL : LINEAR, GATHER_ALGOS);
         CollSchedule s = coll.schedule(c, SCATTER, null, total, algo);
         CollTeam t = CollTeam.of(c);
@@ -117,7 +141,7 @@ final class CollMoves {
     }
 
     Transfer iscatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
-                       int rcount, Kind rk, int root) {
+                       int rcount, Kind rk, int root, boolean blocking) {
         coll.check(c, SCATTERV);
         if (c.isInter()) {
             return interBlocks(SCATTERV, c, root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
@@ -127,6 +151,13 @@ final class CollMoves {
         int p = c.size();
         if (c.rank == root) {
             checkBlocks("scatterv", false, sbuf, sk, soff, counts, displs, p);
+        }
+        CollSites sites = blocking ? coll.sitesFor(c, SCATTERV) : null;
+        if (sites != null) {
+            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, SCATTERV, new int[] {rcount * rk.size});
+            CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, SITE_AWARE);
+            CollSitesMoves.scatterv(s, sites, c.rank, root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, bytes);
+            return coll.start(s);
         }
         CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, LINEAR);
         CollTree.linearScatterv(s, CollTeam.of(c), root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
@@ -154,6 +185,13 @@ final class CollMoves {
                     + " differs in size from this rank's receive block of " + counts[c.rank] + " " + rk);
         }
         long total = sum(counts, p) * rk.size;
+        CollSites sites = coll.sitesFor(c, id);
+        if (sites != null) {
+            CollSchedule s = coll.schedule(c, id, null, total, SITE_AWARE);
+            CollSitesMoves.allgatherv(s, sites, c.rank, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk,
+                    coll.tuning.bcastLong);
+            return coll.start(s);
+        }
         CollShm shm = blocking ? coll.shared(c, id, total, coll.tuning.allgatherShared) : null;
         if (shm != null) {
             CollTeam t = CollTeam.of(c);
@@ -203,6 +241,17 @@ final class CollMoves {
             CollInter.alltoall(s, c, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk);
             return coll.start(s);
         }
+        CollSites sites = coll.sitesFor(c, ALLTOALL);
+        if (sites != null) {
+            CollSchedule s = coll.schedule(c, ALLTOALL, null, block, SITE_AWARE);
+            int[][] sc = CollTree.regular(p, scount);
+            int[][] rc = CollTree.regular(p, rcount);
+            int[] bytes = sites.members[sites.siteOf[c.rank]][0] == c.rank
+                    ? filled(sites.members[sites.siteOf[c.rank]].length * p, (int) block) : null;
+            CollSitesMoves.alltoallv(s, sites, c.rank, sbuf, soff, sc[0], sc[1], sk, rbuf, roff, rc[0], rc[1], rk, bytes,
+                    bytes);
+            return coll.start(s);
+        }
         CollShm shm = blocking ? coll.shared(c, ALLTOALL, block, coll.tuning.alltoallShared) : null;
         if (shm != null) {
             CollTeam t = CollTeam.of(c);
@@ -241,7 +290,7 @@ final class CollMoves {
     }
 
     Transfer ialltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf,
-                        int roff, int[] rcounts, int[] rdispls, Kind rk) {
+                        int roff, int[] rcounts, int[] rdispls, Kind rk, boolean blocking) {
         coll.check(c, ALLTOALLV);
         int p = c.size();
         checkBlocks("alltoallv", false, sbuf, sk, soff, scounts, sdispls, p);
@@ -250,6 +299,31 @@ final class CollMoves {
         if (c.isInter()) {
             CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / Math.max(1, p), INTER);
             CollInter.alltoall(s, c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
+            return coll.start(s);
+        }
+        CollSites sites = blocking ? coll.sitesFor(c, ALLTOALLV) : null;
+        if (sites != null) {
+            // a leader regroups its members' blocks: it learns their sizes, both ways, first
+            int[] mine = new int[2 * p];
+            for (int r = 0; r < p; r++) {
+                mine[r] = scounts[r] * sk.size;
+                mine[p + r] = rcounts[r] * rk.size;
+            }
+            int[] all = CollSitesMoves.collectAtLeaders(coll, sites, c, ALLTOALLV, mine);
+            int[] sendBytes = null;
+            int[] recvBytes = null;
+            if (all != null) {
+                int m = all.length / (2 * p);
+                sendBytes = new int[m * p];
+                recvBytes = new int[m * p];
+                for (int x = 0; x < m; x++) {
+                    System.arraycopy(all, 2 * p * x, sendBytes, p * x, p);
+                    System.arraycopy(all, 2 * p * x + p, recvBytes, p * x, p);
+                }
+            }
+            CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, SITE_AWARE);
+            CollSitesMoves.alltoallv(s, sites, c.rank, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk,
+                    sendBytes, recvBytes);
             return coll.start(s);
         }
         String algo = coll.pick(ALLTOALLV, most / p >= coll.alltoallLong(c) ? PAIRWISE : LINEAR, ALLTOALLV_ALGOS);
@@ -261,6 +335,18 @@ final class CollMoves {
             CollExchange.linear(s, CollTeam.of(c), sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
         }
         return coll.start(s);
+    }
+
+    /** {@code bytes} for each member of {@code rank}'s site (what its leader packs when every block is alike). */
+    private static int[] sameBytes(CollSites sites, int rank, int bytes) {
+        int[] site = sites.members[sites.siteOf[rank]];
+        return filled(site.length, bytes);
+    }
+
+    private static int[] filled(int n, int value) {
+        int[] a = new int[n];
+        java.util.Arrays.fill(a, value);
+        return a;
     }
 
     Transfer ialltoallw(CommState c, Object sbuf, int[] scounts, int[] sdispls, Kind[] sks, Object rbuf,

@@ -1,6 +1,7 @@
 package org.railyard.engine.coll;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,18 +20,23 @@ import org.railyard.engine.comm.CommState;
  */
 final class CollNodes {
     final int count;
-    /** Node index of each rank of the communicator. */
+    /** Node index of each rank of the communicator; -1 for a rank outside a layout made {@link #within}. */
     final int[] nodeOf;
     /** The ranks on each node, ascending. */
     final int[][] members;
 
-    private CollNodes(String[] nodeIds) {
+    private CollNodes(String[] nodeIds, int[] subset) {
         Map<String, List<Integer>> byNode = new LinkedHashMap<>();
-        for (int r = 0; r < nodeIds.length; r++) {
-            byNode.computeIfAbsent(nodeIds[r], n -> new ArrayList<>()).add(r);
+        int n = subset == null ? nodeIds.length : subset.length;
+        for (int i = 0; i < n; i++) {
+            int r = subset == null ? i : subset[i];
+            byNode.computeIfAbsent(nodeIds[r], id -> new ArrayList<>()).add(r);
         }
         this.count = byNode.size();
         this.nodeOf = new int[nodeIds.length];
+        if (subset != null) {
+            Arrays.fill(nodeOf, -1);
+        }
         this.members = new int[count][];
         int i = 0;
         for (List<Integer> ranks : byNode.values()) {
@@ -48,12 +54,21 @@ final class CollNodes {
         for (int r = 0; r < ids.length; r++) {
             ids[r] = e.nodeOf(c.worldRanks[r]);
         }
-        return new CollNodes(ids);
+        return new CollNodes(ids, null);
     }
 
     /** A layout given by node names per rank (tests, and simulating several nodes on one). */
     static CollNodes of(String... nodeIdPerRank) {
-        return new CollNodes(nodeIdPerRank);
+        return new CollNodes(nodeIdPerRank, null);
+    }
+
+    /**
+     * The layout of only the communicator ranks {@code ranks} (ascending; the members of one site,
+     * {@link CollSites}), with {@code nodeIdPerRank} naming the node of every rank of the
+     * communicator. Its teams and algorithms involve those ranks alone.
+     */
+    static CollNodes within(String[] nodeIdPerRank, int[] ranks) {
+        return new CollNodes(nodeIdPerRank, ranks);
     }
 
     /** True if there are several nodes and at least one of them holds several ranks. */
@@ -86,23 +101,11 @@ final class CollNodes {
     /** Barrier: fan-in to the node leader, dissemination among leaders, fan-out. */
     void barrier(CollSchedule s, int rank) {
         CollTeam local = local(rank);
-        int leader = local.rank(0);
-        if (rank != leader) {
-            s.send(CollTree.EMPTY, Kind.BYTE, 0, 0, leader);
-            s.round();
-            s.recv(CollTree.EMPTY, Kind.BYTE, 0, 0, leader);
-            s.round();
-            return;
+        CollTree.fanIn(s, local);
+        if (local.me == 0) {
+            CollTree.dissemination(s, leaders(rank, -1));
         }
-        for (int i = 1; i < local.size; i++) {
-            s.recv(CollTree.EMPTY, Kind.BYTE, 0, 0, local.rank(i));
-        }
-        s.round();
-        CollTree.dissemination(s, leaders(rank, -1));
-        for (int i = 1; i < local.size; i++) {
-            s.send(CollTree.EMPTY, Kind.BYTE, 0, 0, local.rank(i));
-        }
-        s.round();
+        CollTree.fanOut(s, local);
     }
 
     /**
@@ -133,13 +136,28 @@ final class CollNodes {
         }
     }
 
-    private static int indexOf(CollTeam t, int rank) {
+    static int indexOf(CollTeam t, int rank) {
         for (int i = 0; i < t.size; i++) {
             if (t.rank(i) == rank) {
                 return i;
             }
         }
         throw new IllegalStateException("rank " + rank + " is not in the team");
+    }
+
+    /**
+     * Allreduce among the leaders of a level ({@code leaders.me} -1: not one of them, nothing to
+     * do): recursive doubling, or Rabenseifner for long vectors of enough items.
+     */
+    static void allreduceLeaders(CollSchedule s, CollTeam leaders, Object acc, int accOff, Kind k, int count, int width,
+                                 boolean longMsg) {
+        if (leaders.me >= 0 && leaders.size > 1) {
+            if (longMsg && count / width >= leaders.pof2()) {
+                CollReduce.rabenseifner(s, leaders, acc, accOff, k, count, width);
+            } else {
+                CollReduce.recursiveDoubling(s, leaders, acc, accOff, k, count);
+            }
+        }
     }
 
     /**
@@ -152,14 +170,7 @@ final class CollNodes {
         if (local.size > 1) {
             CollTree.binomialReduce(s, local, 0, acc, accOff, k, count);
         }
-        CollTeam leaders = leaders(rank, -1);
-        if (leaders.me >= 0 && leaders.size > 1) {
-            if (longMsg && count / width >= leaders.pof2()) {
-                CollReduce.rabenseifner(s, leaders, acc, accOff, k, count, width);
-            } else {
-                CollReduce.recursiveDoubling(s, leaders, acc, accOff, k, count);
-            }
-        }
+        allreduceLeaders(s, leaders(rank, -1), acc, accOff, k, count, width, longMsg);
         if (local.size > 1) {
             CollTree.binomialBcast(s, local, 0, acc, k, accOff, count);
         }

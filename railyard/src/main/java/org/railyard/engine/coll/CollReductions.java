@@ -53,9 +53,12 @@ final class CollReductions {
         if (shm != null) {
             return sharedReduce(c, REDUCE, shm, root, sbuf, soff, rbuf, roff, count, k, op);
         }
+        CollSites sites = p > 1 && count > 0 && op.commutative() ? coll.sitesFor(c, REDUCE) : null;
         String algo;
         if (p == 1 || count == 0) {
             algo = LOCAL;
+        } else if (sites != null) {
+            algo = SITE_AWARE;
         } else if (op.commutative()) {
             algo = coll.pick(REDUCE, bytes >= coll.tuning.reduceLong && count / op.width() >= Integer.highestOneBit(p)
                     ? RABENSEIFNER : BINOMIAL, REDUCE_ALGOS);
@@ -77,6 +80,7 @@ final class CollReductions {
         CollTeam t = CollTeam.of(c);
         switch (algo) {
             case LOCAL -> { }
+            case SITE_AWARE -> sites.reduce(s, c.rank, root, acc, accOff, k, count);
             case RABENSEIFNER -> CollReduce.rabenseifnerReduce(s, t, root, acc, accOff, k, count, op.width());
             case BINOMIAL_VIA_0 -> {
                 CollTree.binomialReduce(s, t, 0, acc, accOff, k, count);
@@ -111,6 +115,7 @@ final class CollReductions {
             CollInter.allreduce(s, c, acc, rbuf, roff, k, count);
             return coll.start(s);
         }
+        CollSites sites = p > 1 && count > 0 && op.commutative() ? coll.sitesFor(c, ALLREDUCE) : null;
         CollShm shm = blocking ? coll.shared(c, ALLREDUCE, bytes, coll.tuning.allreduceShared) : null;
         if (shm != null) {
             return sharedReduce(c, ALLREDUCE, shm, -1, sbuf, soff, rbuf, roff, count, k, op);
@@ -118,6 +123,8 @@ final class CollReductions {
         String algo;
         if (p == 1 || count == 0) {
             algo = LOCAL;
+        } else if (sites != null) {
+            algo = SITE_AWARE;
         } else if (!op.commutative()) {
             algo = RECURSIVE_DOUBLING;
         } else {
@@ -138,6 +145,7 @@ final class CollReductions {
         CollTeam t = CollTeam.of(c);
         switch (algo) {
             case LOCAL -> { }
+            case SITE_AWARE -> sites.allreduce(s, c.rank, acc, accOff, k, count, op.width(), bytes >= coll.tuning.allreduceLong);
             case NODE_AWARE -> coll.nodes(c).allreduce(s, c.rank, acc, accOff, k, count, op.width(), bytes >= coll.tuning.allreduceLong);
             case RING -> CollReduce.ring(s, t, acc, accOff, k, count, op.width());
             case RABENSEIFNER -> CollReduce.rabenseifner(s, t, acc, accOff, k, count, op.width());

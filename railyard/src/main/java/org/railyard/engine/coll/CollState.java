@@ -12,6 +12,8 @@ final class CollState {
     final CollTeam team;
     /** Where the members run, for the node-aware algorithms; computed at the first collective that asks. */
     CollNodes nodes;
+    /** Where the members run, by site and node, for the site-aware algorithms; computed at the first collective that asks. */
+    CollSites sites;
     /** The shared segment of the blocking collectives when all members run on one node ({@link CollShm}), or null. */
     CollShm shm;
     /** The shared segment could not be set up (or was released): the point-to-point algorithms run. */

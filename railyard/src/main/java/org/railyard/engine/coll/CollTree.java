@@ -44,6 +44,30 @@ final class CollTree {
         }
     }
 
+    /** Member 0 of {@code t} hears an empty message from every other member (one round): a barrier's way in. */
+    static void fanIn(CollSchedule s, CollTeam t) {
+        if (t.me != 0) {
+            s.send(EMPTY, Kind.BYTE, 0, 0, t.rank(0));
+        } else {
+            for (int i = 1; i < t.size; i++) {
+                s.recv(EMPTY, Kind.BYTE, 0, 0, t.rank(i));
+            }
+        }
+        s.round();
+    }
+
+    /** Member 0 of {@code t} sends an empty message to every other member (one round): a barrier's way out. */
+    static void fanOut(CollSchedule s, CollTeam t) {
+        if (t.me != 0) {
+            s.recv(EMPTY, Kind.BYTE, 0, 0, t.rank(0));
+        } else {
+            for (int i = 1; i < t.size; i++) {
+                s.send(EMPTY, Kind.BYTE, 0, 0, t.rank(i));
+            }
+        }
+        s.round();
+    }
+
     /** Binomial-tree broadcast: log2 p rounds of the whole message; best while latency dominates. */
     static void binomialBcast(CollSchedule s, CollTeam t, int root, Object buf, Kind k, int off, int count) {
         int p = t.size;

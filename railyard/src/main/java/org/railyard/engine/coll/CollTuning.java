@@ -209,6 +209,7 @@ final class CollTuning {
     final long alltoallLongNode = Config.bytes(ALLTOALL_LONG_NODE_PROP, ALLTOALL_LONG_NODE_DEFAULT);
     final long reduceScatterShort = Config.bytes(REDUCE_SCATTER_SHORT_PROP, REDUCE_SCATTER_SHORT_DEFAULT);
     final boolean nodeAware = Config.bool(NODE_AWARE_PROP, NODE_AWARE_DEFAULT);
+    final boolean sites = Config.bool(Config.COLL_SITES_PROP, Config.COLL_SITES_DEFAULT);
     final boolean shm = Config.bool(SHM_PROP, SHM_DEFAULT);
     long shmSize = Config.bytes(SHM_SIZE_PROP, SHM_SIZE_DEFAULT);
     final long bcastShared = Config.bytes(BCAST_SHARED_PROP, BCAST_SHARED_DEFAULT);

@@ -31,6 +31,12 @@ import org.railyard.error.RailyardException;
  * <h2>Algorithms (p processes, n bytes; thresholds in {@link CollTuning}, all settable)</h2>
  * <table>
  * <tr><th>collective</th><th>choice</th></tr>
+ * <tr><td>any of barrier, bcast, reduce and allreduce (commutative operations), gather, scatter,
+ *   allgather(v), alltoall; gatherv, scatterv, alltoallv when blocking</td><td>site-aware
+ *   ({@link CollSites}, {@link CollSitesMoves}) when the intracommunicator's members run on several
+ *   sites ({@code railyard.site}), {@code railyard.coll.sites} is on and no other algorithm is forced:
+ *   each pair of sites exchanges one message each way at most, and each site runs the node-aware
+ *   or flat algorithms inside; else as below</td></tr>
  * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
  *   several ranks share a node and there are several nodes; else dissemination</td></tr>
  * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 64 KiB (a quarter of that per doubling of p
@@ -105,6 +111,14 @@ public final class Collectives {
 
     CollTuning tuning() {
         return tuning;
+    }
+
+    /**
+     * Makes {@code c} look as if its ranks ran on the given sites and nodes (tests of the
+     * site-aware algorithms; one name of each per rank).
+     */
+    public void assumeSites(CommState c, String[] siteOfRank, String[] nodeOfRank) {
+        CollState.of(c).sites = CollSites.of(siteOfRank, nodeOfRank);
     }
 
     /** Makes {@code c} look as if its ranks ran on the given nodes (tests of the node-aware algorithms). */
@@ -295,7 +309,7 @@ public final class Collectives {
      * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
      * call moves less than {@code from} bytes or has fewer than 3 processes and the segment is not
      * forced, another algorithm is forced, the communicator is an intercommunicator or spans
-     * several nodes, or some member could not map it (shared memory is not among its transports,
+     * several nodes or sites, or some member could not map it (shared memory is not among its transports,
      * say: {@link CollShm#attach} agrees on that once). Every member decides alike from the same
      * settings.
      */
@@ -310,7 +324,8 @@ public final class Collectives {
         if (f != null ? !f.equals(CollShm.NAME) : bytes < from || c.size() < 3) {
             return null;
         }
-        if (nodes(c).count != 1) {
+        // members on several sites are not on one node, whatever their node names say
+        if (nodes(c).count != 1 || sitesFor(c, id) != null) {
             return null;
         }
         if (st.shm == null) {
@@ -353,6 +368,32 @@ public final class Collectives {
         }
     }
 
+    /** The sites of {@code c}'s members (as assumed by a test, if one did). */
+    CollSites sites(CommState c) {
+        CollState st = CollState.of(c);
+        if (st.sites == null) {
+            st.sites = CollSites.of(p2p, c);
+        }
+        return st.sites;
+    }
+
+    /**
+     * The site layout when collective {@code id} on {@code c} runs site-aware, else null: the
+     * (intra)communicator has members on several sites, {@code railyard.coll.sites} is on, and no
+     * other algorithm is forced for the collective. Every member decides alike.
+     */
+    CollSites sitesFor(CommState c, int id) {
+        if (!tuning.sites || c.isInter() || c.size() < 2) {
+            return null;
+        }
+        String f = tuning.forced(NAMES[id]);
+        if (f != null && !f.equals(SITE_AWARE)) {
+            return null;
+        }
+        CollSites st = sites(c);
+        return st.spansSites() ? st : null;
+    }
+
     boolean twoLevel(CommState c) {
         return tuning.nodeAware && c.size() > 2 && nodes(c).twoLevel();
     }
@@ -374,6 +415,12 @@ public final class Collectives {
         if (c.isInter()) {
             CollSchedule s = schedule(c, BARRIER, null, 0, INTER);
             CollInter.barrier(s, c);
+            return start(s);
+        }
+        CollSites sites = sitesFor(c, BARRIER);
+        if (sites != null) {
+            CollSchedule s = schedule(c, BARRIER, null, 0, SITE_AWARE);
+            sites.barrier(s, c.rank);
             return start(s);
         }
         String algo = c.size() == 1 ? LOCAL : twoLevel(c) ? pick(BARRIER, NODE_AWARE, BARRIER_ALGOS) : DISSEMINATION;
@@ -419,6 +466,12 @@ public final class Collectives {
         }
         checkRoot(c, root);
         checkBuffer("bcast buffer", buf, k, off, count);
+        CollSites sites = count > 0 ? sitesFor(c, BCAST) : null;
+        if (sites != null) {
+            CollSchedule s = schedule(c, BCAST, null, bytes, SITE_AWARE);
+            sites.bcast(s, c.rank, root, buf, k, off, count, 1, bytes >= tuning.bcastLong);
+            return start(s);
+        }
         CollShm shm = blocking ? shared(c, BCAST, bytes, tuning.bcastSharedFrom(c.size())) : null;
         if (shm != null) {
             CollSchedule s = schedule(c, BCAST, null, bytes, CollShm.NAME);
@@ -535,12 +588,12 @@ public final class Collectives {
     /** Gathers {@code scount} elements from each rank r into root's {@code rbuf} at {@code roff + displs[r]}; counts are the root's. */
     public Transfer igatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                              int[] displs, Kind rk, int root) {
-        return moves.igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root);
+        return moves.igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root, false);
     }
 
     public void gatherv(CommState c, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff, int[] counts,
                         int[] displs, Kind rk, int root) {
-        finish(igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root));
+        finish(moves.igatherv(c, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, root, true));
     }
 
     /** Scatters root's {@code sbuf}, block r at {@code soff + r * scount}, to everyone's {@code rbuf}; send arguments matter at the root. */
@@ -557,12 +610,12 @@ public final class Collectives {
     /** Scatters {@code counts[r]} elements at {@code soff + displs[r]} of root's {@code sbuf} to rank r. */
     public Transfer iscatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
                               int rcount, Kind rk, int root) {
-        return moves.iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root);
+        return moves.iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root, false);
     }
 
     public void scatterv(CommState c, Object sbuf, int soff, int[] counts, int[] displs, Kind sk, Object rbuf, int roff,
                          int rcount, Kind rk, int root) {
-        finish(iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root));
+        finish(moves.iscatterv(c, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, root, true));
     }
 
     // ================================================================== allgather
@@ -605,12 +658,12 @@ public final class Collectives {
     /** Rank r gets {@code scounts[r]} elements at {@code soff + sdispls[r]}; what rank r sends here lands at {@code roff + rdispls[r]}. */
     public Transfer ialltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf,
                                int roff, int[] rcounts, int[] rdispls, Kind rk) {
-        return moves.ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
+        return moves.ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk, false);
     }
 
     public void alltoallv(CommState c, Object sbuf, int soff, int[] scounts, int[] sdispls, Kind sk, Object rbuf, int roff,
                           int[] rcounts, int[] rdispls, Kind rk) {
-        finish(ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk));
+        finish(moves.ialltoallv(c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk, true));
     }
 
     /**

@@ -1,0 +1,59 @@
+package org.railyard.systest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.railyard.systest.ranks.SiteCollRanks;
+
+/**
+ * Site-aware collectives in real processes: each rank of a local job takes its site from a list
+ * (uneven sites whose ranks are interleaved, at 2 and at 3 sites) and runs every collective on
+ * random data, from every root, on the world, on a reordered split, on a communicator of one site
+ * and across an intercommunicator ({@link SiteCollRanks}); each result is checked against a
+ * sequential computation. The same job with {@code railyard.coll.sites} off (the flat
+ * algorithms) must print the same digest of every result, and only the first may say it chose the
+ * site-aware algorithms.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class SiteCollectivesSystemTest {
+    private static final Duration BOUND = Duration.ofMinutes(4);
+
+    @ParameterizedTest(name = "sites {0}")
+    @CsvSource({"'a,b,b,a,b', 11", "'a,b,c,a,b,b', 12"})
+    void everyCollectiveSiteAwareEqualsFlat(String sites, long seed) {
+        int np = sites.split(",").length;
+        Jobs.Finished aware = Jobs.run("site-collectives-aware-" + np, Jobs.spec(np, SiteCollRanks.class,
+                Map.of("RAILYARD_PRINT_CHOICES", "true"), BOUND, sites, Long.toString(seed)));
+        aware.requireSuccessSaying("site-aware", ": site-aware");
+        Jobs.Finished flat = Jobs.run("site-collectives-flat-" + np, Jobs.spec(np, SiteCollRanks.class,
+                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_COLL_SITES", "off"), BOUND, sites,
+                Long.toString(seed)));
+        flat.requireSuccessSaying("flat", "OK site-collectives rank 0");
+        assertThat(flat.transcript().find(l -> l.text().contains(": site-aware"))).as("a flat run chose site-aware")
+                .isEmpty();
+        List<String> awareDigests = digests(aware);
+        assertThat(awareDigests).as("digests of the site-aware run").hasSizeGreaterThan(np * 50);
+        for (String what : List.of("world gatherv", "reversed alltoallv", "half allgatherv", "world reduce n=3000",
+                "inter allreduce")) {
+            assertThat(awareDigests).as("results of " + what).anyMatch(d -> d.startsWith("DIGEST " + what));
+        }
+        assertThat(awareDigests).as("every result of the site-aware run, against the flat run's")
+                .containsExactlyInAnyOrderElementsOf(digests(flat));
+        // every kind of collective that has a site-aware form chose it somewhere
+        for (String coll : List.of("barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
+                "allgather", "allgatherv", "alltoall", "alltoallv")) {
+            assertThat(aware.transcript().find(l -> l.text().matches(".*: " + coll + " .*: site-aware.*")))
+                    .as(coll + " chose site-aware").isPresent();
+        }
+    }
+
+    private static List<String> digests(Jobs.Finished job) {
+        return job.transcript().lines().stream().map(Transcript.Line::text).filter(t -> t.startsWith("DIGEST ")).toList();
+    }
+}
