@@ -9,13 +9,16 @@
 # Defaults: 10 ms one way, 200 Mbit/s, no loss, 20 rounds (10 each way) of 10 ops. Output goes to
 # stdout and to bench/lab/results/sitebench.txt (appended), with the load average of the machine.
 # After the timed runs, each algorithm runs alone in a job of its own while wanem counts the
-# frames and bytes that cross the WAN (less those of a job that runs no collective).
+# frames and bytes that cross the WAN (less those of a job that runs no collective). STLAB_ID and
+# STLAB_DIR name the lab as for wanlab.sh; SITEBENCH_OUT replaces the results file.
 set -euo pipefail
 
 here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
 repo=$(cd -- "$here/../.." && pwd -P)
-dir=${STLAB_DIR:-/tmp/stlab}
-out="$here/results/sitebench.txt"
+id=${STLAB_ID:-}
+dir=${STLAB_DIR:-/tmp/stlab$id}
+export STLAB_DIR=$dir
+out=${SITEBENCH_OUT:-$here/results/sitebench.txt}
 delay=10 rate=200 loss=0 rounds=20 ops=10 counts_only=
 while (($#)); do
     case $1 in
@@ -48,10 +51,10 @@ shift
 exec ip netns exec "$host" env RAILYARD_SITE="$host" /bin/sh -c "$*"
 EOF
 chmod +x "$dir/rsh"
-printf 'sts0 slots=4\nsts1 slots=4\n' >"$dir/hosts"
+printf 'sts0%s slots=4\nsts1%s slots=4\n' "$id" "$id" >"$dir/hosts"
 
 job() {
-    ip netns exec sts0 "$java" --sun-misc-unsafe-memory-access=allow -Drailyard.launcher.host=10.77.0.1 -cp "$cp" \
+    ip netns exec "sts0$id" "$java" --sun-misc-unsafe-memory-access=allow -Drailyard.launcher.host=10.77.0.1 -cp "$cp" \
         org.railyard.cli.Main run -np 8 --hosts "$dir/hosts" --rsh "$dir/rsh" --transports tcp --timeout 900s \
         --env RAILYARD_RAIL_NETS=10.77.0.0/24 --classpath "$cp" --jvm-arg=-Xmx256m --jvm-arg=-XX:+UseSerialGC \
         org.railyard.systest.lab.SiteBench "$@"

@@ -455,6 +455,37 @@ public abstract class Datatype implements Freeable {
         return r;
     }
 
+    /** One-sided operations' view of this type, made once: {@link #layout()}. */
+    private volatile org.railyard.Layout layout;
+
+    /**
+     * This type as Railyard's one-sided operations take it ({@link Win}): its runs of consecutive
+     * slots over the basic type, and its extent. A type without values of a basic type (OBJECT,
+     * the markers) or with a value before slot 0 has none: an error naming the type.
+     */
+    org.railyard.Layout layout() {
+        org.railyard.Layout l = layout;
+        if (l == null) {
+            if (nativeType == null) {
+                throw MPIException.error("datatype " + name + " has no values of a basic type for one-sided "
+                        + "operations");
+            }
+            if (dataLo < 0) {
+                throw MPIException.error("datatype " + name + " places a value before slot 0 (at " + dataLo
+                        + "), which one-sided operations do not take");
+            }
+            int[] r = runs();
+            int[] d = new int[r.length / 2];
+            int[] n = new int[r.length / 2];
+            for (int i = 0; i < d.length; i++) {
+                d[i] = r[2 * i];
+                n[i] = r[2 * i + 1];
+            }
+            layout = l = org.railyard.Layout.runs(nativeType, d, n, extent());
+        }
+        return l;
+    }
+
     /** Checks {@code buf} is an array of this type's base type and covers {@code count} elements from {@code offset}. */
     void checkBuffer(Object buf, int offset, int count, String what) {
         checkBuffer(buf, offset, count, what, -1);

@@ -84,6 +84,11 @@ public class MPI {
     /** Smallest value of (value, index) pairs, lowest index on ties; use the pair datatypes. */
     public static Op MINLOC = new Op(Reduction.MINLOC);
 
+    /** One-sided accumulates only ({@link Win}): the target takes the origin's values. */
+    public static Op REPLACE = new Op(org.railyard.Op.REPLACE.reduction());
+    /** One-sided accumulates only ({@link Win}): the target keeps its values (Get_accumulate is then an atomic read). */
+    public static Op NO_OP = new Op(org.railyard.Op.NO_OP.reduction());
+
     // ------------------------------------------------------------ constants
 
     /** A receive or probe from any sender: -2, as in MPJ Express (Railyard's own value differs; see {@link Special}). */
@@ -120,6 +125,16 @@ public class MPI {
     /** Railyard's per-message overheads are not taken from user memory: 0. */
     public static int SEND_OVERHEAD = 0;
     public static int RECV_OVERHEAD = 0;
+
+    /** Lock types of {@link Win#Lock}: no other lock at the same time, or other shared locks allowed. */
+    public static final int LOCK_EXCLUSIVE = org.railyard.Window.LOCK_EXCLUSIVE;
+    public static final int LOCK_SHARED = org.railyard.Window.LOCK_SHARED;
+    /** Assertions of the {@link Win} synchronisations (OR them; 0 for none); see {@link org.railyard.Window}. */
+    public static final int MODE_NOCHECK = org.railyard.Window.MODE_NOCHECK;
+    public static final int MODE_NOSTORE = org.railyard.Window.MODE_NOSTORE;
+    public static final int MODE_NOPUT = org.railyard.Window.MODE_NOPUT;
+    public static final int MODE_NOPRECEDE = org.railyard.Window.MODE_NOPRECEDE;
+    public static final int MODE_NOSUCCEED = org.railyard.Window.MODE_NOSUCCEED;
 
     /** Processors available to this process. */
     public static final int NUM_OF_PROCESSORS = Runtime.getRuntime().availableProcessors();

@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  * <p>Exit status: 0 on success; the job's exit code when a job fails (124 on timeout); 1 when a
  * job succeeds without producing results or the outputs cannot be written; 2 on bad arguments.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = StreamCommand.class,
+@Command(name = "bench", mixinStandardHelpOptions = true, subcommands = {StreamCommand.class, RmaCommand.class},
         description = {"Measures point-to-point latency and bandwidth and allreduce time between local ranks.",
                 "Prints TSV: benchmark, transport, np, bytes, iterations, mean_us, p50_us, p99_us, max_us, MB_s."})
 public final class BenchCommand implements Callable<Integer> {
@@ -109,6 +109,16 @@ public final class BenchCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
+        return runJobs(jobs, alloc, tsv, png, out, err);
+    }
+
+    /**
+     * Runs the jobs one after the other, printing rank 0's result rows under one header to
+     * {@code out} and everything else to {@code err}; then writes {@code tsv} and {@code png} when
+     * given. Returns the exit status of the class comment. Shared by the {@code bench} subcommands
+     * that run a rank program as a local job ({@link RmaCommand}).
+     */
+    static int runJobs(List<JobSpec> jobs, boolean alloc, Path tsv, Path png, PrintWriter out, PrintWriter err) {
         List<Row> rows = new ArrayList<>();
         boolean headerPrinted = false;
         for (JobSpec job : jobs) {
@@ -198,33 +208,48 @@ public final class BenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("latency, bw and bibw need --np 2 or more");
         }
         Sizes.parseList(sizes);
+        List<String> args = new ArrayList<>(List.of(benchmarks, "--sizes", sizes, "--window", Integer.toString(window)));
+        if (iters != null) {
+            args.addAll(List.of("--iters", Long.toString(iters)));
+        }
+        if (alloc) {
+            args.add("--alloc");
+        }
+        if (noJitWarmup) {
+            args.add("--no-jit-warmup");
+        }
+        return perTransport(RANK_MAIN, np, args, transports, env, jvmArgs, timeout, hosts, rsh);
+    }
+
+    /**
+     * One job of {@code np} ranks running {@code main} with {@code args} per value of
+     * {@code transports} (one job with no restriction when empty): each value is added to the
+     * arguments as {@code --transport T} and set as RAILYARD_TRANSPORTS; every job is bounded by
+     * {@code timeout}, on {@code hosts} (a hosts file) when given.
+     *
+     * @throws IllegalArgumentException on a bad transport list, timeout or hosts file
+     */
+    static List<JobSpec> perTransport(String main, int np, List<String> args, List<String> transports,
+                                      Map<String, String> env, List<String> jvmArgs, String timeout, Path hosts,
+                                      String rsh) {
         Duration limit = Config.parseDuration("--timeout", timeout);
         if (limit.isZero()) {
             throw new IllegalArgumentException("--timeout must be positive");
         }
+        List<org.railyard.launcher.Host> hostList = hosts == null ? List.of() : org.railyard.launcher.Host.readFile(hosts);
         List<String> runs = transports.isEmpty() ? java.util.Collections.singletonList(null) : transports;
         List<JobSpec> out = new ArrayList<>();
         for (String t : runs) {
-            List<String> args = new ArrayList<>(List.of(benchmarks, "--sizes", sizes, "--window", Integer.toString(window)));
-            if (iters != null) {
-                args.addAll(List.of("--iters", Long.toString(iters)));
-            }
-            if (alloc) {
-                args.add("--alloc");
-            }
-            if (noJitWarmup) {
-                args.add("--no-jit-warmup");
-            }
+            List<String> jobArgs = new ArrayList<>(args);
             Map<String, String> jobEnv = new java.util.LinkedHashMap<>(env);
             if (t != null) {
                 if (t.isBlank() || t.chars().anyMatch(Character::isWhitespace)) {
                     throw new IllegalArgumentException("--transports value '" + t + "' must be a name or comma list without blanks");
                 }
-                args.addAll(List.of("--transport", t));
+                jobArgs.addAll(List.of("--transport", t));
                 jobEnv.put(Config.envName(Config.TRANSPORTS_PROP), t);
             }
-            List<org.railyard.launcher.Host> hostList = hosts == null ? List.of() : org.railyard.launcher.Host.readFile(hosts);
-            out.add(new JobSpec(np, hostList, RANK_MAIN, args, List.of(), jobEnv, jvmArgs, limit, rsh));
+            out.add(new JobSpec(np, hostList, main, jobArgs, List.of(), jobEnv, jvmArgs, limit, rsh));
         }
         return out;
     }

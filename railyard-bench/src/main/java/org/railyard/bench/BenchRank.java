@@ -76,14 +76,14 @@ public final class BenchRank {
             return new Options(Benchmark.parseList(benches.toString()), sizes, iters, window, alloc, transport, jit);
         }
 
-        private static String value(String[] args, int i, String option) {
+        static String value(String[] args, int i, String option) {
             if (i >= args.length) {
                 throw new IllegalArgumentException(option + " needs a value");
             }
             return args[i];
         }
 
-        private static long positive(String v, String option) {
+        static long positive(String v, String option) {
             try {
                 long n = Long.parseLong(v.trim());
                 if (n > 0) {

@@ -15,8 +15,9 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * Draws results as log-log PNG charts against message size: mean time (microseconds) for latency
- * and allreduce, throughput (MB/s) for bw and bibw. One series per benchmark, transport and process
- * count; when the rows hold both kinds, the PNG has the two charts side by side.
+ * and allreduce, throughput (MB/s) for bw, bibw and the one-sided bandwidths ({@link #bandwidth}).
+ * One series per benchmark, transport and process count; when the rows hold both kinds, the PNG has
+ * the two charts side by side.
  */
 public final class Plot {
     /** Width and height of one chart, pixels. */
@@ -67,11 +68,16 @@ public final class Plot {
         return out;
     }
 
+    /** True for the benchmarks measured in MB/s: bw, bibw, the one-sided put_bw and get_bw, and the *_copy ones. */
+    static boolean bandwidth(String benchmark) {
+        return benchmark.equals("bw") || benchmark.equals("bibw") || benchmark.contains("_bw") || benchmark.contains("_copy");
+    }
+
     private static XYChart chart(List<Row> rows, boolean bandwidth) {
         boolean multiNp = rows.stream().map(Row::np).distinct().count() > 1;
         Map<String, List<Row>> series = new LinkedHashMap<>();
         for (Row r : rows) {
-            boolean isBw = r.benchmark().equals("bw") || r.benchmark().equals("bibw");
+            boolean isBw = bandwidth(r.benchmark());
             double y = bandwidth ? r.mbPerS() : r.meanUs();
             if (isBw != bandwidth || r.bytes() <= 0 || !(y > 0)) {
                 continue;

@@ -31,8 +31,13 @@ import java.util.function.Consumer;
  * cause instead of a cascade of bootstrap failures.
  */
 public final class KvServer implements AutoCloseable {
-    /** Bound on a connecting process proving itself, so a silent stranger cannot hold a thread forever. */
-    private static final int HANDSHAKE_TIMEOUT_MS = 30_000;
+    /**
+     * Bound on a connecting process proving itself, so a silent stranger cannot hold a thread
+     * forever. Generous: a rank JVM starting on a crowded node (many ranks per core, each compiling)
+     * was seen to take over 30 s between its connect and its hello, and a rank refused here fails
+     * the whole job. A stranger costs only a virtual thread meanwhile.
+     */
+    private static final int HANDSHAKE_TIMEOUT_MS = 120_000;
 
     private final int size;
     private final String jobId;

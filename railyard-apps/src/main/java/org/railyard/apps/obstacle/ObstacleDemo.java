@@ -67,6 +67,8 @@ public final class ObstacleDemo {
               --slow R:F[:M]     rank R runs F times slower (M: sleep, a lower CPU share, or spin)
               --chunk C          async: largest halo value, doubles (default over udp %d, a few
                                  datagrams; otherwise whole planes, up to the largest value)
+              --halo H           sync: two-sided (default: sends and receives) or rma (puts into the
+                                 neighbours' windows, each iteration's epoch ended by a fence)
               --quiet            no progress bar and no header
               --help             this text""".formatted(DEFAULT_N, RichardsonSettings.DEFAULT_TOLERANCE,
             RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP,
@@ -111,7 +113,8 @@ public final class ObstacleDemo {
      * @param chunk async halo chunk in doubles; 0: whole planes, as long as a value may be
      */
     record Options(int n, RichardsonSettings settings, String decomp, boolean check, double agreeTolerance,
-                   boolean quiet, boolean help, boolean async, String transport, Slowdown slow, int chunk) {
+                   boolean quiet, boolean help, boolean async, String transport, Slowdown slow, int chunk,
+                   ParallelSolver.Halo halo) {
 
         static Options parse(String[] args) {
             int n = DEFAULT_N;
@@ -123,6 +126,7 @@ public final class ObstacleDemo {
             String transport = null;
             Slowdown slow = Slowdown.NONE;
             int chunk = -1;
+            ParallelSolver.Halo halo = ParallelSolver.Halo.TWO_SIDED;
             boolean quiet = false;
             boolean help = false;
             for (int a = 0; a < args.length; a++) {
@@ -139,7 +143,7 @@ public final class ObstacleDemo {
                     case "--quiet", "-q" -> quiet = true;
                     case "--help", "-h" -> help = true;
                     case "--n", "--tol", "--max-iter", "--check-every", "--omega", "--decomp", "--agree-tol", "--scheme",
-                         "--transport", "--slow", "--chunk" -> {
+                         "--transport", "--slow", "--chunk", "--halo" -> {
                         if (value == null) {
                             if (a + 1 >= args.length) {
                                 throw new IllegalArgumentException(arg + " needs a value");
@@ -169,6 +173,12 @@ public final class ObstacleDemo {
                                 }
                                 case "--slow" -> slow = Slowdown.parse(value);
                                 case "--chunk" -> chunk = Integer.parseInt(value);
+                                case "--halo" -> halo = switch (value) {
+                                    case "two-sided" -> ParallelSolver.Halo.TWO_SIDED;
+                                    case "rma" -> ParallelSolver.Halo.RMA;
+                                    default -> throw new IllegalArgumentException("--halo must be two-sided or rma, got '"
+                                            + value + "'");
+                                };
                                 default -> agree = Double.parseDouble(value);
                             }
                         } catch (NumberFormatException e) {
@@ -189,7 +199,10 @@ public final class ObstacleDemo {
             if (agree < 0) {
                 throw new IllegalArgumentException("--agree-tol must be >= 0, got " + agree);
             }
-            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk);
+            if (async && halo == ParallelSolver.Halo.RMA) {
+                throw new IllegalArgumentException("--halo rma is for --scheme sync (the asynchronous scheme sends value flows)");
+            }
+            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk, halo);
         }
     }
 
@@ -245,14 +258,16 @@ public final class ObstacleDemo {
                         + breakdown(world, phases, phaseNames);
             }
         } else {
-            try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition)) {
+            try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition, o.halo())) {
                 solver.slowdown(o.slow());
                 world.barrier();
                 parallel = withBar(bar, o, settings, err, solver::solve);
                 solution = solver.gather(0);
                 phases = solver.timeBreakdown();
                 phaseNames = new String[] {"compute", "halo wait", "send wait", "test", "slowdown"};
-                details = breakdown(world, phases, phaseNames);
+                details = (o.halo() == ParallelSolver.Halo.RMA
+                        ? "halo exchange:    one-sided, puts into the neighbours' windows between fences" + System.lineSeparator()
+                        : "") + breakdown(world, phases, phaseNames);
             }
         }
         // The slowest rank's time is the solve's wall time (all leave the last allreduce, or the

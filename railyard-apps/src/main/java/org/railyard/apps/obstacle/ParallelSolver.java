@@ -3,6 +3,7 @@ package org.railyard.apps.obstacle;
 import org.railyard.Comm;
 import org.railyard.Op;
 import org.railyard.Request;
+import org.railyard.Window;
 
 /**
  * The synchronous distributed projected Richardson method of seed 000, section IV: the grid is
@@ -20,6 +21,14 @@ import org.railyard.Request;
  * so all stop at the same iteration. All buffers are allocated up front; the loop itself allocates
  * nothing but the request handles the communicator returns.
  *
+ * <p>{@link Halo#RMA} does the same exchange one-sided: every rank exposes a window over its ghost
+ * planes (two sets, used in alternate iterations), puts its boundary planes into its neighbours'
+ * ghost planes, sweeps the inner part while they travel, and a fence ends the iteration's epoch,
+ * after which its own ghost planes hold the neighbours' values. Two sets suffice: a neighbour
+ * writes the set of iteration {@code k} again only in iteration {@code k+2}, after the fence of
+ * {@code k+1}, which it leaves only once this rank has entered it, and so has unpacked the set of
+ * {@code k}. The iterates are the same, bit for bit.
+ *
  * <p>Collective: every rank of the communicator constructs the solver with the same arguments and
  * calls {@link #solve}, {@link #gather} and {@link #close} together. The solver works on a private
  * duplicate of the communicator, so its messages never meet the caller's.
@@ -28,6 +37,14 @@ public final class ParallelSolver implements AutoCloseable {
     /** Halo tags are {@code TAG_HALO + face}, the face of the sender the plane leaves through. */
     private static final int TAG_HALO = 100;
     private static final int TAG_GATHER = 200;
+
+    /** How the halo planes travel. */
+    public enum Halo {
+        /** Non-blocking sends and receives (the default). */
+        TWO_SIDED,
+        /** Puts into the neighbours' windows, an iteration's epoch ended by a fence. */
+        RMA
+    }
 
     private final Comm comm;
     private final ObstacleProblem problem;
@@ -44,6 +61,14 @@ public final class ParallelSolver implements AutoCloseable {
     private final Request[] recvs = new Request[Decomposition.FACES];
     private final int[][] sweepPlan;
     private final double[] localMax = new double[2];
+    private final Halo halo;
+    // RMA: the window over this rank's ghost planes, where face f's plane of set p starts in it
+    // (doubles), where this rank's plane through face f lands in the neighbour's, and the set in use
+    private final Window window;
+    private final double[] ghosts;
+    private final int[][] ghostAt = new int[2][Decomposition.FACES];
+    private final long[][] theirGhostAt = new long[2][Decomposition.FACES];
+    private int set;
     private final double[] globalMax = new double[2];
     private Slowdown slowdown = Slowdown.NONE;
     /** Where this rank's solve time went, in nanoseconds: sweeping, waiting for halo planes, waiting
@@ -57,6 +82,18 @@ public final class ParallelSolver implements AutoCloseable {
      *         the problem's grid
      */
     public ParallelSolver(Comm comm, ObstacleProblem problem, RichardsonSettings settings, Decomposition decomposition) {
+        this(comm, problem, settings, decomposition, Halo.TWO_SIDED);
+    }
+
+    /**
+     * Sets up this rank's block, with the halo exchange {@code halo} (collective: duplicates
+     * {@code comm}, and for {@link Halo#RMA} creates a window over it).
+     *
+     * @throws IllegalArgumentException if the decomposition is not for {@code comm.size()} ranks and
+     *         the problem's grid
+     */
+    public ParallelSolver(Comm comm, ObstacleProblem problem, RichardsonSettings settings, Decomposition decomposition,
+                          Halo halo) {
         if (decomposition.ranks() != comm.size()) {
             throw new IllegalArgumentException("decomposition " + decomposition.shape() + " is for "
                     + decomposition.ranks() + " ranks, the communicator has " + comm.size());
@@ -85,6 +122,41 @@ public final class ParallelSolver implements AutoCloseable {
         }
         this.sweepPlan = block.sweepPlan(has);
         this.comm = comm.dup();
+        this.halo = halo;
+        if (halo == Halo.RMA) {
+            int mine = ghostLayout(rank, ghostAt);
+            for (int f = 0; f < Decomposition.FACES; f++) {
+                if (has[f]) {
+                    int[][] theirs = new int[2][Decomposition.FACES];
+                    ghostLayout(neighbours[f], theirs);
+                    theirGhostAt[0][f] = theirs[0][Decomposition.opposite(f)];
+                    theirGhostAt[1][f] = theirs[1][Decomposition.opposite(f)];
+                }
+            }
+            this.ghosts = new double[mine];
+            this.window = Window.create(this.comm, ghosts, Double.BYTES);
+            window.fence(Window.MODE_NOPRECEDE);
+        } else {
+            this.ghosts = null;
+            this.window = null;
+        }
+    }
+
+    /**
+     * Where each face's ghost plane of each set starts in the ghost array of {@code rank}'s block
+     * (a plane per face, with a neighbour or not, set 0 then set 1), into {@code at}; returns the
+     * array's length. Every rank computes it for its neighbours from the decomposition alone.
+     */
+    private int ghostLayout(int rank, int[][] at) {
+        int n = 0;
+        for (int p = 0; p < 2; p++) {
+            for (int f = 0; f < Decomposition.FACES; f++) {
+                at[p][f] = n;
+                int axis = f >> 1;
+                n += decomposition.count(rank, (axis + 1) % 3) * decomposition.count(rank, (axis + 2) % 3);
+            }
+        }
+        return n;
     }
 
     /** The decomposition in use. */
@@ -112,11 +184,19 @@ public final class ParallelSolver implements AutoCloseable {
 
     private void iterate() {
         block.beginIteration();
-        startHaloExchange();
+        if (halo == Halo.RMA) {
+            putHalos();
+        } else {
+            startHaloExchange();
+        }
         long t0 = System.nanoTime();
         block.sweep(sweepPlan[0]);
         long t1 = System.nanoTime();
-        finishHaloExchange();
+        if (halo == Halo.RMA) {
+            fenceAndUnpack();
+        } else {
+            finishHaloExchange();
+        }
         long t2 = System.nanoTime();
         for (int b = 1; b < sweepPlan.length; b++) {
             block.sweep(sweepPlan[b]);
@@ -179,6 +259,28 @@ public final class ParallelSolver implements AutoCloseable {
         }
     }
 
+    /** RMA: packs the boundary planes and puts each into the neighbour's ghost plane of this iteration's set. */
+    private void putHalos() {
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (neighbours[f] != Decomposition.NONE) {
+                block.copyBox(sendPlanes[f], boundaryBoxes[f], true);
+                window.put(sendPlanes[f], 0, sendPlanes[f].length, neighbours[f], theirGhostAt[set][f]);
+            }
+        }
+    }
+
+    /** RMA: ends the epoch (every put of the iteration is in place) and unpacks this set's ghost planes. */
+    private void fenceAndUnpack() {
+        window.fence(0);
+        for (int f = 0; f < Decomposition.FACES; f++) {
+            if (neighbours[f] != Decomposition.NONE) {
+                System.arraycopy(ghosts, ghostAt[set][f], recvPlanes[f], 0, recvPlanes[f].length);
+                block.copyBox(recvPlanes[f], ghostBoxes[f], false);
+            }
+        }
+        set ^= 1;
+    }
+
     private void awaitSends() {
         for (int f = 0; f < Decomposition.FACES; f++) {
             if (sends[f] != null) {
@@ -199,9 +301,13 @@ public final class ParallelSolver implements AutoCloseable {
         return Gather.blocks(comm, decomposition, problem.n(), mine, root, TAG_GATHER);
     }
 
-    /** Frees the solver's communicator (collective). */
+    /** Frees the solver's window, if any, and its communicator (collective). */
     @Override
     public void close() {
+        if (window != null) {
+            window.fence(Window.MODE_NOSUCCEED);
+            window.free();
+        }
         comm.free();
     }
 }

@@ -52,6 +52,34 @@ class ParallelSolverTest {
     }
 
     @Test
+    void theHaloOptionSelectsTheExchangeAndRefusesWhatItCannotDo() {
+        assertThat(ObstacleDemo.Options.parse(new String[0]).halo()).isEqualTo(ParallelSolver.Halo.TWO_SIDED);
+        assertThat(ObstacleDemo.Options.parse(new String[] {"--halo", "rma"}).halo()).isEqualTo(ParallelSolver.Halo.RMA);
+        assertThat(ObstacleDemo.Options.parse(new String[] {"--halo=two-sided"}).halo())
+                .isEqualTo(ParallelSolver.Halo.TWO_SIDED);
+        assertThatThrownBy(() -> ObstacleDemo.Options.parse(new String[] {"--halo", "shmem"}))
+                .hasMessageContaining("--halo must be two-sided or rma, got 'shmem'");
+        assertThatThrownBy(() -> ObstacleDemo.Options.parse(new String[] {"--halo", "rma", "--scheme", "async"}))
+                .hasMessageContaining("--halo rma is for --scheme sync");
+    }
+
+    @Test
+    void aJobOfOneWithOneSidedHalosReproducesTheSequentialSolverToo() {
+        ObstacleProblem problem = ObstacleProblem.membraneOnBump(10);
+        RichardsonSettings settings = RichardsonSettings.defaults();
+        SolveResult parallel;
+        double[] got;
+        try (ParallelSolver solver = new ParallelSolver(railyard.world(), problem, settings,
+                Decomposition.of(10, 1, "block"), ParallelSolver.Halo.RMA)) {
+            parallel = solver.solve(ProgressListener.NONE);
+            got = solver.gather(0);
+        }
+        SequentialSolver sequential = new SequentialSolver(problem, settings);
+        assertThat(parallel.iterations()).isEqualTo(sequential.solve(ProgressListener.NONE).iterations());
+        assertThat(got).containsExactly(sequential.solution());
+    }
+
+    @Test
     void rejectsADecompositionForAnotherJobSize() {
         Comm world = railyard.world();
         ObstacleProblem problem = ObstacleProblem.membraneOnBump(8);

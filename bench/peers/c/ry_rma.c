@@ -1,0 +1,506 @@
+/*
+ * ry_rma: Railyard's one-sided benchmark (`railyard bench rma`, org.railyard.bench.RmaBenchRank)
+ * written against the MPI C API, so that Railyard's windows can be compared with a native MPI
+ * library's on the same machine, with the same method and the same output. Keep the two in step
+ * (bench/README.md, "One-sided").
+ *
+ * The method follows the OSU one-sided micro-benchmarks: 2 ranks (others, if any, sit out), a
+ * window made by MPI_Win_allocate for each benchmark and size, rank 0 the origin and rank 1 the
+ * target, except in the two active-target modes, where each rank in turn is origin of one epoch.
+ *
+ *   benchmarks  put_latency, get_latency: one put (get) of S bytes and its completion;
+ *               put_bw, get_bw: a window of 64 puts (gets) of S bytes (32 above 8 KiB) to
+ *               consecutive displacements, then their completion; a sample is one window, reported
+ *               per operation, and MB/s counts the bytes of the timed windows over their time;
+ *               acc_latency: MPI_Accumulate(MPI_SUM) of S/4 ints of value 1 (sizes under 4 skipped);
+ *               fop_latency: MPI_Fetch_and_op(MPI_SUM) of one 8-byte integer;
+ *               cas_latency: MPI_Compare_and_swap of one 8-byte integer (always succeeds: the
+ *               origin is the only writer and knows the value); fop and cas run at 8 bytes only.
+ *   sync modes  flush: one shared lock for the whole loop, each iteration completed by a flush;
+ *               lock:  each iteration in its own exclusive lock/unlock epoch;
+ *               fence: rank 0's operations in one fence epoch, rank 1's (to rank 0) in the next;
+ *                      an iteration is the two epochs, a latency sample half of it;
+ *               pscw:  the same with post/start/complete/wait between the two ranks.
+ *               (for bw, fence and pscw: rank 0 alone is origin, one epoch per window)
+ *   iterations  latency: 10000 timed iterations and 100 warm-up up to 8 KiB, 1000 and 10 above
+ *               (--iters N replaces 10000; the others scale with it); bw: a hundredth of that in
+ *               windows (100) up to 8 KiB, 30 windows above, a tenth of it as warm-up (at least 1).
+ *   checks      every rank fills its window with the pattern byte i = i*31 + rank before the
+ *               measurement; afterwards the target of puts finds the origin's pattern in its
+ *               window, the origin of gets finds the target's pattern in what it read, an
+ *               accumulate target finds each int equal to the number of accumulates it received,
+ *               and every fetch-and-op and compare-and-swap result is the value expected. A
+ *               mismatch stops the run.
+ *   output      rank 0 writes TSV on stdout, one header line then one line per benchmark, mode
+ *               and size: `benchmark transport np bytes iterations mean_us p50_us p99_us max_us
+ *               MB_s`, benchmark as NAME-MODE (put_latency-flush). Times are microseconds per
+ *               operation; percentiles nearest-rank over the samples; MB/s is 10^6 bytes/s.
+ *
+ * Usage: mpirun -np 2 ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC]
+ *                            [--iters N] [--transport LABEL]
+ *   BENCH  put_latency, get_latency, put_bw, get_bw, acc_latency, fop_latency, cas_latency
+ *   SPEC   comma-separated items, each a size (8, 64k, 4m) or a range LO:HI of powers of two;
+ *          default 1:4m.
+ *   LABEL  free text written in the transport column (the caller knows which BTL it selected).
+ *
+ * Build: mpicc -O2 -o ry_rma ry_rma.c
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "ry_common.h"
+
+#define LARGE_LIMIT (8L * 1024)
+#define WINDOW_SMALL 64
+#define WINDOW_LARGE 32
+
+enum bench { PUT_LAT, GET_LAT, PUT_BW, GET_BW, ACC_LAT, FOP_LAT, CAS_LAT, NBENCH };
+enum sync { FLUSH, LOCK, FENCE, PSCW, NSYNC };
+
+static const char *const BENCH_NAMES[NBENCH] = {"put_latency", "get_latency", "put_bw", "get_bw",
+                                                "acc_latency", "fop_latency", "cas_latency"};
+static const char *const SYNC_NAMES[NSYNC] = {"flush", "lock", "fence", "pscw"};
+
+static int rank, nprocs;
+static MPI_Comm pair;          /* ranks 0 and 1 */
+static MPI_Group peer_group;   /* the other rank of the pair, for post/start */
+static const char *transport = "mpi";
+static long iter_base = 10000;
+
+
+static void die(const char *msg) {
+    if (rank == 0) {
+        fprintf(stderr, "ry_rma: %s\n", msg);
+    }
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2);
+}
+
+static void fail_check(const char *what, long at, long expected, long got) {
+    fprintf(stderr, "ry_rma: rank %d: %s: at %ld expected %ld, found %ld\n", rank, what, at, expected, got);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
+
+
+static int is_bw(enum bench b) { return b == PUT_BW || b == GET_BW; }
+
+/* Operations per iteration (the bw window), timed iterations and warm-up (header comment). */
+static void iterations(enum bench b, long size, long *ops, long *iters, long *warmup) {
+    int large = size > LARGE_LIMIT;
+    if (is_bw(b)) {
+        *ops = large ? WINDOW_LARGE : WINDOW_SMALL;
+        *iters = large ? iter_base * 3 / 1000 : iter_base / 100;
+        if (*iters < 1) {
+            *iters = 1;
+        }
+        *warmup = *iters / 10 < 1 ? 1 : *iters / 10;
+    } else {
+        *ops = 1;
+        *iters = large ? iter_base / 10 : iter_base;
+        if (*iters < 1) {
+            *iters = 1;
+        }
+        *warmup = large ? iter_base / 1000 : iter_base / 100;
+        if (*warmup < 1) {
+            *warmup = 1;
+        }
+    }
+}
+
+
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
+
+static void report(enum bench b, enum sync s, long bytes, long iters, double *samples, double mean_us, double mbs) {
+    qsort(samples, (size_t) iters, sizeof(double), cmp_double);
+    printf("%s-%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", BENCH_NAMES[b], SYNC_NAMES[s], transport, nprocs,
+           bytes, iters, mean_us, percentile(samples, iters, 50), percentile(samples, iters, 99), samples[iters - 1],
+           mbs);
+    fflush(stdout);
+}
+
+static unsigned char pattern(long i, int seed) { return (unsigned char) (i * 31 + seed); }
+
+/* One measurement's state: the window, the local buffers, what the checks need. */
+struct run {
+    enum bench b;
+    enum sync s;
+    long size, ops, iters, warmup;
+    MPI_Win win;
+    unsigned char *base; /* this rank's window memory */
+    unsigned char *sbuf; /* origin data: pattern of this rank, or ints of 1 for accumulate */
+    unsigned char *rbuf; /* what gets and atomics bring back */
+    long received;       /* accumulates, fetch-and-ops or swaps this rank's window took */
+    int64_t next;        /* fop/cas: the value the next operation will find at the target */
+};
+
+/* Issues the operations of one iteration from this rank to peer (no completion). */
+static void issue(struct run *r, int peer) {
+    long n = r->size;
+    switch (r->b) {
+    case PUT_LAT:
+    case PUT_BW:
+        for (long j = 0; j < r->ops; j++) {
+            MPI_Put(r->sbuf + j * n, (int) n, MPI_BYTE, peer, j * n, (int) n, MPI_BYTE, r->win);
+        }
+        break;
+    case GET_LAT:
+    case GET_BW:
+        for (long j = 0; j < r->ops; j++) {
+            MPI_Get(r->rbuf + j * n, (int) n, MPI_BYTE, peer, j * n, (int) n, MPI_BYTE, r->win);
+        }
+        break;
+    case ACC_LAT:
+        MPI_Accumulate(r->sbuf, (int) (n / 4), MPI_INT, peer, 0, (int) (n / 4), MPI_INT, MPI_SUM, r->win);
+        break;
+    case FOP_LAT: {
+        static const int64_t one = 1;
+        MPI_Fetch_and_op(&one, r->rbuf, MPI_INT64_T, peer, 0, MPI_SUM, r->win);
+        break;
+    }
+    case CAS_LAT: {
+        static int64_t swap, compare;
+        compare = r->next;
+        swap = r->next + 1;
+        MPI_Compare_and_swap(&swap, &compare, r->rbuf, MPI_INT64_T, peer, 0, r->win);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* After an iteration's completion: the value an atomic fetched is the one expected. */
+static void after(struct run *r) {
+    if (r->b == FOP_LAT || r->b == CAS_LAT) {
+        int64_t got;
+        memcpy(&got, r->rbuf, sizeof got);
+        if (got != r->next) {
+            fail_check(r->b == FOP_LAT ? "fetch-and-op result" : "compare-and-swap result", 0, (long) r->next,
+                       (long) got);
+        }
+        r->next++;
+    }
+}
+
+/* One iteration in an active-target mode: epoch 1 rank 0 is origin, epoch 2 rank 1 (latency);
+ * for bw only epoch 1. */
+static void active_iteration(struct run *r) {
+    int peer = 1 - rank;
+    int both = !is_bw(r->b);
+    if (r->s == FENCE) {
+        if (rank == 0) {
+            issue(r, peer);
+        }
+        MPI_Win_fence(0, r->win);
+        if (rank == 0) {
+            after(r);
+        }
+        if (both) {
+            if (rank == 1) {
+                issue(r, peer);
+            }
+            MPI_Win_fence(0, r->win);
+            if (rank == 1) {
+                after(r);
+            }
+        }
+    } else {
+        if (rank == 0) {
+            MPI_Win_start(peer_group, 0, r->win);
+            issue(r, peer);
+            MPI_Win_complete(r->win);
+            after(r);
+        } else {
+            MPI_Win_post(peer_group, 0, r->win);
+            MPI_Win_wait(r->win);
+        }
+        if (both) {
+            if (rank == 1) {
+                MPI_Win_start(peer_group, 0, r->win);
+                issue(r, peer);
+                MPI_Win_complete(r->win);
+                after(r);
+            } else {
+                MPI_Win_post(peer_group, 0, r->win);
+                MPI_Win_wait(r->win);
+            }
+        }
+    }
+}
+
+/* The timed loop; rank 0 returns the samples (microseconds per operation) and the elapsed time. */
+static double timed_loop(struct run *r, double *samples) {
+    int target = 1;
+    double start = 0;
+    double per = (double) r->ops * ((r->s == FENCE || r->s == PSCW) && !is_bw(r->b) ? 2 : 1);
+    if (r->s == FLUSH && rank == 0) {
+        MPI_Win_lock(MPI_LOCK_SHARED, target, 0, r->win);
+    }
+    if (r->s == FENCE) {
+        MPI_Win_fence(MPI_MODE_NOPRECEDE, r->win);
+    }
+    for (long i = 0; i < r->warmup + r->iters; i++) {
+        double t0 = now_ns();
+        if (i == r->warmup) {
+            start = t0;
+        }
+        if (r->s == FLUSH || r->s == LOCK) {
+            if (rank == 0) {
+                if (r->s == LOCK) {
+                    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, r->win);
+                }
+                issue(r, target);
+                if (r->s == LOCK) {
+                    MPI_Win_unlock(target, r->win);
+                } else {
+                    MPI_Win_flush(target, r->win);
+                }
+                after(r);
+            }
+        } else {
+            active_iteration(r);
+        }
+        if (i >= r->warmup && rank == 0) {
+            samples[i - r->warmup] = (now_ns() - t0) / 1e3 / per;
+        }
+    }
+    double elapsed_us = (now_ns() - start) / 1e3;
+    if (r->s == FLUSH && rank == 0) {
+        MPI_Win_unlock(target, r->win);
+    }
+    if (r->s == FENCE) {
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, r->win);
+    }
+    MPI_Barrier(pair);
+    return elapsed_us;
+}
+
+/* The checks of the header comment, each rank on what it holds, after the measurement. */
+static void check(struct run *r) {
+    int origin_of_all = rank == 0;
+    int active_both = (r->s == FENCE || r->s == PSCW) && !is_bw(r->b);
+    int was_origin = origin_of_all || active_both;
+    int was_target = rank == 1 || active_both;
+    int peer = 1 - rank;
+    long n = r->size * r->ops;
+    long total = r->warmup + r->iters;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, r->win);
+    switch (r->b) {
+    case PUT_LAT:
+    case PUT_BW:
+        if (was_target) {
+            for (long i = 0; i < n; i++) {
+                if (r->base[i] != pattern(i, peer)) {
+                    fail_check("put: window byte", i, pattern(i, peer), r->base[i]);
+                }
+            }
+        }
+        break;
+    case GET_LAT:
+    case GET_BW:
+        if (was_origin) {
+            for (long i = 0; i < n; i++) {
+                if (r->rbuf[i] != pattern(i, peer)) {
+                    fail_check("get: byte read", i, pattern(i, peer), r->rbuf[i]);
+                }
+            }
+        }
+        break;
+    case ACC_LAT:
+        if (was_target) {
+            int *v = (int *) r->base;
+            for (long i = 0; i < r->size / 4; i++) {
+                if (v[i] != total) {
+                    fail_check("accumulate: window int", i, total, v[i]);
+                }
+            }
+        }
+        break;
+    case FOP_LAT:
+    case CAS_LAT:
+        if (was_target) {
+            int64_t v;
+            memcpy(&v, r->base, sizeof v);
+            if (v != total) {
+                fail_check("atomic: window value", 0, total, (long) v);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+    MPI_Win_unlock(rank, r->win);
+}
+
+static void run_one(enum bench b, enum sync s, long size, double *samples) {
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.b = b;
+    r.s = s;
+    r.size = (b == FOP_LAT || b == CAS_LAT) ? 8 : size;
+    iterations(b, r.size, &r.ops, &r.iters, &r.warmup);
+    long n = r.size * r.ops;
+    MPI_Win_allocate((MPI_Aint) n, 1, MPI_INFO_NULL, pair, &r.base, &r.win);
+    r.sbuf = malloc((size_t) n);
+    r.rbuf = malloc((size_t) n);
+    if (!r.sbuf || !r.rbuf) {
+        die("out of memory");
+    }
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, r.win);
+    if (b == ACC_LAT || b == FOP_LAT || b == CAS_LAT) {
+        memset(r.base, 0, (size_t) n);
+        for (long i = 0; i < n / 4; i++) {
+            ((int *) r.sbuf)[i] = 1;
+        }
+    } else {
+        for (long i = 0; i < n; i++) {
+            r.base[i] = pattern(i, rank);
+            r.sbuf[i] = pattern(i, rank);
+        }
+    }
+    MPI_Win_unlock(rank, r.win);
+    memset(r.rbuf, 0, (size_t) n);
+    MPI_Barrier(pair);
+
+    double elapsed_us = timed_loop(&r, samples);
+    check(&r);
+    if (rank == 0) {
+        double ops = (double) r.iters * (double) r.ops * ((s == FENCE || s == PSCW) && !is_bw(b) ? 2 : 1);
+        double mean = elapsed_us / ops;
+        double mbs = is_bw(b) ? (double) r.size * (double) r.iters * (double) r.ops / elapsed_us
+                              : (mean > 0 ? (double) r.size / mean : 0);
+        report(b, s, r.size, r.iters, samples, mean, mbs);
+    }
+    MPI_Win_free(&r.win);
+    free(r.sbuf);
+    free(r.rbuf);
+}
+
+/* Sets the bits of names in list (comma-separated) in *mask; 0 when one is unknown. */
+static int parse_names(const char *list, const char *const *names, int count, int *mask) {
+    char *copy = strdup(list);
+    int ok = 1;
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int i = 0; i < count; i++) {
+            if (strcasecmp(tok, names[i]) == 0 || strcasecmp(tok, "all") == 0) {
+                *mask |= strcasecmp(tok, "all") == 0 ? (1 << count) - 1 : 1 << i;
+                found = 1;
+                break;
+            }
+        }
+        ok &= found;
+    }
+    free(copy);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+
+    int benches = 0, syncs = 0;
+    long sizes[MAX_SIZES];
+    int nsizes = parse_sizes("1:4m", sizes);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
+            nsizes = parse_sizes(argv[++i], sizes);
+            if (nsizes <= 0) {
+                die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
+            }
+        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
+            iter_base = strtol(argv[++i], NULL, 10);
+            if (iter_base <= 0) {
+                die("--iters: expected a positive count");
+            }
+        } else if (strcmp(a, "--sync") == 0 && i + 1 < argc) {
+            if (!parse_names(argv[++i], SYNC_NAMES, NSYNC, &syncs)) {
+                die("--sync: expected flush, lock, fence, pscw or all, comma separated");
+            }
+        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
+            transport = argv[++i];
+        } else if (a[0] != '-') {
+            if (!parse_names(a, BENCH_NAMES, NBENCH, &benches)) {
+                die("unknown benchmark; expected put_latency, get_latency, put_bw, get_bw, acc_latency, "
+                    "fop_latency, cas_latency or all, comma separated");
+            }
+        } else {
+            die("usage: ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
+                "[--transport LABEL]");
+        }
+    }
+    if (benches == 0) {
+        benches = (1 << NBENCH) - 1;
+    }
+    if (syncs == 0) {
+        syncs = (1 << NSYNC) - 1;
+    }
+    if (nprocs < 2) {
+        die("one-sided benchmarks need 2 processes");
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
+    double *samples = malloc(sizeof(double) * (size_t) iter_base);
+    if (!samples) {
+        die("out of memory");
+    }
+    if (rank == 0) {
+        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
+        fflush(stdout);
+    }
+    if (pair != MPI_COMM_NULL) { /* ranks from 2 on take no part */
+        MPI_Group all;
+        MPI_Comm_group(pair, &all);
+        int other = 1 - rank;
+        MPI_Group_incl(all, 1, &other, &peer_group);
+        MPI_Group_free(&all);
+        for (int b = 0; b < NBENCH; b++) {
+            if (!(benches & (1 << b))) {
+                continue;
+            }
+            for (int s = 0; s < NSYNC; s++) {
+                if (!(syncs & (1 << s))) {
+                    continue;
+                }
+                for (int i = 0; i < nsizes; i++) {
+                    if (b == ACC_LAT && sizes[i] < 4) {
+                        continue;
+                    }
+                    run_one((enum bench) b, (enum sync) s, sizes[i], samples);
+                    if (b == FOP_LAT || b == CAS_LAT) {
+                        break; /* one 8-byte element, whatever the sizes */
+                    }
+                }
+            }
+        }
+        MPI_Group_free(&peer_group);
+        MPI_Comm_free(&pair);
+    }
+    free(samples);
+    MPI_Finalize();
+    return 0;
+}

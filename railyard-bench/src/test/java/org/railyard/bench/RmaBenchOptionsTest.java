@@ -1,0 +1,85 @@
+package org.railyard.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.railyard.bench.RmaBenchRank.Bench;
+import org.railyard.bench.RmaBenchRank.Counts;
+import org.railyard.bench.RmaBenchRank.Mode;
+import org.railyard.bench.RmaBenchRank.Options;
+import org.railyard.launcher.JobSpec;
+import picocli.CommandLine;
+
+/** The one-sided benchmark's options and counts, which must stay those of bench/peers/c/ry_rma.c. */
+class RmaBenchOptionsTest {
+
+    @Test
+    void defaultsAreEveryBenchmarkAndModeOverOneByteToFourMebibytes() {
+        Options o = Options.parse();
+        assertThat(o.benches()).isEqualTo(EnumSet.allOf(Bench.class)).contains(Bench.SHARED_COPY);
+        assertThat(o.modes()).isEqualTo(EnumSet.allOf(Mode.class));
+        assertThat(o.sizes()).hasSize(23);
+        assertThat(o.iterBase()).isEqualTo(10_000);
+        assertThat(o.jitWarmup()).isTrue();
+    }
+
+    @Test
+    void parsesListsOfBenchmarksAndModes() {
+        Options o = Options.parse("put_latency,CAS_latency", "--sync", "fence,pscw", "--sizes", "8,1m", "--iters", "500",
+                "--transport", "tcp", "--no-jit-warmup");
+        assertThat(o.benches()).containsExactly(Bench.PUT_LATENCY, Bench.CAS_LATENCY);
+        assertThat(o.modes()).containsExactly(Mode.FENCE, Mode.PSCW);
+        assertThat(o.sizes()).containsExactly(8, 1L << 20);
+        assertThat(o.iterBase()).isEqualTo(500);
+        assertThat(o.transport()).isEqualTo("tcp");
+        assertThat(o.jitWarmup()).isFalse();
+    }
+
+    @Test
+    void badArgumentsNameWhatWasWrong() {
+        assertThatThrownBy(() -> Options.parse("put_lat")).hasMessageContaining("unknown benchmark 'put_lat'")
+                .hasMessageContaining("put_latency");
+        assertThatThrownBy(() -> Options.parse("--sync", "flush,barrier")).hasMessageContaining("unknown --sync 'barrier'")
+                .hasMessageContaining("pscw");
+        assertThatThrownBy(() -> Options.parse("--iters", "0")).hasMessageContaining("--iters");
+        assertThatThrownBy(() -> Options.parse("--sync")).hasMessageContaining("--sync needs a value");
+        assertThatThrownBy(() -> Options.parse("--window", "4")).hasMessageContaining("unknown option --window");
+    }
+
+    @Test
+    void countsFollowTheOsuOneSidedRulesOfTheCTwin() {
+        // latency: 10000 and 100 up to 8 KiB, 1000 and 10 above
+        assertThat(RmaBenchRank.iterations(Bench.PUT_LATENCY, 8192, 10_000)).isEqualTo(new Counts(1, 10_000, 100));
+        assertThat(RmaBenchRank.iterations(Bench.GET_LATENCY, 8193, 10_000)).isEqualTo(new Counts(1, 1000, 10));
+        // bandwidth: windows of 64 (100 timed, 10 warm-up), of 32 above 8 KiB (30 timed, 3 warm-up)
+        assertThat(RmaBenchRank.iterations(Bench.PUT_BW, 1, 10_000)).isEqualTo(new Counts(64, 100, 10));
+        assertThat(RmaBenchRank.iterations(Bench.GET_BW, 1L << 22, 10_000)).isEqualTo(new Counts(32, 30, 3));
+        // a small base never gives zero
+        assertThat(RmaBenchRank.iterations(Bench.PUT_BW, 1L << 22, 10)).isEqualTo(new Counts(32, 1, 1));
+        assertThat(RmaBenchRank.iterations(Bench.ACC_LATENCY, 1L << 22, 5)).isEqualTo(new Counts(1, 1, 1));
+        assertThat(Bench.ACC_LATENCY.accepts(2)).isFalse();
+        assertThat(Bench.ACC_LATENCY.accepts(4)).isTrue();
+    }
+
+    @Test
+    void theCommandRunsTheRankProgramOncePerTransport() {
+        RmaCommand cmd = new RmaCommand();
+        new CommandLine(cmd).parseArgs("put_latency", "--sync", "flush", "--transports", "shm", "--transports", "tcp",
+                "--sizes", "8", "--iters", "100");
+        List<JobSpec> jobs = cmd.jobs();
+        assertThat(jobs).hasSize(2);
+        assertThat(jobs.get(0).np()).isEqualTo(2);
+        assertThat(jobs.get(0).main()).isEqualTo(RmaBenchRank.class.getName());
+        assertThat(jobs.get(1).args()).containsSubsequence("--iters", "100").endsWith("--transport", "tcp");
+    }
+
+    @Test
+    void theCommandRefusesABadModeBeforeStartingAnything() {
+        RmaCommand cmd = new RmaCommand();
+        new CommandLine(cmd).parseArgs("--sync", "later");
+        assertThatThrownBy(cmd::jobs).hasMessageContaining("unknown --sync 'later'");
+    }
+}
