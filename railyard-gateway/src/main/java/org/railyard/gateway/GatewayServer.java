@@ -75,6 +75,8 @@ public final class GatewayServer implements AutoCloseable {
     private final ConcurrentHashMap<Integer, List<InetSocketAddress>> peerSites = new ConcurrentHashMap<>();
     private final GatewayCounters counters = new GatewayCounters();
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    /** Notified when a peer site is learned or a peer opens a stripe. */
+    private final Object peerLock = new Object();
     private final Thread acceptor;
     private volatile boolean closed;
 
@@ -115,6 +117,13 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void learn(String site, InetSocketAddress address) {
+        learnOnly(site, address);
+        synchronized (peerLock) {
+            peerLock.notifyAll();
+        }
+    }
+
+    private void learnOnly(String site, InetSocketAddress address) {
         int id = GatewayFrame.siteId(site);
         counters.site(id, site);
         peerSites.compute(id, (k, v) -> {
@@ -198,6 +207,9 @@ public final class GatewayServer implements AutoCloseable {
                 ep.peerSite = h.source().site();
                 // a stripe carries both ways: frames to that site may take it until the peer closes it
                 job.offerStripe(ep.peerSite, hello.stripe() % settings.connections(), ep);
+                synchronized (peerLock) {
+                    peerLock.notifyAll();
+                }
                 int port = h.source().node();
                 if (port > 0 && port <= 65535) {
                     learn(hello.site(), new InetSocketAddress(s.getInetAddress(), port));
@@ -367,10 +379,33 @@ public final class GatewayServer implements AutoCloseable {
         }
         List<InetSocketAddress> peers = peersOf(dst.site());
         if (peers.isEmpty()) {
+            // a gateway told of no peer for that site learns one when that site's gateway connects
+            long deadline = System.nanoTime() + settings.patience().toNanos();
+            synchronized (peerLock) {
+                while ((open = job.openStripe(dst.site(), k)) == null
+                        && (peers = peerSites.getOrDefault(dst.site(), List.of())).isEmpty()) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                    try {
+                        peerLock.wait(Math.max(1, left / 1_000_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+            if (open != null) {
+                return new Route(open, null);
+            }
+        }
+        if (peers.isEmpty()) {
             throw new BadInput("unknown site " + String.format("%08x", dst.site()) + ": no peer gateway of this gateway serves it");
         }
+        List<InetSocketAddress> targets = peers;
         try {
-            return new Route(job.stripe(dst.site(), k, () -> openStripe(job, dst.site(), k, peers)), null);
+            return new Route(job.stripe(dst.site(), k, () -> openStripe(job, dst.site(), k, targets)), null);
         } catch (IOException e) {
             return new Route(null, "the gateway of site '" + counters.siteName(dst.site()) + "' is unreachable: "
                     + e.getMessage());
