@@ -5,9 +5,7 @@ import org.railyard.types.Reduction;
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.types.Kind;
 import org.railyard.engine.Transfer;
@@ -28,59 +26,8 @@ import org.railyard.error.RailyardException;
  * two threads must not start collectives on one communicator at the same time; any number may be
  * outstanding.
  *
- * <h2>Algorithms (p processes, n bytes; thresholds in {@link CollTuning}, all settable)</h2>
- * <table>
- * <tr><th>collective</th><th>choice</th></tr>
- * <tr><td>any of barrier, bcast, reduce and allreduce (commutative operations), gather, scatter,
- *   allgather(v), alltoall; gatherv, scatterv, alltoallv when blocking</td><td>site-aware
- *   ({@link CollSites}, {@link CollSitesMoves}) when the intracommunicator's members run on several
- *   sites ({@code railyard.site}), {@code railyard.coll.sites} is on and no other algorithm is forced:
- *   each pair of sites exchanges one message each way at most, and each site runs the node-aware
- *   or flat algorithms inside; else as below</td></tr>
- * <tr><td>barrier</td><td>node-aware (fan-in, dissemination among node leaders, fan-out) when
- *   several ranks share a node and there are several nodes; else dissemination</td></tr>
- * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 64 KiB (a quarter of that per doubling of p
- *   beyond 8), all on one node: the communicator's shared
- *   segment ({@link CollShm}: the root copies in, the others copy out after a barrier); else
- *   node-aware two-level as for barrier; else binomial scatter + ring
- *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
- *   binomial tree; pipelined in 128 KiB segments ({@code pipeline}) from the size
- *   {@code railyard.coll.bcast.pipeline} sets (off by default) or when forced; flat (the root
- *   sends to each, {@code linear}) only when forced</td></tr>
- * <tr><td>reduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment (as
- *   allreduce, then only the root copies out; any operation); else
- *   commutative, n &ge; 64 KiB and count &ge; pof2: Rabenseifner
- *   (recursive-halving reduce-scatter + binomial gather); else binomial tree (a non-commutative
- *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
- * <tr><td>allreduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment
- *   (each member folds a p-th of the vector from everyone's copy, in rank order, any operation); else
- *   commutative: node-aware (node reduce, leaders allreduce, node bcast)
- *   when two-level applies; else ring if n &ge; 512 KiB and p is not a power of two; else
- *   Rabenseifner if n &ge; 64 KiB and count &ge; pof2; else recursive doubling. Non-commutative:
- *   recursive doubling, which keeps rank order (adjacent-pair fold for non-powers of two)</td></tr>
- * <tr><td>reduce_scatter(_block)</td><td>blocking, p &ge; 3, total &ge; 128 KiB, all on one node: the
- *   shared segment (each member writes the others' blocks in, then folds its own from every copy in
- *   rank order); else total &lt; 2 KiB: recursive-doubling allreduce and a local
- *   copy; commutative: ring reduce-scatter; else binomial reduce to 0 + linear scatterv</td></tr>
- * <tr><td>scan, exscan</td><td>recursive doubling (Hillis-Steele), any operation</td></tr>
- * <tr><td>gather, scatter</td><td>p &times; block &lt; 16 KiB: binomial tree; else linear</td></tr>
- * <tr><td>gatherv, scatterv</td><td>linear (only the root knows every count)</td></tr>
- * <tr><td>allgather(v)</td><td>blocking, p &ge; 3, total &ge; 64 KiB, all on one node: the shared
- *   segment; else p a power of two and total &lt; 512 KiB: recursive doubling;
- *   other p and total &lt; 80 KiB: Bruck; else ring</td></tr>
- * <tr><td>alltoall</td><td>blocking, p &ge; 3, block &ge; 128 KiB, all on one node: the shared segment; else
- *   block &le; 256 B and p &ge; 16: Bruck; block &ge; 256 KiB over several nodes (1 MiB on one):
- *   pairwise exchange; else everything posted at once (linear)</td></tr>
- * <tr><td>alltoallv</td><td>average block &ge; 256 KiB over several nodes (1 MiB on one): pairwise
- *   exchange; else linear (the two exchange the same messages, so ranks may choose differently)</td></tr>
- * <tr><td>alltoallw, neighbour_*</td><td>linear</td></tr>
- * <tr><td>intercommunicator</td><td>barrier, bcast, allreduce, allgather, reduce and
- *   reduce_scatter(_block) through the two group leaders; allgatherv, alltoall(v, w), gather(v) and
- *   scatter(v) straight between the groups ({@link CollInter}); scan, exscan and the neighbourhood
- *   collectives are refused on an intercommunicator</td></tr>
- * </table>
- * Every algorithm handles any p, zero counts (nothing is sent for an empty block) and every
- * root; reduction vectors are split only between items ({@link Reduction#width()}).
+ * <p>Which algorithm each collective runs, and when, is the table of this package's
+ * {@code package-info.java}; the thresholds are in {@link CollTuning}, all settable.
  *
  * <p>Choices are printable: the first time a communicator runs a collective in a size class
  * (powers of two of bytes), and whenever the algorithm for that class changes, one line goes to
@@ -98,8 +45,8 @@ public final class Collectives {
     private CollSchedule activeHead;
     /** Finished schedules of blocking calls, kept for reuse (guarded by itself). */
     private final CollSchedule[] pool = new CollSchedule[8];
-    /** The communicators with a shared segment mapped ({@link CollShm}), to unmap them at the end. */
-    private final List<CommState> segments = new ArrayList<>();
+    /** The communicators' shared segments on one node ({@link CollShm}). */
+    private final CollSegments segments;
     private int pooled;
     private final CollReductions reductions = new CollReductions(this);
     private final CollMoves moves = new CollMoves(this);
@@ -107,6 +54,7 @@ public final class Collectives {
 
     public Collectives(CollServices p2p) {
         this.p2p = p2p;
+        this.segments = new CollSegments(p2p, this);
     }
 
     CollTuning tuning() {
@@ -303,69 +251,19 @@ public final class Collectives {
         return st.nodes;
     }
 
-    /**
-     * The shared segment for a blocking collective {@code id} of {@code bytes} (the size the
-     * choice log gives it) on {@code c}, mapped at the first call that qualifies; null when the
-     * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
-     * call moves less than {@code from} bytes or has fewer than 3 processes and the segment is not
-     * forced, another algorithm is forced, the communicator is an intercommunicator or spans
-     * several nodes or sites, or some member could not map it (shared memory is not among its transports,
-     * say: {@link CollShm#attach} agrees on that once). Every member decides alike from the same
-     * settings.
-     */
+    /** The shared segment of {@code c} for collective {@code id}, or null: see {@link CollSegments#shared}. */
     CollShm shared(CommState c, int id, long bytes, long from) {
-        CollState st = CollState.of(c);
-        if (!tuning.shm || c.isInter() || c.size() < 2 || bytes == 0 || st.shmRefused || st.shmSetup) {
-            return null;
-        }
-        String f = tuning.forced(NAMES[id]);
-        // between two processes every byte is copied twice either way, and the ring overlaps the
-        // writer's copy with the reader's where the segment puts a barrier between them
-        if (f != null ? !f.equals(CollShm.NAME) : bytes < from || c.size() < 3) {
-            return null;
-        }
-        // members on several sites are not on one node, whatever their node names say
-        if (nodes(c).count != 1 || sitesFor(c, id) != null) {
-            return null;
-        }
-        if (st.shm == null) {
-            st.shmSetup = true;
-            try {
-                st.shm = CollShm.attach(p2p, this, c, CollShm.halfOf(tuning.shmSize, c.size()));
-            } finally {
-                st.shmSetup = false;
-            }
-            if (st.shm == null) {
-                st.shmRefused = true;
-                return null;
-            }
-            synchronized (segments) {
-                segments.add(c);
-            }
-        }
-        return st.shm;
+        return segments.shared(c, id, bytes, from);
     }
 
     /** Unmaps the shared segment of {@code c}, if it has one (the communicator is freed). */
     public void release(CommState c) {
-        synchronized (segments) {
-            CollState st = CollState.of(c);
-            if (st.shm != null) {
-                st.shm.close();
-                st.shm = null;
-                st.shmRefused = true;
-                segments.remove(c);
-            }
-        }
+        segments.release(c);
     }
 
     /** Unmaps every shared segment (the engine closes). */
     public void close() {
-        synchronized (segments) {
-            for (CommState c : List.copyOf(segments)) {
-                release(c);
-            }
-        }
+        segments.close();
     }
 
     /** The sites of {@code c}'s members (as assumed by a test, if one did). */
