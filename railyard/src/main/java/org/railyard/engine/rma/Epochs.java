@@ -1,0 +1,433 @@
+package org.railyard.engine.rma;
+
+import java.lang.invoke.VarHandle;
+import org.railyard.engine.comm.CommState;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.wire.RmaHeader;
+
+/**
+ * The synchronisation of one window ({@link RmaWindow}) at this process: which epochs are open
+ * (fence, the access epoch of start/complete, the exposure epoch of post/waitFor/test, the locks of
+ * one rank or of all) and the counts of the GRANT, POST and COMPLETE messages the targets sent.
+ *
+ * <p>Contract: {@link #inEpoch} says whether an operation to a rank may be issued now; flush, unlock
+ * and complete return once the operations they cover are complete (remotely, except a local flush)
+ * and throw what a target deferred; every wait is bounded by the RMA timeout and ends early when the
+ * peer failed. The on* methods are called from {@link Target} with the progress lock held.
+ */
+final class Epochs {
+    private final RmaWindow w;
+    private final RmaServices s;
+    private final CommState comm;
+    private final Outbound out;
+    private final Target target;
+    private final int n;
+
+    boolean fenceOpen;
+    int[] startGroup;
+    int[] postGroup;
+    final int[] lockType;
+    final boolean[] lockNoCheck;
+    boolean lockAllOn;
+    boolean lockAllNoCheck;
+
+    private final long[] grantsWanted;
+    private final long[] grants;
+    private final long[] postsWanted;
+    private final long[] posts;
+    private final long[] completesWanted;
+    private final long[] completes;
+
+    Epochs(RmaWindow w, RmaServices s, CommState comm, Outbound out, Target target, int n) {
+        this.w = w;
+        this.s = s;
+        this.comm = comm;
+        this.out = out;
+        this.target = target;
+        this.n = n;
+        this.lockType = new int[n];
+        this.lockNoCheck = new boolean[n];
+        this.grantsWanted = new long[n];
+        this.grants = new long[n];
+        this.postsWanted = new long[n];
+        this.posts = new long[n];
+        this.completesWanted = new long[n];
+        this.completes = new long[n];
+    }
+
+    void onGrant(int src) {
+        grants[src]++;
+    }
+
+    void onPost(int src) {
+        posts[src]++;
+    }
+
+    void onComplete(int src) {
+        completes[src]++;
+    }
+
+    // ================================================================== passive target
+
+    void flush(int t, boolean local) {
+        w.checkUsable();
+        if (t == CommState.PROC_NULL) {
+            return;
+        }
+        w.checkRank(t, "target rank");
+        // nothing issued by this thread is under way (the counts it wrote itself, under the lock, are 0)
+        if (out.pendingTo[t] == 0 && (local || out.opsSince[t] == 0) && out.failed[t] == null
+                && out.deferred[t] == null) {
+            VarHandle.fullFence();
+            return;
+        }
+        if (!local) {
+            out.locked(() -> {
+                out.startFlush(t);
+                return null;
+            });
+        }
+        out.waitUntil(() -> out.flushed(t, local),
+                (local ? "local" : "remote") + " completion of the operations to rank " + t);
+        VarHandle.fullFence();
+        out.throwDeferred(t);
+    }
+
+    void flushAll(boolean local) {
+        w.checkUsable();
+        if (!local) {
+            out.locked(() -> {
+                for (int t = 0; t < n; t++) {
+                    out.startFlush(t);
+                }
+                return null;
+            });
+        }
+        out.waitUntil(() -> {
+            for (int t = 0; t < n; t++) {
+                if (!out.flushed(t, local)) {
+                    return false;
+                }
+            }
+            return true;
+        }, (local ? "local" : "remote") + " completion of the operations to every rank");
+        VarHandle.fullFence();
+        for (int t = 0; t < n; t++) {
+            out.throwDeferred(t);
+        }
+    }
+
+    void lock(int type, int t, int assertions) {
+        w.checkUsable();
+        if (type != RmaWindow.LOCK_EXCLUSIVE && type != RmaWindow.LOCK_SHARED) {
+            throw new RailyardException(ErrorClass.ARG, "lock type " + type + " on window " + w.name()
+                    + " is neither RmaWindow.LOCK_EXCLUSIVE nor RmaWindow.LOCK_SHARED");
+        }
+        if (t == CommState.PROC_NULL) {
+            return;
+        }
+        w.checkRank(t, "target rank");
+        if (lockType[t] != 0 || lockAllOn) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "lock of rank " + t + " on window " + w.name()
+                    + ": this process already holds a lock on it (unlock first)");
+        }
+        if (out.failed[t] != null) {
+            throw out.peerFailed(t);
+        }
+        if ((assertions & RmaWindow.MODE_NOCHECK) != 0) {
+            lockType[t] = type;
+            lockNoCheck[t] = true;
+            return;
+        }
+        long wanted = out.locked(() -> {
+            out.control(t, RmaHeader.OP_LOCK, type, 0);
+            return ++grantsWanted[t];
+        });
+        out.waitUntil(() -> grants[t] >= wanted || out.failed[t] != null, "the lock of rank " + t);
+        if (out.failed[t] != null) {
+            throw out.peerFailed(t);
+        }
+        lockType[t] = type;
+        lockNoCheck[t] = false;
+    }
+
+    void unlock(int t) {
+        w.checkUsable();
+        if (t == CommState.PROC_NULL) {
+            return;
+        }
+        w.checkRank(t, "target rank");
+        if (lockType[t] == 0) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "unlock of rank " + t + " on window " + w.name()
+                    + ": this process holds no lock on it");
+        }
+        boolean noCheck = lockNoCheck[t];
+        lockType[t] = 0;
+        release(new int[] {t}, noCheck);
+    }
+
+    void lockAll(int assertions) {
+        w.checkUsable();
+        for (int t = 0; t < n; t++) {
+            if (lockType[t] != 0 || lockAllOn) {
+                throw new RailyardException(ErrorClass.RMA_SYNC, "lockAll on window " + w.name()
+                        + ": this process already holds a lock on rank " + t + " (unlock first)");
+            }
+        }
+        if ((assertions & RmaWindow.MODE_NOCHECK) != 0) {
+            lockAllOn = true;
+            lockAllNoCheck = true;
+            return;
+        }
+        long[] wanted = new long[n];
+        out.locked(() -> {
+            for (int t = 0; t < n; t++) {
+                if (out.failed[t] == null) {
+                    out.control(t, RmaHeader.OP_LOCK, RmaWindow.LOCK_SHARED, 0);
+                    wanted[t] = ++grantsWanted[t];
+                }
+            }
+            return null;
+        });
+        out.waitUntil(() -> {
+            for (int t = 0; t < n; t++) {
+                if (out.failed[t] == null && grants[t] < wanted[t]) {
+                    return false;
+                }
+            }
+            return true;
+        }, "the shared lock of every rank");
+        lockAllOn = true;
+        lockAllNoCheck = false;
+        for (int t = 0; t < n; t++) {
+            if (out.failed[t] != null) {
+                throw out.peerFailed(t);
+            }
+        }
+    }
+
+    void unlockAll() {
+        w.checkUsable();
+        if (!lockAllOn) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "unlockAll on window " + w.name() + " without lockAll");
+        }
+        lockAllOn = false;
+        int[] all = new int[n];
+        for (int t = 0; t < n; t++) {
+            all[t] = t;
+        }
+        release(all, lockAllNoCheck);
+    }
+
+    /** Completes every operation to {@code targets} remotely and releases their locks (unless taken with NOCHECK). */
+    void release(int[] targets, boolean noCheck) {
+        out.locked(() -> {
+            for (int t : targets) {
+                if (out.failed[t] != null) {
+                    continue;
+                }
+                if (noCheck) {
+                    out.startFlush(t);
+                } else {
+                    out.opsSince[t] = 0;
+                    out.control(t, RmaHeader.OP_UNLOCK, 0, ++out.flushSent[t]);
+                }
+            }
+            return null;
+        });
+        out.waitUntil(() -> {
+            for (int t : targets) {
+                if (!out.flushed(t, false)) {
+                    return false;
+                }
+            }
+            return true;
+        }, "the unlock of " + (targets.length == 1 ? "rank " + targets[0] : "every rank"));
+        VarHandle.fullFence();
+        for (int t : targets) {
+            out.throwDeferred(t);
+        }
+    }
+
+    void sync() {
+        w.checkUsable();
+        VarHandle.fullFence();
+    }
+
+    // ================================================================== active target
+
+    void fence(int assertions) {
+        w.checkUsable();
+        if (lockAllOn || startGroup != null || anyLock()) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "fence on window " + w.name()
+                    + " inside a lock or start epoch (unlock or complete first)");
+        }
+        if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()) {
+            flushAll(false);
+        }
+        s.barrier(comm);
+        VarHandle.fullFence();
+        fenceOpen = (assertions & RmaWindow.MODE_NOSUCCEED) == 0;
+    }
+
+    boolean anyLock() {
+        for (int t = 0; t < n; t++) {
+            if (lockType[t] != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void post(int[] worldRanks, int assertions) {
+        w.checkUsable();
+        if (postGroup != null) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "post on window " + w.name()
+                    + " while an exposure epoch is open (waitFor or test first)");
+        }
+        int[] g = members(worldRanks, "post");
+        VarHandle.fullFence();
+        out.locked(() -> {
+            for (int r : g) {
+                completesWanted[r]++;
+                if (out.failed[r] == null) {
+                    target.send(r, RmaHeader.make(RmaHeader.OP_POST, 0, 0, 0, 0, 0, 0, 0, 0));
+                }
+            }
+            return null;
+        });
+        postGroup = g;
+    }
+
+    void start(int[] worldRanks, int assertions) {
+        w.checkUsable();
+        if (startGroup != null) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "start on window " + w.name()
+                    + " while an access epoch is open (complete first)");
+        }
+        int[] g = members(worldRanks, "start");
+        out.locked(() -> {
+            for (int r : g) {
+                postsWanted[r]++;
+            }
+            return null;
+        });
+        if ((assertions & RmaWindow.MODE_NOCHECK) == 0) {
+            out.waitUntil(() -> {
+                for (int r : g) {
+                    if (posts[r] < postsWanted[r] && out.failed[r] == null) {
+                        return false;
+                    }
+                }
+                return true;
+            }, "the post of every target of start");
+            for (int r : g) {
+                if (out.failed[r] != null) {
+                    throw out.peerFailed(r);
+                }
+            }
+        }
+        startGroup = g;
+    }
+
+    void complete() {
+        w.checkUsable();
+        int[] g = startGroup;
+        if (g == null) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, "complete on window " + w.name() + " without start");
+        }
+        startGroup = null;
+        VarHandle.fullFence();
+        out.locked(() -> {
+            for (int r : g) {
+                if (out.failed[r] == null) {
+                    out.opsSince[r] = 0;
+                    out.control(r, RmaHeader.OP_COMPLETE, 0, 0);
+                }
+            }
+            return null;
+        });
+        out.waitUntil(() -> {
+            for (int r : g) {
+                if (out.pendingTo[r] != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }, "local completion of the access epoch");
+        for (int r : g) {
+            out.throwDeferred(r);
+        }
+    }
+
+    void waitFor() {
+        w.checkUsable();
+        int[] g = exposure("waitFor");
+        out.waitUntil(() -> exposureDone(g), "the complete of every origin of post");
+        endExposure(g);
+    }
+
+    boolean test() {
+        w.checkUsable();
+        int[] g = exposure("test");
+        if (!s.driveUntil(() -> exposureDone(g), 0)) {
+            return false;
+        }
+        endExposure(g);
+        return true;
+    }
+
+    int[] exposure(String what) {
+        if (postGroup == null) {
+            throw new RailyardException(ErrorClass.RMA_SYNC, what + " on window " + w.name() + " without post");
+        }
+        return postGroup;
+    }
+
+    boolean exposureDone(int[] g) {
+        for (int r : g) {
+            if (completes[r] < completesWanted[r] && out.failed[r] == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void endExposure(int[] g) {
+        postGroup = null;
+        VarHandle.fullFence();
+        for (int r : g) {
+            if (out.failed[r] != null) {
+                throw out.peerFailed(r);
+            }
+        }
+    }
+
+    /** The window ranks of {@code worldRanks}; an ARG error names one that is no member. */
+    int[] members(int[] worldRanks, String what) {
+        int[] g = new int[worldRanks.length];
+        for (int i = 0; i < g.length; i++) {
+            g[i] = comm.localRank(worldRanks[i]);
+            if (g[i] < 0 || g[i] >= n) {
+                throw new RailyardException(ErrorClass.ARG, what + " on window " + w.name() + ": world rank "
+                        + worldRanks[i] + " of the group is no member of the window");
+            }
+        }
+        return g;
+    }
+
+    boolean inEpoch(int t) {
+        return fenceOpen || lockAllOn || lockType[t] != 0 || (startGroup != null && contains(startGroup, t));
+    }
+
+    static boolean contains(int[] a, int v) {
+        for (int x : a) {
+            if (x == v) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+}

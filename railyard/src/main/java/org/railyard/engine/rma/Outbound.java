@@ -1,0 +1,241 @@
+package org.railyard.engine.rma;
+
+import java.util.ArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import org.railyard.engine.Transfer;
+import org.railyard.engine.comm.CommState;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
+import org.railyard.wire.RmaHeader;
+
+/**
+ * The origin side's ledger of one window ({@link RmaWindow}): the messages it sends to the targets,
+ * the operations under way until their transfers are written, the per-target counts that remote
+ * completion is judged by (operations since the last FLUSH, FLUSH ids sent and acknowledged), and
+ * what went wrong at a target (an error deferred to the next synchronisation, a failed peer).
+ *
+ * <p>Contract: every field, and every method that says "lock held", is used under the progress lock
+ * only ({@link #locked}); {@link #waitUntil} drives progress and is bounded by the RMA timeout. An
+ * operation's error is deferred to the target's next flush, unlock or complete ({@link #throwDeferred});
+ * a failed peer is reported at every later use of it.
+ */
+final class Outbound {
+    /** Operations of this origin whose transfers are under way. */
+    static final class Pending {
+        int target;
+        Transfer a;
+        Transfer b;
+        Transfer c;
+        Runnable after;
+        RmaRequest req;
+    }
+
+    private final RmaWindow w;
+    private final RmaServices s;
+    private final CommState comm;
+
+    final ArrayList<Pending> pending = new ArrayList<>();
+    final int[] pendingTo;
+    final int[] opsSince;
+    final long[] flushSent;
+    final long[] acked;
+    final String[] failed;
+    final RailyardException[] deferred;
+    private int replySeq;
+
+    Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
+        this.w = w;
+        this.s = s;
+        this.comm = comm;
+        this.pendingTo = new int[n];
+        this.opsSince = new int[n];
+        this.flushSent = new long[n];
+        this.acked = new long[n];
+        this.failed = new String[n];
+        this.deferred = new RailyardException[n];
+    }
+
+    // ================================================================== sending and tracking (lock held)
+
+    interface Locked<T> {
+        T run();
+    }
+
+    <T> T locked(Locked<T> body) {
+        ReentrantLock lock = s.progressLock();
+        lock.lock();
+        try {
+            return body.run();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int nextReplyTag() {
+        int tag = Target.TAG_REPLY + (replySeq & 0x0FFFFFFF);
+        replySeq++;
+        return tag;
+    }
+
+    Transfer header(int target, long[] h) {
+        return s.isend(comm, h, Kind.LONG, 0, h.length, target, Target.TAG_HDR);
+    }
+
+    /** The header of an operation carrying data: the data inline when small, else in a message of its own. */
+    static int shapeInts(Shape t) {
+        return t.disp.length == 1 && t.disp[0] == 0 && t.len[0] == 1 && t.extent == 1 ? 0 : t.encode().length;
+    }
+
+    Transfer shape(int target, Shape t) {
+        if (shapeInts(t) == 0) {
+            return null;
+        }
+        int[] e = t.encode();
+        return s.isend(comm, e, Kind.INT, 0, e.length, target, Target.TAG_SHAPE);
+    }
+
+    Transfer data(int target, Object buf, int off, int count, Shape type, int values) {
+        if (values == 0) {
+            return null;
+        }
+        if (type.contiguous) {
+            return s.isend(comm, buf, type.kind, off, values, target, Target.TAG_DATA);
+        }
+        Object p = type.kind.newArray(values);
+        Packing.gather(buf, off, type, count, p);
+        return s.isend(comm, p, type.kind, 0, values, target, Target.TAG_DATA);
+    }
+
+    Transfer track(int target, Transfer a, Transfer b, Transfer c, Runnable after, boolean request,
+                           boolean remote) {
+        return pend(target, a, b, c, after, request, remote).req;
+    }
+
+    Pending pend(int target, Transfer a, Transfer b, Transfer c, Runnable after, boolean request,
+                         boolean remote) {
+        Pending p = new Pending();
+        p.target = target;
+        p.a = a;
+        p.b = b;
+        p.c = c;
+        p.after = after;
+        p.req = request ? new RmaRequest() : null;
+        pending.add(p);
+        pendingTo[target]++;
+        if (remote) {
+            opsSince[target]++;
+        }
+        return p;
+    }
+
+    /** Sends a synchronisation header to {@code t}, tracked until written. Lock held. */
+    void control(int t, int op, int lockType, long id) {
+        pend(t, header(t, RmaHeader.make(op, 0, 0, lockType, 0, 0, 0, id, 0)), null, null, null, false, false);
+    }
+
+    /** Completes this origin's finished operations; lock held. Returns how many. */
+    int progress() {
+        int work = 0;
+        for (int i = pending.size() - 1; i >= 0; i--) {
+            Pending p = pending.get(i);
+            if (!isDone(p.a) || !isDone(p.b) || !isDone(p.c)) {
+                continue;
+            }
+            RailyardException err = errorOf(p.a, errorOf(p.b, errorOf(p.c, null)));
+            if (err == null && p.after != null) {
+                p.after.run();
+            }
+            if (err != null && deferred[p.target] == null) {
+                deferred[p.target] = err;
+            }
+            if (p.req != null) {
+                if (err == null) {
+                    p.req.complete();
+                } else {
+                    p.req.fail(err.errorClass(), err.getMessage());
+                }
+            }
+            recycle(p.a);
+            recycle(p.b);
+            recycle(p.c);
+            pendingTo[p.target]--;
+            pending.set(i, pending.get(pending.size() - 1));
+            pending.remove(pending.size() - 1);
+            work++;
+        }
+        return work;
+    }
+
+    static boolean isDone(Transfer t) {
+        return t == null || t.isDone();
+    }
+
+    static RailyardException errorOf(Transfer t, RailyardException e) {
+        return e != null || t == null || t.succeeded() ? e
+                : t.error() != null ? t.error() : new RailyardException(ErrorClass.CANCELLED, "cancelled");
+    }
+
+    void recycle(Transfer t) {
+        if (t != null) {
+            s.recycle(t);
+        }
+    }
+
+    void onAck(int src, long[] h) {
+        acked[src] = Math.max(acked[src], RmaHeader.id(h));
+        int err = RmaHeader.error(h);
+        if (err != 0 && deferred[src] == null) {
+            long first = RmaHeader.errorFirst(h);
+            deferred[src] = new RailyardException(err == RmaHeader.ERR_RANGE ? ErrorClass.ARG : ErrorClass.TYPE,
+                    "an operation on window " + w.name() + ", target rank " + src + ", bytes [" + first + ", "
+                            + (first + RmaHeader.errorBytes(h)) + ") was refused there: "
+                            + (err == RmaHeader.ERR_RANGE ? "outside its memory" : "it does not fit its memory's type"));
+        }
+    }
+
+    void onPeerFailed(int src, String reason) {
+        if (failed[src] == null) {
+            failed[src] = reason;
+        }
+    }
+
+    // ================================================================== waiting
+
+    void waitUntil(BooleanSupplier done, String what) {
+        if (!s.driveUntil(done, Rma.timeoutNanos())) {
+            throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
+                    + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP + ") for " + what);
+        }
+    }
+
+    void throwDeferred(int t) {
+        if (failed[t] != null) {
+            throw peerFailed(t);
+        }
+        RailyardException e = deferred[t];
+        if (e != null) {
+            deferred[t] = null;
+            throw new RailyardException(e.errorClass(), e.getMessage(), e);
+        }
+    }
+
+    /** Asks {@code t} to acknowledge every operation so far, if some were issued since the last time; lock held. */
+    void startFlush(int t) {
+        if (opsSince[t] > 0 && failed[t] == null) {
+            opsSince[t] = 0;
+            control(t, RmaHeader.OP_FLUSH, 0, ++flushSent[t]);
+        }
+    }
+
+    boolean flushed(int t, boolean local) {
+        return pendingTo[t] == 0 && (local || acked[t] >= flushSent[t] || failed[t] != null);
+    }
+
+    RailyardException peerFailed(int t) {
+        return new RailyardException(ErrorClass.PEER_FAILED, "window " + w.name() + ": rank " + t
+                + " failed: " + failed[t]);
+    }
+
+}
