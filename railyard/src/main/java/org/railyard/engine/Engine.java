@@ -39,8 +39,9 @@ import org.railyard.wire.FrameType;
  * The engine checks the arguments of every call, hands it to its component, routes the frames the
  * channel floor delivers, and opens and closes the whole.
  *
- * <p>Dependencies point one way: p2p uses progress and the channel floor; progress uses only the
- * channel floor (its doorbell); neither knows the collectives. The request type ({@link Transfer}),
+ * <p>Dependencies point one way: p2p uses progress and the channel floor; progress uses no floor
+ * (the engine hands it the channel floor's doorbell as a {@link Progress.Bell} and the duty cycle
+ * as parts); neither knows the collectives. The request type ({@link Transfer}),
  * {@link Kind}, {@link StatusSink} and {@link CommState} are shared by the components.
  *
  * <p>Threads: see {@code engine.progress} for who may drive progress and when. Several application
@@ -101,7 +102,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
-        this.progress = new Progress(channels, () -> channels.progress() + collectives.progress() + rma.progress(), spins, yields, maxPark, maxSleep);
+        this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, spins, yields, maxPark, maxSleep);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead, remoteReadMin, this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
@@ -114,6 +115,41 @@ public final class Engine implements FrameSink, Transfer.Owner {
                 + (remoteRead ? "on from " + remoteReadMin + " B"
                         : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
         progress.startAgent("railyard-progress-" + rank);
+    }
+
+    /** The parts of one duty cycle: the channel floor, the collective schedules, the windows. */
+    private static final int DUTY_PARTS = 3;
+
+    /** Runs part {@code i} of a duty cycle (the progress lock held); the work it did. */
+    private int dutyPart(int i) {
+        return switch (i) {
+            case 0 -> channels.progress();
+            case 1 -> collectives.progress();
+            default -> rma.progress();
+        };
+    }
+
+    /** The channel floor's doorbell, as the progress component sleeps on it. */
+    private record ChannelBell(ChannelTable channels) implements Progress.Bell {
+        @Override
+        public boolean usable() {
+            return channels.bellUsable();
+        }
+
+        @Override
+        public boolean sleep(long nanos, java.util.function.IntSupplier lastLook) {
+            return channels.sleepOnBell(nanos, lastLook);
+        }
+
+        @Override
+        public void wakeSleepers() {
+            channels.wakeSleepers();
+        }
+
+        @Override
+        public boolean allRing() {
+            return channels.allRing();
+        }
     }
 
     /** Fails naming {@code spec} and every accepted form when it is no rail policy. */
@@ -437,6 +473,20 @@ public final class Engine implements FrameSink, Transfer.Owner {
      */
     boolean driveUntil(BooleanSupplier done, long timeoutNanos) {
         return progress.driveUntil(done, timeoutNanos);
+    }
+
+    /**
+     * Asks the progress agent to drive as soon as no application thread is inside the library
+     * ({@link Progress#wakeAgent}): for a component that leaves work only the agent will advance
+     * while the program computes (a passive-target operation, a queue to drain).
+     */
+    void wakeAgent() {
+        progress.wakeAgent();
+    }
+
+    /** Duty cycles the progress agent has begun (tests: who drove progress). */
+    long agentCycles() {
+        return progress.agentCycles();
     }
 
     /** Sleeps of this process's waiting threads that a ring of the doorbell ended before their time. */

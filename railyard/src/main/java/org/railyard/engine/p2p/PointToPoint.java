@@ -131,7 +131,6 @@ public final class PointToPoint implements Transfer.Owner {
         if (bytes > eagerLimit) {
             return false;
         }
-        progress.touch();
         VirtualChannel ch = channels.existing(destWorld);
         if (ch == null) {
             return false;
@@ -310,7 +309,6 @@ public final class PointToPoint implements Transfer.Owner {
 
     private void postSend(SendTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int destWorld,
                           int tag, int mode) {
-        progress.touch();
         t.init(c, ctx, buf, k, off, count, destWorld, tag);
         t.sourceWorld = rank;
         t.sent = 0;
@@ -329,7 +327,6 @@ public final class PointToPoint implements Transfer.Owner {
     }
 
     private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
-        progress.touch();
         t.init(c, ctx, buf, k, off, count, srcWorld, tag);
         t.nextMatch = null;
         t.prevMatch = null;

@@ -5,55 +5,123 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
-import org.railyard.channel.ChannelTable;
+import java.util.function.IntUnaryOperator;
 import org.railyard.util.BackoffIdle;
 
 /**
  * Who drives progress: the progress lock, the waiters that drive while they wait, and the agent
- * that drives when the application is away. The protocol is described in the package
- * documentation. The duty cycle it runs is given ({@code duty}); it is always run holding the lock.
+ * that drives while the application is away. The protocol, its states and its bounds are in the
+ * package documentation; the bounds are the constants below. The duty cycle is given as parts
+ * ({@code part.applyAsInt(i)} for {@code i} in {@code [0, parts)}), each run holding the lock; the
+ * agent looks between two parts whether the application came in.
  */
 public final class Progress {
-    /** Parks of the agent in a row with the application in the library before it parks long (about 4 ms). */
-    private static final int AGENT_BUSY_PARKS = 8;
+    /** The agent's shortest park between two looks (watching) or after a cycle without work (driving). */
+    public static final long LOOK_MIN_NANOS = 100_000;
+    /** The agent's longest park between two looks; its parks double from {@link #LOOK_MIN_NANOS} to this. */
+    public static final long LOOK_MAX_NANOS = 1_000_000;
+    /** Looks with a waiter inside after which the watching agent parks long (until the last waiter leaves). */
+    public static final int AGENT_BUSY_LOOKS = 8;
+    /** The least bound of the agent's long park (the bound is {@code railyard.idle.maxsleep} when longer). */
+    public static final long LONG_PARK_MIN_NANOS = 1_000_000;
+    /** A waiter's first park once its spins and yields are spent; its parks double up to {@code railyard.idle.maxpark}. */
+    public static final long WAITER_MIN_PARK_NANOS = 1_000;
+    /** How long {@link #stopAgent} waits for the agent to end. */
+    public static final long STOP_JOIN_MILLIS = 2_000;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final ChannelTable channels;
-    private final IntSupplier duty;
+    /** The agent's state (package documentation), as {@link #agentState()} reports it. */
+    public enum AgentState { NOT_STARTED, WATCHING, DRIVING, STOPPED }
+
+    /** The doorbell that waiting threads may sleep on (the channel floor's, in the engine). */
+    public interface Bell {
+        /** A bell that is never usable: every waiter parks. */
+        Bell NONE = new Bell() {
+            @Override
+            public boolean usable() {
+                return false;
+            }
+
+            @Override
+            public boolean sleep(long nanos, IntSupplier lastLook) {
+                return false;
+            }
+
+            @Override
+            public void wakeSleepers() {
+            }
+
+            @Override
+            public boolean allRing() {
+                return false;
+            }
+        };
+
+        /** True if a thread of this process can sleep on it now. */
+        boolean usable();
+
+        /**
+         * Sleeps at most {@code nanos} or until rung, after {@code lastLook} (made once the sleeper
+         * can be woken) found nothing (0); false if it could not sleep.
+         */
+        boolean sleep(long nanos, IntSupplier lastLook);
+
+        /** Wakes this process's threads that sleep on it, if any. */
+        void wakeSleepers();
+
+        /** True if every frame this process can receive now rings it; called holding the progress lock. */
+        boolean allRing();
+    }
+
+    private final ProgressLock lock = new ProgressLock();
+    private final Bell bell;
+    private final int parts;
+    private final IntUnaryOperator part;
     private final ThreadLocal<BackoffIdle> waiterIdle;
     /** Longest doorbell sleep when every channel rings (railyard.idle.maxsleep). */
     private final long maxSleepNanos;
+    /** Application threads in a wait loop; part of "inside" (package documentation). */
+    private final AtomicInteger waiting = new AtomicInteger();
     private Thread agent;
     private volatile boolean closed;
-    /** Callers driving progress in a wait loop; while there is one, the agent stays out of the way. */
-    private final AtomicInteger drivers = new AtomicInteger();
-    /** True while the agent parks long because the application has been waiting in the library a long while. */
-    private volatile boolean agentParked;
-    /**
-     * Bumped by every call that posts or drives progress. The agent steps in only after a whole
-     * idle period without a bump: the application is then computing or blocked elsewhere, and
-     * nobody else moves its messages. While the application is active the agent stays off the
-     * lock, so a posting call never queues behind it.
-     */
-    private volatile int activity;
+    /** True while the agent parks long; the last waiter to leave unparks it. */
+    private volatile boolean parkedLong;
+    /** True while the agent sleeps on the doorbell; {@link #wakeAgent} and close then ring it. */
+    private volatile boolean agentOnBell;
+    /** Set by {@link #wakeAgent}: the agent drives at its first look with nobody inside. */
+    private volatile boolean wanted;
+    private volatile AgentState state = AgentState.NOT_STARTED;
+    /** Duty cycles the agent began (read by tests and diagnostics; written by the agent only). */
+    private volatile long agentCycles;
+    /** The entry mark when the agent began driving (agent thread only). */
+    private long driveMark;
+    /** When the agent's last long park began (agent thread only). */
+    private long parkStart;
 
     /**
-     * @param channels      the channel floor, whose doorbell waiters sleep on
-     * @param duty          one duty cycle, run holding the lock; returns the work done
+     * @param bell          the doorbell waiters and the agent sleep on ({@link Bell#NONE}: they park)
+     * @param parts         the parts of one duty cycle
+     * @param part          runs part {@code i} holding the lock; returns the work done
      * @param spins         a waiter's polls before it yields ({@code railyard.idle.spins})
      * @param yields        a waiter's yields before it parks
      * @param maxParkNanos  a waiter's longest park
      * @param maxSleepNanos longest doorbell sleep when every channel rings
      */
-    public Progress(ChannelTable channels, IntSupplier duty, long spins, long yields, long maxParkNanos, long maxSleepNanos) {
-        this.channels = channels;
-        this.duty = duty;
+    public Progress(Bell bell, int parts, IntUnaryOperator part, long spins, long yields, long maxParkNanos,
+                    long maxSleepNanos) {
+        if (parts < 1) {
+            throw new IllegalArgumentException("a duty cycle needs at least one part, not " + parts);
+        }
+        this.bell = bell;
+        this.parts = parts;
+        this.part = part;
         this.maxSleepNanos = maxSleepNanos;
-        this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, 1000, maxParkNanos, this::sleepWaiting));
+        this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, WAITER_MIN_PARK_NANOS,
+                maxParkNanos, this::sleepWaiting));
     }
 
     /** Starts the agent thread (it inherits the calling thread's processor binding). */
     public void startAgent(String name) {
+        state = AgentState.WATCHING;
         agent = Thread.ofPlatform().daemon().name(name).start(this::agentLoop);
     }
 
@@ -67,27 +135,68 @@ public final class Progress {
         return closed;
     }
 
-    /** A posting call was made (lock held): the agent keeps off for another period. */
-    public void touch() {
-        activity++;
+    /** What the agent is doing now. */
+    public AgentState agentState() {
+        return state;
     }
 
-    /** One duty cycle by a caller holding the lock; returns the work done. */
+    /** Duty cycles the agent has begun since it started. */
+    public long agentCycles() {
+        return agentCycles;
+    }
+
+    /**
+     * Asks the agent to drive as soon as no application thread is inside, without waiting for a
+     * quiet look (package documentation, "Asking for the agent"): for a caller that leaves work only
+     * the agent will advance while the application computes. Cheap; callable from any thread, with
+     * or without the lock.
+     */
+    public void wakeAgent() {
+        wanted = true;
+        LockSupport.unpark(agent);
+        if (agentOnBell) {
+            bell.wakeSleepers();
+        }
+    }
+
+    /** One duty cycle by an application thread holding the lock; returns the work done. */
     public int dutyLocked() {
-        activity++;
-        return duty.getAsInt();
+        lock.mark();
+        return cycle();
     }
 
     /** One duty cycle of a caller holding the lock that then wakes sleepers if it did work (a probe). */
     public void dutyAndWake() {
-        if (duty.getAsInt() > 0) {
-            channels.wakeSleepers();
+        if (cycle() > 0) {
+            bell.wakeSleepers();
         }
     }
 
-    /** One duty cycle of an application thread, if no other thread is in one; the work it did. */
+    /** One duty cycle of an application thread, if no other thread holds the lock; the work it did. */
     public int tryDuty() {
-        return dutyIfFree(false);
+        if (!lock.tryLock()) {
+            return 0;
+        }
+        int work;
+        try {
+            lock.mark();
+            work = cycle();
+        } finally {
+            lock.unlock();
+        }
+        if (work > 0) {
+            // the work may have ended another thread's wait, and that thread may sleep
+            bell.wakeSleepers();
+        }
+        return work;
+    }
+
+    private int cycle() {
+        int work = 0;
+        for (int i = 0; i < parts; i++) {
+            work += part.applyAsInt(i);
+        }
+        return work;
     }
 
     /** Waits until {@code done} holds (evaluated without the lock), driving progress; false after {@code timeoutNanos}. */
@@ -98,7 +207,7 @@ public final class Progress {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
         long start = timeoutNanos == Long.MAX_VALUE ? 0 : System.nanoTime();
-        drivers.incrementAndGet();
+        waiting.incrementAndGet();
         try {
             while (!done.getAsBoolean()) {
                 int work = tryDuty();
@@ -121,7 +230,7 @@ public final class Progress {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
         BooleanSupplier anyDone = () -> first(conditions) >= 0;
-        drivers.incrementAndGet();
+        waiting.incrementAndGet();
         try {
             while (true) {
                 int i = first(conditions);
@@ -153,7 +262,7 @@ public final class Progress {
         BackoffIdle idle = waiterIdle.get();
         idle.reset();
         long start = System.nanoTime();
-        drivers.incrementAndGet();
+        waiting.incrementAndGet();
         try {
             while (true) {
                 int work;
@@ -187,56 +296,29 @@ public final class Progress {
     }
 
     /**
-     * A waiter's sleep: on the doorbell of the shared rings (a peer of this node that writes wakes
-     * it), after one last duty cycle; false if the doorbell cannot be used (the waiter parks).
+     * A waiter's sleep: on the doorbell (a peer of this node that writes rings it), after one last
+     * duty cycle; false if the doorbell cannot be used (the waiter parks).
      */
     private boolean sleepWaiting(long nanos, BooleanSupplier done) {
-        if (!channels.bellUsable()) {
+        if (!bell.usable()) {
             return false;
         }
         if (done == null) {
-            return channels.sleepOnBell(nanos, this::tryDuty);
+            return bell.sleep(nanos, this::tryDuty);
         }
         // another thread may have ended this wait after the waiter looked and before it could be
         // woken: the last look asks the condition too
-        return channels.sleepOnBell(sleepBound(nanos), () -> tryDuty() > 0 || done.getAsBoolean() ? 1 : 0);
-    }
-
-    /**
-     * One duty cycle if no other thread is in one; the work it did. The application's cycles
-     * bump {@link #activity} (the agent keeps off while they come); the agent's do not, and stop
-     * once closed.
-     */
-    private int dutyIfFree(boolean byAgent) {
-        if (!lock.tryLock()) {
-            return 0;
-        }
-        int work = 0;
-        try {
-            if (!byAgent) {
-                activity++;
-            }
-            if (!byAgent || !closed) {
-                work = duty.getAsInt();
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (work > 0) {
-            // the work may have ended another thread's wait, and that thread may sleep
-            channels.wakeSleepers();
-        }
-        return work;
+        return bell.sleep(sleepBound(nanos), () -> tryDuty() > 0 || done.getAsBoolean() ? 1 : 0);
     }
 
     /**
      * How long a doorbell sleep may last: {@code nanos}, or {@code railyard.idle.maxsleep} when
-     * every channel rings (any frame ends the sleep, so it may be long and cost no processor).
+     * every frame this process can receive rings (any frame ends the sleep, so it may be long).
      */
     private long sleepBound(long nanos) {
         if (maxSleepNanos > nanos && lock.tryLock()) {
             try {
-                if (channels.allRing()) {
+                if (bell.allRing()) {
                     return maxSleepNanos;
                 }
             } finally {
@@ -246,79 +328,178 @@ public final class Progress {
         return nanos;
     }
 
-    /**
-     * The agent's sleep once its parks reached their bound, with nothing to do and the
-     * application outside the library: on the doorbell, so that a frame that comes while the
-     * application computes is taken at once (long when every channel rings).
-     */
-    private boolean agentSleep(long nanos, BooleanSupplier unused) {
-        if (!channels.bellUsable()) {
-            return false;
-        }
-        return channels.sleepOnBell(sleepBound(nanos), agentLastLook);
-    }
-
-    /**
-     * The agent's last look before it sleeps on the doorbell, made once rather than per sleep: a
-     * duty if the application is outside the library; if it came back in, 1, and the loop keeps off it.
-     */
-    private final IntSupplier agentLastLook = () -> drivers.get() > 0 ? 1 : dutyIfFree(true);
-
-    /**
-     * A waiting thread leaves the library; the last one out wakes the agent if it parks long, so
-     * that progress goes on while the application computes.
-     */
+    /** A waiting thread leaves; the last one out unparks the agent if it parks long. */
     private void leave() {
-        if (drivers.decrementAndGet() == 0 && agentParked) {
+        if (waiting.decrementAndGet() == 0 && parkedLong) {
             LockSupport.unpark(agent);
         }
     }
 
+    // ================================================================== the agent
+
+    /** True if an application thread is inside: waiting, holding the lock or queued for it. */
+    private boolean inside() {
+        return waiting.get() > 0 || lock.isLocked() || lock.hasQueuedThreads();
+    }
+
+    /** True if the application came in since the entry mark read {@code mark} (the agent may hold the lock). */
+    private boolean cameIn(long mark) {
+        return waiting.get() > 0 || lock.hasQueuedThreads() || lock.entries() != mark;
+    }
+
     private void agentLoop() {
-        // while the application is in the library: park, and park long once it stays there
-        BackoffIdle keepOff = new BackoffIdle(0, 0, 100_000, 1_000_000);
-        // while it is away (computing): progress, and when there is none, park, then sleep on the bell
-        BackoffIdle idle = new BackoffIdle(0, 0, 100_000, 1_000_000, this::agentSleep);
-        int seen = activity;
+        BackoffIdle watch = new BackoffIdle(0, 0, LOOK_MIN_NANOS, LOOK_MAX_NANOS);
+        BackoffIdle idle = new BackoffIdle(0, 0, LOOK_MIN_NANOS, LOOK_MAX_NANOS, this::agentSleep);
+        long seen = lock.entries();
+        boolean quietBefore = false;
         int busy = 0;
         while (!closed) {
-            int now = activity;
-            if (drivers.get() > 0 || now != seen) {
-                // the application is in the library, or was during the last period: keep off its
-                // core and its lock
-                seen = now;
-                idle.reset();
-                if (drivers.get() > 0 && ++busy >= AGENT_BUSY_PARKS) {
-                    // a long wait: park until the last waiter leaves (it unparks us) or the bound
-                    long bound = Math.max(maxSleepNanos, 1_000_000);
-                    long start = System.nanoTime();
-                    agentParked = true;
-                    if (drivers.get() > 0) {
-                        LockSupport.parkNanos(bound);
-                    }
-                    agentParked = false;
-                    if (System.nanoTime() - start < bound / 2) {
-                        // woken early: the application is busy with short calls, where each
-                        // unpark would cost it a system call; ramp up again before parking long
-                        busy = 0;
-                    }
-                } else {
-                    keepOff.idle(0);
-                }
+            long mark = lock.entries();
+            boolean inside = inside();
+            if (!inside && (wanted || (quietBefore && mark == seen))) {
+                // the application is away: drive until it comes back
+                wanted = false;
+                busy = 0;
+                state = AgentState.DRIVING;
+                drive(idle, mark);
+                state = closed ? AgentState.STOPPED : AgentState.WATCHING;
+                watch.reset();
+                seen = lock.entries();
+                quietBefore = false;
                 continue;
             }
-            busy = 0;
-            keepOff.reset();
-            idle.idle(dutyIfFree(true));
+            seen = mark;
+            quietBefore = !inside;
+            if (wanted) {
+                // asked for: look again soon
+                watch.reset();
+                watch.idle(0);
+            } else if (waiting.get() > 0 && ++busy >= AGENT_BUSY_LOOKS) {
+                parkLong();
+                if (System.nanoTime() - parkStart < longParkBound() / 2) {
+                    // woken early: the application is busy with short calls, where each unpark
+                    // costs it a system call; count the looks again before parking long
+                    busy = 0;
+                }
+            } else {
+                watch.idle(0);
+            }
+        }
+        state = AgentState.STOPPED;
+    }
+
+    private long longParkBound() {
+        return Math.max(maxSleepNanos, LONG_PARK_MIN_NANOS);
+    }
+
+    /** Parks until the last waiter leaves (it unparks the agent), {@link #wakeAgent}, close, or the bound. */
+    private void parkLong() {
+        parkStart = System.nanoTime();
+        parkedLong = true;
+        if (waiting.get() > 0 && !wanted && !closed) {
+            LockSupport.parkNanos(longParkBound());
+        }
+        parkedLong = false;
+    }
+
+    /** DRIVING: duty cycles while the application stays away (entry mark {@code mark}); returns when it comes back or on close. */
+    private void drive(BackoffIdle idle, long mark) {
+        driveMark = mark;
+        idle.reset();
+        while (!closed && !cameIn(mark)) {
+            if (wanted) {
+                wanted = false; // a request made while the agent drives is served by this cycle
+            }
+            int work = agentCycle();
+            if (work < 0) {
+                return;
+            }
+            if (work > 0) {
+                bell.wakeSleepers();
+            }
+            idle.idle(work);
         }
     }
 
-    /** Stops the agent: it runs no cycle from now on; waits for it (bounded). */
+    /**
+     * One cycle of the agent, looking before each part whether the application came in (then it
+     * stops and releases the lock); the work done, or -1 if it could not take the lock or stopped
+     * before doing anything.
+     */
+    private int agentCycle() {
+        if (!lock.tryLock()) {
+            return -1;
+        }
+        int work = 0;
+        try {
+            for (int i = 0; i < parts; i++) {
+                if (closed || cameIn(driveMark)) {
+                    return i == 0 ? -1 : work;
+                }
+                if (i == 0) {
+                    agentCycles++;
+                }
+                work += part.applyAsInt(i);
+            }
+        } finally {
+            lock.unlock();
+        }
+        return work;
+    }
+
+    /**
+     * The agent's sleep once its parks reached their bound with nothing to do and the application
+     * away: on the doorbell, so that a frame that comes while the application computes is taken at
+     * once (long when every channel rings). Its last look runs one more cycle unless the
+     * application came back.
+     */
+    private boolean agentSleep(long nanos, BooleanSupplier unused) {
+        if (!bell.usable()) {
+            return false;
+        }
+        agentOnBell = true;
+        try {
+            if (wanted || closed) {
+                return true;
+            }
+            return bell.sleep(sleepBound(nanos), agentLastLook);
+        } finally {
+            agentOnBell = false;
+        }
+    }
+
+    /** The agent's last look before a doorbell sleep (1 keeps it awake): made once rather than per sleep. */
+    private final IntSupplier agentLastLook = this::lastLook;
+
+    /**
+     * 1 (stay awake) if the application came back, the agent was asked for or stopped, or one more
+     * cycle did work or could not run; 0 to sleep. Runs once the agent can be woken, so that a
+     * {@link #wakeAgent} or close that rang too early is seen here.
+     */
+    private int lastLook() {
+        if (wanted || closed || cameIn(driveMark)) {
+            return 1;
+        }
+        int work = agentCycle();
+        if (work > 0) {
+            bell.wakeSleepers();
+        }
+        return work == 0 ? 0 : 1;
+    }
+
+    /** Stops the agent: it runs no part from now on; waits for it, at most {@link #STOP_JOIN_MILLIS}. */
     public void stopAgent() {
         closed = true;
+        if (agent == null) {
+            state = AgentState.STOPPED;
+            return;
+        }
         LockSupport.unpark(agent);
+        if (agentOnBell) {
+            bell.wakeSleepers();
+        }
         try {
-            agent.join(2000);
+            agent.join(STOP_JOIN_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

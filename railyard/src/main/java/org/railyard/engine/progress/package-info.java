@@ -2,43 +2,95 @@
  * Who drives progress, and how threads wait: the progress lock, the background agent, the idle
  * strategies of waiters and of the agent, and the doorbell sleeps. One {@link
  * org.railyard.engine.progress.Progress} per process; it knows nothing of messages, only a duty
- * cycle to run (the channel floor's and the schedules' work) and conditions to wait for.
+ * cycle made of parts (the channel floor's pass, the collective schedules', the windows') and the
+ * conditions threads wait for. The bounds named below are constants of {@code Progress}.
  *
- * <h2>The protocol today</h2>
+ * <h2>The protocol: the calling thread while it waits, the agent otherwise</h2>
+ * The rule in one line: <b>an application thread that is inside the library drives progress
+ * itself, and the agent drives only while the application is away</b>. A blocking ping-pong
+ * therefore never hands a message to another thread: the thread that waits for the answer is the
+ * one that reads it.
+ *
+ * <h3>The guard</h3>
+ * All engine state (channels, transfers, matching, schedules, windows) is guarded by one lock, the
+ * {@link org.railyard.engine.progress.ProgressLock}. Whoever holds it may run a duty cycle or a part
+ * of one; nobody else touches that state. Application threads take it with {@code lock()} to post
+ * (a send, a receive, a collective's start, an RMA operation, a cancel, a probe) and with {@code
+ * tryLock()} to run a cycle while they wait; the agent only ever uses {@code tryLock()}.
+ *
+ * <h3>Presence: when is the application inside</h3>
+ * An application thread is <em>inside</em> the library while it
+ * <ul>
+ * <li>holds the progress lock or is queued for it (every posting call, a probe, close), or</li>
+ * <li>is in a wait loop ({@code await}, {@code awaitAny}, {@code driveUntil}): it counts itself in
+ *     {@code waiting} on entry and out on exit.</li>
+ * </ul>
+ * Besides who is inside now, the agent needs to know whether anybody came in lately: the
+ * <em>entry mark</em> of the lock is a counter bumped, under the lock, by every outermost {@code
+ * lock()} of an application thread and by every duty cycle an application thread runs. Reading
+ * it costs the agent a load; bumping it costs the application a plain store (no fence, no atomic):
+ * it is written only by the lock's holder.
+ *
+ * <h3>The agent's states</h3>
  * <ol>
- * <li><b>One lock.</b> All engine state (channels, transfers, matching, schedules) is guarded by one
- *     {@code ReentrantLock}. Whoever holds it may run a duty cycle; nobody else touches that state.
- *     A call that posts (send, receive, a collective's start, cancel) takes the lock with a blocking
- *     {@code lock()}, so it may wait for a cycle under way; it posts and may run the channel's send
- *     side at once (an eager message goes out during the call). A probe takes the lock the same
- *     way and runs one cycle under it; so does {@code driveUntil} for each of its cycles.</li>
- * <li><b>Waiters drive.</b> A thread waiting for a request ({@code await}, {@code awaitAny},
- *     {@code driveUntil}, {@code test}) counts itself in {@code drivers} and loops: one duty cycle
- *     if the lock is free ({@code tryLock}, never blocking on it), then the condition, then its own
- *     {@link org.railyard.util.BackoffIdle} (spins, yields, parks; and once parks reach their bound
- *     a sleep on the doorbell when every frame it can receive rings it). Several waiting threads
- *     take turns through {@code tryLock}; one that finds the lock taken does no work and idles. A
- *     cycle that did work wakes the doorbell's sleepers: it may have ended another thread's wait.</li>
- * <li><b>The activity mark.</b> The volatile counter {@code activity} is bumped by every posting
- *     call ({@code Progress.touch}: a send or receive posted, an eager message offered directly)
- *     and by every cycle an application thread runs ({@code tryDuty}, {@code dutyLocked}); not by
- *     the agent's cycles, nor by a probe's.</li>
- * <li><b>The agent steps in only when the application is away.</b> The agent thread loops until
- *     close. If a waiter is in the library ({@code drivers > 0}) or {@code activity} changed since
- *     its last look, it keeps off the lock and the processor: it parks (100 us growing to 1 ms),
- *     and after {@code AGENT_BUSY_PARKS} such parks in a row with a waiter present it parks long
- *     (up to {@code railyard.idle.maxsleep}, at least 1 ms), setting {@code agentParked}; the last
- *     waiter to leave unparks it. Woken early (before half the bound), it ramps up again from
- *     short parks. Only after a whole look with no waiter and no change of {@code activity} (the
- *     application is computing or blocked elsewhere) does it run duty cycles itself, through the
- *     same {@code tryLock}, idling on its own backoff (parks, then doorbell sleeps whose last look
- *     runs one more cycle unless a waiter came back).</li>
- * <li><b>Close.</b> The closing thread runs the channel floor under the lock until everything is
- *     sent (bounded), then sets {@code closed}, unparks the agent and joins it (bounded); the agent
- *     runs no cycle once {@code closed} is set.</li>
+ * <li><b>WATCHING</b> (the application is inside, or was during the last look). The agent runs no
+ *     cycle and keeps off the lock and the processor: it parks from {@code LOOK_MIN_NANOS} (100 us)
+ *     doubling to {@code LOOK_MAX_NANOS} (1 ms) between two looks. After {@code AGENT_BUSY_LOOKS}
+ *     looks in a row with a waiter inside, it parks long, for {@code railyard.idle.maxsleep} but at
+ *     least {@code LONG_PARK_MIN_NANOS} (1 ms), and the last waiter to leave unparks it; woken before
+ *     half that bound, it counts its looks again from zero before parking long again (each unpark
+ *     costs the leaving thread a system call).</li>
+ * <li><b>WATCHING &rarr; DRIVING: how the agent learns the application is away.</b> At a look,
+ *     nobody is inside (no waiter, the lock free with nobody queued) and the entry mark has not
+ *     moved since the previous look, at which nobody was inside either: the application made no
+ *     call for a whole look interval (it computes, or is blocked elsewhere). Or a thread asked for
+ *     the agent ({@code wakeAgent}, see below) and nobody is inside now.</li>
+ * <li><b>DRIVING</b>. The agent runs duty cycles through {@code tryLock}. Before each part of a
+ *     cycle it checks that the application is still away (nobody waiting, nobody queued for the
+ *     lock, the entry mark unmoved); if one came in, it releases the lock at once and goes back to
+ *     WATCHING, so a posting call that comes while the agent is in a cycle waits for at most the
+ *     rest of <em>one part</em> of that cycle (one pass of the channel floor, which reads at most a
+ *     batch of frames per rail, or one pass over the schedules or the windows). A waiter that
+ *     comes never blocks on the agent: its {@code tryLock} fails, it idles, it tries again. When a
+ *     cycle finds nothing to do the agent idles on its own backoff: parks from {@code
+ *     LOOK_MIN_NANOS} to {@code LOOK_MAX_NANOS}, then sleeps on the doorbell (long when every frame
+ *     it can receive rings), its last look before each sleep being one more cycle unless the
+ *     application came back.</li>
+ * <li><b>DRIVING &rarr; WATCHING</b> when anybody comes in (above), or when its {@code tryLock}
+ *     fails (an application thread holds the lock).</li>
+ * <li><b>STOPPED</b> once {@code stopAgent} was called: the agent runs no part after it sees the
+ *     flag (it looks before each part) and ends.</li>
  * </ol>
- * The cost of this design is that ownership of progress moves between threads by a heuristic;
- * its benefit is that a blocking ping-pong never hands a message to another thread. A replacement
- * (one owner per cycle, the calling thread while it waits, the agent otherwise) must keep that.
+ *
+ * <h3>Waiters</h3>
+ * A thread waiting for a condition loops: one duty cycle if the lock is free ({@code tryLock},
+ * never blocking on it), then the condition, then its own {@link org.railyard.util.BackoffIdle}
+ * (spins, yields, parks from {@code WAITER_MIN_PARK_NANOS} up to {@code railyard.idle.maxpark}; once
+ * the parks reach their bound a sleep on the doorbell when every frame it can receive rings it).
+ * Several waiting threads (MPI_THREAD_MULTIPLE) take turns through {@code tryLock}; one that finds
+ * the lock taken does no work and idles. A cycle that did work wakes the doorbell's sleepers: it
+ * may have ended another thread's wait. {@code driveUntil} takes the lock with {@code lock()} for
+ * each cycle, because its condition is read under the lock.
+ *
+ * <h3>Asking for the agent</h3>
+ * {@code wakeAgent()} is for a thread that leaves work only the agent will advance once the
+ * application is away (a passive-target operation to serve, an operation queued to go out while
+ * the program computes). It ends any park or doorbell sleep of the agent, and the agent starts
+ * DRIVING at its first look with nobody inside, without waiting for a quiet look interval.
+ *
+ * <h3>How long a thread can wait for another</h3>
+ * <ul>
+ * <li>A posting call: for the lock's holder, that is another application thread's posting call
+ *     or one duty cycle, or the rest of one part of an agent cycle.</li>
+ * <li>A waiter: never for another thread; the lock taken, it idles and tries again within its
+ *     backoff (its longest park is {@code railyard.idle.maxpark}; a doorbell sleep is ended by any
+ *     frame that rings and by a cycle of another thread that did work).</li>
+ * <li>The agent: never blocks on the lock; it parks at most {@code LOOK_MAX_NANOS} while watching,
+ *     at most the long-park bound while a waiter stays inside, and sleeps at most {@code
+ *     railyard.idle.maxsleep} on the doorbell while driving with nothing to do.</li>
+ * <li>Close: the closing thread runs the channel floor under the lock until everything is sent
+ *     (bounded by the engine), then {@code stopAgent} sets {@code closed}, unparks the agent, wakes
+ *     the doorbell and joins the agent for at most {@code STOP_JOIN_MILLIS} (2 s).</li>
+ * </ul>
  */
 package org.railyard.engine.progress;
