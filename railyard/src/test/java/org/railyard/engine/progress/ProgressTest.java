@@ -110,9 +110,21 @@ class ProgressTest {
             progress.lock().unlock();
         }
 
+        /** A send to {@code peer}: posted under this node's lock, where its transport writes it. */
+        void send(Node peer, Long m) {
+            progress.lock().lock();
+            try {
+                peer.wire.add(m);
+            } finally {
+                progress.lock().unlock();
+            }
+        }
+
         /** Waits, driving progress, until message {@code m} was delivered here. */
         void awaitMessage(long m) {
-            assertThat(progress.await(() -> delivered >= m, WAIT_NANOS)).as("message %d delivered to %s", m, agentName).isTrue();
+            if (!progress.await(() -> delivered >= m, WAIT_NANOS)) {
+                throw new AssertionError("message " + m + " not delivered to " + agentName + " within " + BOUND);
+            }
         }
     }
 
@@ -166,22 +178,25 @@ class ProgressTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch go = new CountDownLatch(1);
         long[] cyclesAtStart = new long[2];
+        Long[] messages = new Long[rounds + 1];
+        for (int i = 0; i <= rounds; i++) {
+            messages[i] = (long) i;
+        }
+        // between two calls each thread only counts its loop: little time outside the library
         Thread ping = run("ping", () -> {
             await(go);
-            for (long i = 1; i <= rounds; i++) {
-                a.post();
-                b.wire.add(i); // the send: posted here, carried to the peer by its transport
+            for (int i = 1; i <= rounds; i++) {
+                a.send(b, messages[i]);
                 a.post(); // the receive posted
                 a.awaitMessage(i);
             }
         }, failure);
         Thread pong = run("pong", () -> {
             await(go);
-            for (long i = 1; i <= rounds; i++) {
+            for (int i = 1; i <= rounds; i++) {
                 b.post();
                 b.awaitMessage(i);
-                b.post();
-                a.wire.add(i);
+                b.send(a, messages[i]);
             }
         }, failure);
         // both applications enter at once; the agents may be driving from the quiet before
@@ -193,10 +208,12 @@ class ProgressTest {
         assertThat(failure.get()).isNull();
         long agentCycles = a.progress.agentCycles() - cyclesAtStart[0] + b.progress.agentCycles() - cyclesAtStart[1];
         long hops = a.deliveredByAgent.get() + b.deliveredByAgent.get();
-        // each agent may run a few cycles before it sees the application come in, and one when a
-        // waiter is descheduled for a whole look between two calls; never one per message
+        // each agent may run a cycle before it sees the application come in, and a few while a
+        // thread is descheduled between two calls for more than a look (a loaded machine); never
+        // one per message. An agent that stepped in whenever nobody is inside at a look (no quiet
+        // look first) runs some 600 cycles here
         assertThat(hops).as("messages handed to an agent thread in %d round trips", rounds).isLessThanOrEqualTo(rounds / 100);
-        assertThat(agentCycles).as("agent cycles in %d round trips", rounds).isLessThanOrEqualTo(rounds / 100);
+        assertThat(agentCycles).as("agent cycles in %d round trips", rounds).isLessThanOrEqualTo(rounds / 50);
         assertThat(a.overlaps.get() + b.overlaps.get()).isZero();
     }
 
