@@ -57,8 +57,11 @@ class ThreadsLauncherSystemTest {
 
     @Test
     void theMpiJavaPingPongRunsUnchanged(@TempDir Path tmp) throws Exception {
-        Run r = run(tmp.resolve("pingpong.log"), "-np", "3", MpiJavaPingPong.class.getName(), "5");
+        Run r = run(tmp.resolve("pingpong.log"), "--print-choices", "-np", "3", MpiJavaPingPong.class.getName(), "5");
         assertThat(r.exit()).as(r.output()).isZero();
+        // the class loaders of one process reach each other over shm, as processes of one node do
+        assertThat(r.lines()).as(r.output()).anyMatch(l -> l.startsWith("[0] railyard: rank 0 -> rank 1: rail 0 up: transport shm"))
+                .anyMatch(l -> l.startsWith("[2] railyard: rank 2 -> rank 1: rail 0 up: transport shm"));
         for (int rank = 0; rank < 3; rank++) {
             assertThat(r.lines()).as(r.output()).contains("[" + rank + "] OK pingpong rank " + rank);
         }
