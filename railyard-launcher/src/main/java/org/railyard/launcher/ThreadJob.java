@@ -73,6 +73,7 @@ final class ThreadJob {
     private Cause cause = Cause.NONE;
     private String causeText;
     private Rank firstFailure;
+    private volatile boolean lingering;
 
     ThreadJob(List<RankLoader> loaders, List<Map<String, String>> envs, String mainClass, List<String> args,
               Duration timeout, LineSink err, RankOutput output) {
@@ -248,6 +249,7 @@ final class ThreadJob {
                 }
             }
             if (r.main.isAlive()) {
+                lingering = true;
                 err.line(LineSink.LAUNCHER, "railyard: rank " + r.rank + " (thread) did not end within " + Job.human(GRACE)
                         + " of its interrupt; it ends with this JVM");
             }
@@ -255,6 +257,11 @@ final class ThreadJob {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** True when some rank's thread still ran when {@link #run} returned (it ends with this JVM). */
+    boolean lingering() {
+        return lingering;
     }
 
     private JobResult result() {

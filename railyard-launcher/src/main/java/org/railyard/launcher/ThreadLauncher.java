@@ -83,8 +83,16 @@ public final class ThreadLauncher {
                 envs.add(env);
                 loaders.add(new RankLoader(r, classpath));
             }
-            try (RankOutput output = RankOutput.install(spec.np(), serialOut, serialErr)) {
-                return new ThreadJob(loaders, envs, mainClass, spec.args(), spec.timeout(), serialErr, output).run();
+            RankOutput output = RankOutput.install(spec.np(), serialOut, serialErr);
+            ThreadJob job = null;
+            try {
+                job = new ThreadJob(loaders, envs, mainClass, spec.args(), spec.timeout(), serialErr, output);
+                return job.run();
+            } finally {
+                // a rank still running keeps writing until the JVM ends: its lines keep their prefix
+                if (job == null || !job.lingering()) {
+                    output.close();
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);

@@ -90,6 +90,8 @@ class ThreadsLauncherSystemTest {
         assertThat(r.exit()).as(r.output()).isEqualTo(1);
         assertThat(r.output()).contains("[1] Exception in thread \"main\" java.lang.IllegalStateException: rank 1 gives up")
                 .contains("railyard: rank 1 (thread) exited with code 1; stopping the other 2 ranks");
+        // ranks still waiting when the job ends write as ranks until the JVM ends, never unprefixed
+        assertThat(r.lines()).as(r.output()).allMatch(l -> l.startsWith("[") || l.startsWith("railyard"));
     }
 
     @Test
