@@ -84,7 +84,7 @@ while [ $# -gt 0 ]; do
     --mpijava-np) MJ_NPS="${2:-}"; shift 2 ;;
     --threads) THREADS=1; shift ;;
     --tables-from) FROM="${2:-}"; shift 2 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -147,9 +147,9 @@ mpijava_tables() {
         }
         if (cnt[c "q"] > 0 && threads)
           printf "| %s | %s | %.3f | %.3f | %.2f | %s | %s | %.1f | %.1f | %s | %d |\n", k[1], k[2], combine(c "m"),
-            combine(c "r"), combine(c "q"), cnt[c "tq"] > 0 ? sprintf("%.3f", combine(c "t")) : "-",
-            cnt[c "tq"] > 0 ? sprintf("%.2f", combine(c "tq")) : "-", combine(c "mj"), combine(c "rj"),
-            cnt[c "tq"] > 0 ? sprintf("%.1f", combine(c "tj")) : "-", cnt[c "q"]
+            combine(c "r"), combine(c "q"), (cnt[c "tq"] > 0) ? sprintf("%.3f", combine(c "t")) : "-",
+            (cnt[c "tq"] > 0) ? sprintf("%.2f", combine(c "tq")) : "-", combine(c "mj"), combine(c "rj"),
+            (cnt[c "tq"] > 0) ? sprintf("%.1f", combine(c "tj")) : "-", cnt[c "q"]
         else if (cnt[c "q"] > 0)
           printf "| %s | %s | %.3f | %.3f | %.2f | %.1f | %.1f | %d |\n", k[1], k[2], combine(c "m"), combine(c "r"),
             combine(c "q"), combine(c "mj"), combine(c "rj"), cnt[c "q"]
