@@ -7,6 +7,8 @@ import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.comm.CommState;
+import org.railyard.engine.request.StatusSink;
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
 /**
