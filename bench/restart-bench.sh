@@ -19,6 +19,7 @@ trap 'rm -f "$LOG"' EXIT INT TERM
 printf '# np 4, n %s, check every 5, kill rank 2 after %s iterations; rounds %s\n' "$N" "$AFTER" "$ROUNDS" | tee "$OUT/runs.tsv"
 printf 'round\tcase\tjob_s\tsolve_s\titerations\trecovery_ms\n' | tee -a "$OUT/runs.tsv"
 one() { # round, case, extra demo options
+    round=$1; case=$2; shift 2
     start=$(date +%s%N)
     "$JAVA" -cp "$CP" org.railyard.cli.Main run -np 4 --relays 1 --restart 1 --timeout 600s \
         org.railyard.apps.obstacle.ObstacleDemo --n "$N" --check-every 5 --quiet "$@" > "$LOG" 2>&1 \
@@ -31,7 +32,7 @@ one() { # round, case, extra demo options
     back=$(sed -n 's/.*back past iteration .* at \([0-9]*\) ms.*/\1/p' "$LOG")
     rec=-
     if [ -n "$killed" ] && [ -n "$back" ]; then rec=$((back - killed)); fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(echo "$start $end" | awk '{printf "%.3f", ($2-$1)/1e9}')" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$case" "$(echo "$start $end" | awk '{printf "%.3f", ($2-$1)/1e9}')" \
         "$solve" "$iters" "$rec" | tee -a "$OUT/runs.tsv"
 }
 r=1

@@ -71,8 +71,8 @@ public final class ObstacleDemo {
               --halo H           sync: two-sided (default: sends and receives) or rma (puts into the
                                  neighbours' windows, each iteration's epoch ended by a fence)
               --kill R:K         rank R kills itself (SIGKILL) at the first convergence test after K
-                                 iterations, in its first run only: with railyard run --relays 1
-                                 --restart 1 the launcher starts it again and the job ends as without
+                                 iterations, in its first run only (with railyard run --relays 1
+                                 --restart 1 it is started again and the answer is the same)
               --quiet            no progress bar and no header
               --help             this text""".formatted(DEFAULT_N, RichardsonSettings.DEFAULT_TOLERANCE,
             RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP,
