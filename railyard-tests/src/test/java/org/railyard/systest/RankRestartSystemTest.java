@@ -84,9 +84,14 @@ class RankRestartSystemTest {
     }
 
     @Test
-    void restartWithoutRelaysIsRefused() {
+    void restartWithoutRelaysOrWithDirectTransportsIsRefused() {
         Jobs.CommandRun r = run(List.of("-np", "2", "--restart", "1"), AnySourceRestartRanks.class.getName(), "1", "1");
         assertThat(r.code()).as(r.report()).isNotZero();
         assertThat(r.stderr()).as(r.report()).contains("--restart needs relays: add --relays N");
+        Jobs.CommandRun direct = run(List.of("-np", "2", "--relays", "1", "--restart", "1", "--transports", "shm,relay"),
+                AnySourceRestartRanks.class.getName(), "1", "1");
+        assertThat(direct.code()).as(direct.report()).isNotZero();
+        assertThat(direct.stderr()).as(direct.report())
+                .contains("--restart sends every pair through the relays: --transports must be self,relay (or left out), not 'shm,relay'");
     }
 }
