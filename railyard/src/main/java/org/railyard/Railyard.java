@@ -132,7 +132,11 @@ public final class Railyard implements AutoCloseable {
         return engine.describeChoices();
     }
 
-    /** Ends the job for every process: this process exits with {@code code}, and the launcher stops the rest. */
+    /**
+     * Ends the job for every process: under srun or Hydra the process manager is asked to end the
+     * job (PMI abort), under the Railyard launcher the launcher stops the rest; this process exits
+     * with {@code code}.
+     */
     public void abort(int code) {
         engine.abort(code);
     }

@@ -61,6 +61,21 @@ public interface Bootstrap extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Asks the job's manager to end the whole job because this process aborts with {@code code}
+     * ({@code message} for its log); returns once the request is sent, bounded by
+     * {@link #ABORT_BOUND}, after which the caller exits with the code. The default does nothing:
+     * a manager that speaks no abort (the Railyard launcher) learns from the exit code and stops
+     * the other ranks itself. The connection is unusable afterwards.
+     *
+     * @throws org.railyard.error.RailyardException BOOTSTRAP or TIMEOUT if the request could not be sent
+     */
+    default void abort(int code, String message) {
+    }
+
+    /** How long {@link #abort} may wait to send its request. */
+    Duration ABORT_BOUND = Duration.ofSeconds(5);
+
     /** Tells the job's manager this process ends normally; releases sockets. */
     @Override
     void close();

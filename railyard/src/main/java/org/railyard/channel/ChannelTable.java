@@ -60,6 +60,8 @@ public final class ChannelTable {
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
+    /** The node index of every world rank as the process manager planned it, or null (see {@link #nodeOf}). */
+    private int[] plannedNodes;
     private Bell doorbell = Bell.NONE;
 
     /**
@@ -114,6 +116,7 @@ public final class ChannelTable {
             connector.doorbell(table.doorbell);
             table.transportNames = offered;
             table.bootstrap = bootstrap;
+            table.plannedNodes = plannedNodes(bootstrap);
             table.cards = new HashMap<>();
             table.cards.put(rank, mine);
             for (Transport t : started) {
@@ -175,9 +178,23 @@ public final class ChannelTable {
         return doorbell.wakes();
     }
 
-    /** The node a world rank runs on (from its card). */
+    /**
+     * The node a world rank runs on, as the node layout of the engine (splitShared, node-aware
+     * collectives, shared windows) takes it: from the process manager's plan when the bootstrap
+     * gives one ({@link Bootstrap#nodeOfRank()}, PMI-2's {@code PMI_process_mapping}), read
+     * without any exchange, else from the rank's address card (host name and boot id). Ranks of
+     * one planned node run on one host, so equal names still mean shared memory is possible; two
+     * planned nodes may share a host (Slurm's multiple-slurmd mode), which the layout follows.
+     * The transports keep choosing by the cards' identities.
+     */
     public String nodeOf(int worldRank) {
-        return nodeCard(worldRank).node();
+        return plannedNodes != null ? "pmi-node-" + plannedNodes[worldRank] : nodeCard(worldRank).node();
+    }
+
+    /** The bootstrap's node plan if it has one of the job's size, else null. */
+    private static int[] plannedNodes(Bootstrap bootstrap) {
+        int[] plan = bootstrap.nodeOfRank();
+        return plan != null && plan.length == bootstrap.size() ? plan : null;
     }
 
     /** The site a world rank belongs to (from its card; empty when it set no railyard.site). */
