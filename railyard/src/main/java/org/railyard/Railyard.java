@@ -2,6 +2,7 @@ package org.railyard;
 
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
+import org.railyard.bootstrap.StartupTiming;
 import org.railyard.engine.Engine;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -62,8 +63,15 @@ public final class Railyard implements AutoCloseable {
         if (current != null) {
             throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard.init was already called in this process");
         }
+        StartupTiming timing = StartupTiming.begin();
         Bootstrap b = Bootstraps.detect();
+        if (timing != null) {
+            timing.bootstrapDone();
+        }
         current = new Railyard(Engine.start(b));
+        if (timing != null) {
+            timing.initDone(b);
+        }
         return current;
     }
 

@@ -21,6 +21,7 @@ import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import org.railyard.bootstrap.KvBootstrap;
 import org.railyard.bootstrap.KvServer;
+import org.railyard.bootstrap.StartupTiming;
 import org.railyard.util.Config;
 
 /**
@@ -100,8 +101,9 @@ public final class Launcher {
         command.add(String.join(File.pathSeparator, classpath));
         command.add(mainClass);
         command.addAll(spec.args());
+        Map<String, String> launch = launchStamp(System.getenv());
         if (SrunLaunch.applies(spec, System.getenv())) {
-            return SrunLaunch.run(spec, command, System.getenv(), out, err);
+            return SrunLaunch.run(spec, command, System.getenv(), launch, out, err);
         }
 
         List<Host> placement = spec.hosts().isEmpty() ? null : Host.place(spec.np(), spec.hosts());
@@ -132,6 +134,7 @@ public final class Launcher {
             List<Job.Launch> launches = new ArrayList<>(spec.np());
             for (int r = 0; r < spec.np(); r++) {
                 Map<String, String> env = new LinkedHashMap<>(spec.env());
+                env.putAll(launch);
                 env.put(KvBootstrap.ENV_KV, kvAddress);
                 env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
                 env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
@@ -153,6 +156,20 @@ public final class Launcher {
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The launch time the ranks report their start-up stages from ({@link StartupTiming}): this
+     * launcher's own start, unless {@code inherited} already holds one (a benchmark that timed
+     * from before the launcher); empty when this JVM's start is unknown.
+     */
+    static Map<String, String> launchStamp(Map<String, String> inherited) {
+        if (inherited.get(StartupTiming.LAUNCH_ENV) != null) {
+            return Map.of();
+        }
+        return ProcessHandle.current().info().startInstant()
+                .map(t -> Map.of(StartupTiming.LAUNCH_ENV, Long.toString(t.getEpochSecond() * 1_000_000L + t.getNano() / 1000)))
+                .orElse(Map.of());
     }
 
     /** The rank's command with its ahead-of-time cache options after the java binary (none without a cache). */

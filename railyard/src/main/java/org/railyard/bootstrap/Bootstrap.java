@@ -48,6 +48,20 @@ public interface Bootstrap extends AutoCloseable {
      */
     String get(String key);
 
+    /**
+     * The values of {@code keys}, in their order, each as {@link #get} reads it; a mechanism with
+     * a bulk read ({@link KvBootstrap}) takes a few requests for all of them instead of one per key.
+     *
+     * @throws org.railyard.error.RailyardException as {@link #get}, for the first key that fails
+     */
+    default java.util.List<String> getAll(java.util.List<String> keys) {
+        java.util.List<String> values = new java.util.ArrayList<>(keys.size());
+        for (String k : keys) {
+            values.add(get(k));
+        }
+        return values;
+    }
+
     /** Name of the mechanism, printed by {@code --print-choices}: "railyard-kv", "pmi-1", "pmi-2", "singleton". */
     String name();
 

@@ -62,6 +62,7 @@ public final class ChannelTable {
     private Bootstrap bootstrap;
     /** The node index of every world rank as the process manager planned it, or null (see {@link #nodeOf}). */
     private int[] plannedNodes;
+    private boolean allCardsRead;
     private Bell doorbell = Bell.NONE;
 
     /**
@@ -142,6 +143,31 @@ public final class ChannelTable {
         return out;
     }
 
+    /**
+     * Reads, once, the address card of every rank not yet read, in as few bootstrap requests as
+     * the bootstrap allows ({@link Bootstrap#getAll}): what a layout of the job (every rank's node
+     * or site) needs, which one get per rank would make N requests per rank to the launcher's
+     * single key-value server.
+     */
+    private void readAllCards() {
+        synchronized (cards) {
+            if (allCardsRead) {
+                return;
+            }
+            List<Integer> missing = new ArrayList<>();
+            for (int p = 0; p < channels.length; p++) {
+                if (!cards.containsKey(p)) {
+                    missing.add(p);
+                }
+            }
+            List<String> values = bootstrap.getAll(missing.stream().map(AddressCard::key).toList());
+            for (int i = 0; i < missing.size(); i++) {
+                cards.put(missing.get(i), AddressCard.decode(missing.get(i), values.get(i)));
+            }
+            allCardsRead = true;
+        }
+    }
+
     /** The address card of a rank, read once from the bootstrap (from any thread). */
     private AddressCard nodeCard(int peer) {
         synchronized (cards) {
@@ -188,7 +214,11 @@ public final class ChannelTable {
      * The transports keep choosing by the cards' identities.
      */
     public String nodeOf(int worldRank) {
-        return plannedNodes != null ? "pmi-node-" + plannedNodes[worldRank] : nodeCard(worldRank).node();
+        if (plannedNodes != null) {
+            return "pmi-node-" + plannedNodes[worldRank];
+        }
+        readAllCards();
+        return nodeCard(worldRank).node();
     }
 
     /** The bootstrap's node plan if it has one of the job's size, else null. */
@@ -199,6 +229,7 @@ public final class ChannelTable {
 
     /** The site a world rank belongs to (from its card; empty when it set no railyard.site). */
     public String siteOf(int worldRank) {
+        readAllCards();
         return nodeCard(worldRank).site();
     }
 

@@ -186,6 +186,25 @@ class SlurmSystemTest {
     }
 
     @Test
+    void abortOfOneTaskEndsTheStepThroughPmi2() throws Exception {
+        String marker = "ry-abort-" + ProcessHandle.current().pid();
+        Path out = work.resolve("abort.out");
+        // no --kill-on-bad-exit: the tasks that wait are ended only because the aborting one asked Slurm
+        Process srun = slurm.spawn(srun(4, java(AbortingRanks.class, marker)), out);
+        try {
+            awaitReady(out, 4, null);
+            assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out))
+                    .isTrue();
+        } finally {
+            srun.destroyForcibly();
+        }
+        String text = readOrEmpty(out);
+        assertThat(srun.exitValue()).as(text).isNotZero();
+        assertThat(text).contains("railyard: rank 1 called abort(5)");
+        awaitNoProcessWith(marker);
+    }
+
+    @Test
     void scancelLeavesNoProcessBehind() throws Exception {
         String marker = "ry-scancel-" + ProcessHandle.current().pid();
         Path out = work.resolve("scancel.out");
