@@ -8,7 +8,9 @@ import org.railyard.util.Config;
  * launch to the process start, to {@code Railyard.init} being called, to the bootstrap being
  * done (the job joined: rank, size, secret) and to init being done (transports started, address
  * card published and fenced). One line on stderr, in milliseconds from the launch:
- * <pre>railyard startup: rank R of N (BOOTSTRAP) ms from launch: process P, init called I, bootstrap B, init done D</pre>
+ * <pre>railyard startup: rank R of N (BOOTSTRAP) ms from launch: process P, init called I, bootstrap B, init done D; cpu C</pre>
+ * where C is the processor time the process has used by then, in ms: equal C with unequal D
+ * means the rank waited for processors (or for its peers), not that it had more to do.
  * The launch is {@value #LAUNCH_ENV} (epoch microseconds) when the environment has it
  * ({@code railyard run} sets it to its own start unless it inherited one; a benchmark exports it
  * before starting srun or mpiexec), else the process's own start. Clocks of one host only: on
@@ -40,7 +42,9 @@ public final class StartupTiming {
         long doneUs = nowUs();
         long processUs = ProcessHandle.current().info().startInstant().map(StartupTiming::micros).orElse(initCalledUs);
         long launchUs = launch(System.getenv(LAUNCH_ENV), processUs);
-        System.err.println(line(b.rank(), b.size(), b.name(), launchUs, processUs, initCalledUs, bootstrapUs, doneUs));
+        long cpuMs = ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L);
+        System.err.println(line(b.rank(), b.size(), b.name(), launchUs, processUs, initCalledUs, bootstrapUs, doneUs)
+                + "; cpu " + cpuMs);
         System.err.flush();
     }
 
