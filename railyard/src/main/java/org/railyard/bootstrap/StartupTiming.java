@@ -41,7 +41,7 @@ public final class StartupTiming {
     public void initDone(Bootstrap b) {
         long doneUs = nowUs();
         long processUs = ProcessHandle.current().info().startInstant().map(StartupTiming::micros).orElse(initCalledUs);
-        long launchUs = launch(System.getenv(LAUNCH_ENV), processUs);
+        long launchUs = launch(Config.getenv(LAUNCH_ENV), processUs);
         long cpuMs = ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L);
         System.err.println(line(b.rank(), b.size(), b.name(), launchUs, processUs, initCalledUs, bootstrapUs, doneUs)
                 + "; cpu " + cpuMs);
