@@ -59,6 +59,8 @@ public final class RmaWindow {
     private final int[] arrayKindOf;
     /** Every member's memory mapped here (shared, or allocated on one node), else null. */
     private final MemorySegment[] parts;
+    /** The fence's barrier and the accumulate locks of a mapped window, else null. */
+    private final SharedHeader shared;
     private final SharedAccess atomics;
     private final Arena arena;
     private final Target target;
@@ -68,7 +70,7 @@ public final class RmaWindow {
     private boolean freed;
 
     RmaWindow(Rma rma, RmaServices s, CommState comm, String name, int flavor, WindowMemory mem, Object buffer,
-              long[] info, MemorySegment[] parts, MemorySegment lockWord, Arena arena) {
+              long[] info, MemorySegment[] parts, MemorySegment header, Arena arena) {
         this.rma = rma;
         this.s = s;
         this.comm = comm;
@@ -87,11 +89,12 @@ public final class RmaWindow {
             arrayKindOf[r] = (int) info[Rma.INFO * r + 2];
         }
         this.parts = parts;
-        this.atomics = lockWord == null ? null : new SharedAccess(lockWord);
+        this.shared = header == null ? null : new SharedHeader(header, n, this);
+        this.atomics = header == null ? null : new SharedAccess(shared, n);
         this.arena = arena;
         this.target = new Target(this, s, comm, mem);
         this.out = new Outbound(this, s, comm, n);
-        this.epochs = new Epochs(this, s, comm, out, target, n);
+        this.epochs = new Epochs(this, s, comm, out, target, shared, n);
     }
 
     /** Starts serving the other members; lock held. */
@@ -247,9 +250,12 @@ public final class RmaWindow {
         }
         Kind k = ttype.kind;
         if (a.slice != null) {
-            Object in = k.newArray(a.values);
-            Packing.gather(buf, off, type, count, in);
-            atomics.accumulate(a.slice, 0, ttype, tcount, op, in, null);
+            boolean direct = direct(buf, type);
+            Object in = direct ? buf : k.newArray(a.values);
+            if (!direct) {
+                Packing.gather(buf, off, type, count, in);
+            }
+            atomics.accumulate(target, a.slice, 0, ttype, tcount, op, in, direct ? off : 0, null, 0);
             return done(request);
         }
         return out.locked(() -> {
@@ -276,14 +282,17 @@ public final class RmaWindow {
             }
         }
         if (a.slice != null) {
-            Object in = null;
-            if (!noOp) {
-                in = k.newArray(a.values);
+            boolean inDirect = !noOp && direct(buf, type);
+            Object in = noOp ? null : inDirect ? buf : k.newArray(a.values);
+            if (!noOp && !inDirect) {
                 Packing.gather(buf, off, type, count, in);
             }
-            Object old = k.newArray(a.values);
-            atomics.accumulate(a.slice, 0, ttype, tcount, op, in, old);
-            Packing.scatter(old, result, roff, rtype, rcount);
+            boolean oldDirect = direct(result, rtype);
+            Object old = oldDirect ? result : k.newArray(a.values);
+            atomics.accumulate(target, a.slice, 0, ttype, tcount, op, in, inDirect ? off : 0, old, oldDirect ? roff : 0);
+            if (!oldDirect) {
+                Packing.scatter(old, result, roff, rtype, rcount);
+            }
             return done(request);
         }
         return out.locked(() -> {
@@ -326,20 +335,27 @@ public final class RmaWindow {
         }
         checkOrigin("compareAndSwap", buf, off, 1, one);
         checkOrigin("compareAndSwap", compare, coff, 1, one);
+        if (a.slice != null) {
+            boolean direct = direct(buf, one) && direct(compare, one) && direct(result, one);
+            if (direct) {
+                atomics.compareAndSwap(target, a.slice, 0, k, buf, off, compare, coff, result, roff);
+                return;
+            }
+            Object origin = k.newArray(1);
+            Object expected = k.newArray(1);
+            Object old = k.newArray(1);
+            Packing.gather(buf, off, one, 1, origin);
+            Packing.gather(compare, coff, one, 1, expected);
+            atomics.compareAndSwap(target, a.slice, 0, k, origin, 0, expected, 0, old, 0);
+            Packing.scatter(old, result, roff, one, 1);
+            return;
+        }
         Object in = k.newArray(2);
         Object single = k.newArray(1);
         Packing.gather(buf, off, one, 1, single);
         System.arraycopy(single, 0, in, 0, 1);
         Packing.gather(compare, coff, one, 1, single);
         System.arraycopy(single, 0, in, 1, 1);
-        if (a.slice != null) {
-            Object origin = k.newArray(1);
-            System.arraycopy(in, 0, origin, 0, 1);
-            Object old = k.newArray(1);
-            atomics.compareAndSwap(a.slice, 0, k, origin, single, old);
-            Packing.scatter(old, result, roff, one, 1);
-            return;
-        }
         out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply = s.irecv(comm, result, k, roff, 1, target, tag);
@@ -456,6 +472,11 @@ public final class RmaWindow {
         return h;
     }
 
+
+    /** True if {@code buf} holds the values of {@code type} consecutively in a Java array of its kind. */
+    private static boolean direct(Object buf, Shape type) {
+        return type.contiguous && Packing.segment(buf) == null;
+    }
 
     private Transfer done(boolean request) {
         return request ? RmaRequest.done() : null;
