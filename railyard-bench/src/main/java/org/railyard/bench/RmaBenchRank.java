@@ -98,10 +98,10 @@ public final class RmaBenchRank {
 
     /** Options of one run. */
     record Options(Set<Bench> benches, Set<Mode> modes, long[] sizes, long iterBase, String transport,
-                   boolean jitWarmup) {
+                   boolean jitWarmup, boolean alloc) {
         static final String USAGE = "usage: RmaBenchRank [put_latency|get_latency|put_bw|get_bw|acc_latency|"
                 + "fop_latency|cas_latency|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
-                + "[--transport LABEL] [--no-jit-warmup]";
+                + "[--transport LABEL] [--no-jit-warmup] [--alloc]";
 
         /** @throws IllegalArgumentException with a message fit for the user on a bad argument */
         static Options parse(String... args) {
@@ -111,6 +111,7 @@ public final class RmaBenchRank {
             long iters = DEFAULT_BASE;
             String transport = null;
             boolean jit = true;
+            boolean alloc = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -119,6 +120,7 @@ public final class RmaBenchRank {
                     case "--sync" -> modes.addAll(names(Mode.class, value(args, ++i, a), "--sync"));
                     case "--transport" -> transport = value(args, ++i, a);
                     case "--no-jit-warmup" -> jit = false;
+                    case "--alloc" -> alloc = true;
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; " + USAGE);
@@ -132,7 +134,7 @@ public final class RmaBenchRank {
                 transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
             }
             return new Options(benches.isEmpty() ? EnumSet.allOf(Bench.class) : benches,
-                    modes.isEmpty() ? EnumSet.allOf(Mode.class) : modes, sizes, iters, transport, jit);
+                    modes.isEmpty() ? EnumSet.allOf(Mode.class) : modes, sizes, iters, transport, jit, alloc);
         }
 
         private static <E extends Enum<E>> EnumSet<E> names(Class<E> type, String list, String what) {
@@ -250,7 +252,7 @@ public final class RmaBenchRank {
             }
             Comm pair = world.split(world.rank() < 2 ? 0 : Comm.UNDEFINED, world.rank());
             if (world.rank() == 0) {
-                System.out.println(Tsv.header(false));
+                System.out.println(Tsv.header(opt.alloc()));
                 System.out.flush();
             }
             if (pair != null) {
@@ -270,8 +272,8 @@ public final class RmaBenchRank {
                     }
                     Row[] rows = copies((int) size);
                     if (rank == 0) {
-                        out.println(Tsv.format(rows[0], false));
-                        out.println(Tsv.format(rows[1], false));
+                        out.println(Tsv.format(rows[0], opt.alloc()));
+                        out.println(Tsv.format(rows[1], opt.alloc()));
                         out.flush();
                     }
                 }
@@ -288,7 +290,7 @@ public final class RmaBenchRank {
                     }
                     Row row = measure(b, m, n);
                     if (rank == 0) {
-                        out.println(Tsv.format(row, false));
+                        out.println(Tsv.format(row, opt.alloc()));
                         out.flush();
                     }
                     if (b.atomic()) {
@@ -325,7 +327,7 @@ public final class RmaBenchRank {
             double unit = per * 1e3;
             return new Row(b.label() + "-" + m.label(), opt.transport(), np, size, c.iters(), mean,
                     hist.getValueAtPercentile(50) / unit, hist.getValueAtPercentile(99) / unit,
-                    hist.getMaxValue() / unit, mbs);
+                    hist.getMaxValue() / unit, mbs, opt.alloc() ? r.allocated / (c.iters() * (double) c.ops()) : Double.NaN);
         }
     }
 
@@ -394,6 +396,8 @@ public final class RmaBenchRank {
         final Counts c;
         /** fetch-and-op, compare-and-swap: the value the next operation will find at the target. */
         long next;
+        /** With --alloc: heap bytes this JVM allocated during the timed iterations. */
+        long allocated;
 
         Run(Window win, Bench b, Mode m, int size, Counts c) {
             this.win = win;
@@ -413,8 +417,12 @@ public final class RmaBenchRank {
                 win.fence(Window.MODE_NOPRECEDE);
             }
             long start = 0;
+            long allocStart = 0;
             long total = c.warmup() + c.iters();
             for (long i = 0; i < total; i++) {
+                if (i == c.warmup() && opt.alloc()) {
+                    allocStart = BenchRank.Alloc.total();
+                }
                 long t0 = System.nanoTime();
                 if (i == c.warmup()) {
                     start = t0;
@@ -443,6 +451,9 @@ public final class RmaBenchRank {
                 }
             }
             double elapsedUs = (System.nanoTime() - start) / 1e3;
+            if (opt.alloc()) {
+                allocated = BenchRank.Alloc.total() - allocStart;
+            }
             if (m == Mode.FLUSH && rank == 0) {
                 win.unlock(target);
             }

@@ -179,27 +179,37 @@ public final class RmaWindow {
 
     // ================================================================== operations
 
-    /** Where an operation lands: the target's byte range, its values, and the mapped slice if any. */
-    private record Access(long first, long bytes, int values, MemorySegment slice) {
+    /** What {@link #access} returns for an operation to PROC_NULL (a dynamic window's addresses may be any long). */
+    private static final long NOTHING = Long.MIN_VALUE;
+
+    /** Where a remote operation lands: the target's first byte, and its values. */
+    private record Access(long first, int values) {
+    }
+
+    /** The target's mapped memory from byte {@code first} for {@code tcount} elements of {@code ttype} (a slice: not for the hot path). */
+    private MemorySegment slice(int target, long first, Shape ttype, int tcount) {
+        return parts[target].asSlice(first, ttype.span(tcount) * ttype.kind.size);
     }
 
     public Transfer put(Object buf, int off, int count, Shape type, int target, long disp, int tcount, Shape ttype,
                         boolean request) {
-        Access a = access("put", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("put", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
+        if (parts != null) {
             if (type.contiguous && ttype.contiguous) {
-                k.copyOut(buf, off, 0, a.slice, 0, (long) a.values * k.size);
+                k.copyOut(buf, off, 0, parts[target], first, (long) values * k.size);
             } else {
-                Object p = k.newArray(a.values);
+                Object p = k.newArray(values);
                 Packing.gather(buf, off, type, count, p);
-                Packing.scatter(p, a.slice, 0, ttype, tcount);
+                Packing.scatter(p, slice(target, first, ttype, tcount), 0, ttype, tcount);
             }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
@@ -209,21 +219,23 @@ public final class RmaWindow {
 
     public Transfer get(Object buf, int off, int count, Shape type, int target, long disp, int tcount, Shape ttype,
                         boolean request) {
-        Access a = access("get", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("get", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
+        if (parts != null) {
             if (type.contiguous && ttype.contiguous) {
-                k.copyIn(a.slice, 0, buf, off, 0, (long) a.values * k.size);
+                k.copyIn(parts[target], first, buf, off, 0, (long) values * k.size);
             } else {
-                Object p = k.newArray(a.values);
-                Packing.gather(a.slice, 0, ttype, tcount, p);
+                Object p = k.newArray(values);
+                Packing.gather(slice(target, first, ttype, tcount), 0, ttype, tcount, p);
                 Packing.scatter(p, buf, off, type, count);
             }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply;
@@ -244,20 +256,22 @@ public final class RmaWindow {
     public Transfer accumulate(Object buf, int off, int count, Shape type, int target, long disp, int tcount,
                                Shape ttype, Reduction op, boolean request) {
         int red = reduction(op);
-        Access a = access("accumulate", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("accumulate", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
+        if (parts != null) {
             boolean direct = direct(buf, type);
-            Object in = direct ? buf : k.newArray(a.values);
+            Object in = direct ? buf : k.newArray(values);
             if (!direct) {
                 Packing.gather(buf, off, type, count, in);
             }
-            atomics.accumulate(target, a.slice, 0, ttype, tcount, op, in, direct ? off : 0, null, 0);
+            atomics.accumulate(target, parts[target], first, ttype, tcount, op, in, direct ? off : 0, null, 0);
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
@@ -270,31 +284,34 @@ public final class RmaWindow {
                                   boolean request) {
         int red = reduction(op);
         boolean noOp = op == RmaOps.NO_OP;
-        Access a = access("getAccumulate", result, roff, rcount, rtype, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("getAccumulate", result, roff, rcount, rtype, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
         if (!noOp) {
             checkOrigin("getAccumulate", buf, off, count, type);
-            if (type.kind != k || type.values(count) != a.values) {
+            if (type.kind != k || type.values(count) != values) {
                 throw mismatch("getAccumulate", type, count, ttype, tcount);
             }
         }
-        if (a.slice != null) {
+        if (parts != null) {
             boolean inDirect = !noOp && direct(buf, type);
-            Object in = noOp ? null : inDirect ? buf : k.newArray(a.values);
+            Object in = noOp ? null : inDirect ? buf : k.newArray(values);
             if (!noOp && !inDirect) {
                 Packing.gather(buf, off, type, count, in);
             }
             boolean oldDirect = direct(result, rtype);
-            Object old = oldDirect ? result : k.newArray(a.values);
-            atomics.accumulate(target, a.slice, 0, ttype, tcount, op, in, inDirect ? off : 0, old, oldDirect ? roff : 0);
+            Object old = oldDirect ? result : k.newArray(values);
+            atomics.accumulate(target, parts[target], first, ttype, tcount, op, in, inDirect ? off : 0, old,
+                    oldDirect ? roff : 0);
             if (!oldDirect) {
                 Packing.scatter(old, result, roff, rtype, rcount);
             }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply;
@@ -329,16 +346,17 @@ public final class RmaWindow {
     public void compareAndSwap(Object buf, int off, Object compare, int coff, Object result, int roff, Kind k,
                                int target, long disp) {
         Shape one = Shape.of(k);
-        Access a = access("compareAndSwap", result, roff, 1, one, target, disp, 1, one);
-        if (a == null) {
+        long first = access("compareAndSwap", result, roff, 1, one, target, disp, 1, one);
+        if (first == NOTHING) {
             return;
         }
+        Access a = new Access(first, 1);
         checkOrigin("compareAndSwap", buf, off, 1, one);
         checkOrigin("compareAndSwap", compare, coff, 1, one);
-        if (a.slice != null) {
+        if (parts != null) {
             boolean direct = direct(buf, one) && direct(compare, one) && direct(result, one);
             if (direct) {
-                atomics.compareAndSwap(target, a.slice, 0, k, buf, off, compare, coff, result, roff);
+                atomics.compareAndSwap(target, parts[target], first, k, buf, off, compare, coff, result, roff);
                 return;
             }
             Object origin = k.newArray(1);
@@ -346,7 +364,7 @@ public final class RmaWindow {
             Object old = k.newArray(1);
             Packing.gather(buf, off, one, 1, origin);
             Packing.gather(compare, coff, one, 1, expected);
-            atomics.compareAndSwap(target, a.slice, 0, k, origin, 0, expected, 0, old, 0);
+            atomics.compareAndSwap(target, parts[target], first, k, origin, 0, expected, 0, old, 0);
             Packing.scatter(old, result, roff, one, 1);
             return;
         }
@@ -367,12 +385,12 @@ public final class RmaWindow {
 
     // ================================================================== checks
 
-    /** Checks an operation; null for a target of PROC_NULL (nothing to do). */
-    private Access access(String what, Object buf, int off, int count, Shape type, int target, long disp, int tcount,
+    /** Checks an operation; returns its first byte at the target, or {@link #NOTHING} for a target of PROC_NULL. */
+    private long access(String what, Object buf, int off, int count, Shape type, int target, long disp, int tcount,
                           Shape ttype) {
         checkUsable();
         if (target == CommState.PROC_NULL) {
-            return null;
+            return NOTHING;
         }
         checkRank(target, "target rank");
         if (!epochs.inEpoch(target)) {
@@ -405,8 +423,7 @@ public final class RmaWindow {
         if (ttype.values(tcount) > Integer.MAX_VALUE) {
             throw new RailyardException(ErrorClass.COUNT, what + ": " + ttype.values(tcount) + " values is too many");
         }
-        MemorySegment slice = parts == null ? null : parts[target].asSlice(first, bytes);
-        return new Access(first, bytes, (int) ttype.values(tcount), slice);
+        return first;
     }
 
     private static void checkOrigin(String what, Object buf, int off, int count, Shape type) {
