@@ -54,6 +54,9 @@ public final class RmaCommand implements Callable<Integer> {
     @Option(names = "--alloc", description = "add a column: heap bytes rank 0's JVM allocated per operation once warm")
     boolean alloc;
 
+    @Option(names = "--heap", description = "windows over byte arrays (Window.create) instead of allocated ones; put and get only")
+    boolean heap;
+
     @Option(names = "--png", paramLabel = "FILE", description = "write a log-log plot of the results")
     Path png;
 
@@ -94,6 +97,9 @@ public final class RmaCommand implements Callable<Integer> {
         }
         if (alloc) {
             args.add("--alloc");
+        }
+        if (heap) {
+            args.add("--heap");
         }
         RmaBenchRank.Options.parse(args.toArray(String[]::new));
         return BenchCommand.perTransport(RmaBenchRank.class.getName(), 2, args, transports, env, jvmArgs, timeout,

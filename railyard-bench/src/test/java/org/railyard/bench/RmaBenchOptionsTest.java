@@ -38,6 +38,16 @@ class RmaBenchOptionsTest {
         assertThat(o.transport()).isEqualTo("tcp");
         assertThat(o.jitWarmup()).isFalse();
         assertThat(o.alloc()).isTrue();
+        assertThat(o.heap()).isFalse();
+    }
+
+    @Test
+    void heapWindowsTakePutAndGetOnly() {
+        assertThat(Options.parse("--heap").benches())
+                .containsExactly(Bench.PUT_LATENCY, Bench.GET_LATENCY, Bench.PUT_BW, Bench.GET_BW);
+        assertThat(Options.parse("put_latency", "--heap").heap()).isTrue();
+        assertThatThrownBy(() -> Options.parse("acc_latency", "--heap"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--heap").hasMessageContaining("ACC_LATENCY");
     }
 
     @Test
