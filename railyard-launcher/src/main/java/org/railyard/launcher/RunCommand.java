@@ -51,6 +51,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "-np", required = true, paramLabel = "N", description = "Number of ranks, at least 1.")
     private int np;
 
+    @Option(names = "--threads",
+            description = "Run the ranks as threads of this JVM, one class loader per rank (statics stay per rank),"
+                    + " instead of one JVM per rank. Local jobs only; no --jvm-arg (give JVM options to the launcher)."
+                    + " Default: one JVM per rank.")
+    private boolean threads;
+
     @Option(names = "--hosts", paramLabel = "FILE",
             description = "Hosts to place ranks on, one per line: 'host' or 'host slots=N'; '#' comments."
                     + " Ranks fill each host's slots in turn. Default: every rank on this machine.")
@@ -187,6 +193,9 @@ public final class RunCommand implements Callable<Integer> {
             }
             LineSink o = (rank, line) -> print(out, rank, line);
             LineSink e2 = (rank, line) -> print(err, rank, line);
+            if (threads) {
+                return ThreadLauncher.run(job, o, e2).exitCode();
+            }
             if (sites == null) {
                 return Launcher.run(job, o, e2).exitCode();
             }
@@ -284,6 +293,13 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (!gateways.equals("external") && !gateways.equals("embedded")) {
             throw new IllegalArgumentException("--gateways must be 'external' or 'embedded', not '" + gateways + "'");
+        }
+        if (threads && (hosts != null || sites != null || relays != null)) {
+            throw new IllegalArgumentException("--threads runs every rank in this JVM: it does not take --hosts, --sites"
+                    + " or --relays");
+        }
+        if (threads && aot != null) {
+            throw new IllegalArgumentException("--threads and --aot exclude each other: the ranks share the launcher's JVM");
         }
         List<Host> hostList = sites != null ? Sites.readFile(sites).hosts() : hosts == null ? List.of() : Host.readFile(hosts);
         return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
