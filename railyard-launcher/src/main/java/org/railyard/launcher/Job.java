@@ -17,6 +17,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.railyard.launcher.JobResult.Outcome;
 import org.railyard.launcher.JobResult.RankStatus;
+import org.railyard.util.Config;
 
 /** One run of a job: the processes of its ranks, their output pumps, and the decision to stop them. */
 final class Job {
@@ -47,10 +48,13 @@ final class Job {
 
     private static final class Rank {
         final Launch launch;
+        /** The rank's process; a restart replaces it. */
         volatile Process process;
         volatile IOException startError;
         final List<Thread> pumps = new ArrayList<>(2);
         volatile boolean stopRequested;
+        /** Times this rank was started again after it died from a signal. */
+        int restarts;
 
         Rank(Launch launch) {
             this.launch = launch;
@@ -76,6 +80,8 @@ final class Job {
 
     private final List<Rank> ranks = new ArrayList<>();
     private final Duration timeout;
+    /** Times each rank may be started again after it dies from a signal ({@code railyard run --restart N}). */
+    private final int maxRestarts;
     private final LineSink out;
     private final LineSink err;
     private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
@@ -87,10 +93,20 @@ final class Job {
     private Rank firstFailure;
 
     Job(List<Launch> launches, Duration timeout, LineSink out, LineSink err) {
+        this(launches, timeout, 0, out, err);
+    }
+
+    /**
+     * A job whose local ranks are started again, up to {@code maxRestarts} times each, when they die
+     * from a signal (a SIGKILL, a crash), instead of the job ending; the process started again has
+     * {@code RAILYARD_INCARNATION} set to the number of its restart.
+     */
+    Job(List<Launch> launches, Duration timeout, int maxRestarts, LineSink out, LineSink err) {
         for (Launch l : launches) {
             ranks.add(new Rank(l));
         }
         this.timeout = timeout;
+        this.maxRestarts = maxRestarts;
         this.out = out;
         this.err = err;
     }
@@ -139,7 +155,7 @@ final class Job {
         List<Future<?>> starts = new ArrayList<>(ranks.size());
         try {
             for (Rank r : ranks) {
-                starts.add(pool.submit(() -> start(r)));
+                starts.add(pool.submit(() -> firstStart(r)));
             }
             for (Future<?> f : starts) {
                 f.get();
@@ -160,23 +176,40 @@ final class Job {
     }
 
     /**
-     * Starts one rank, its output pumps and its exit watch; skipped after a failed start or a
-     * stop, and stopped at once when a stop came while it started.
+     * Starts one rank the first time; skipped after a failed start of a lower rank or a stop, and
+     * stopped at once when a stop came while it started.
      */
-    private void start(Rank r) {
+    private void firstStart(Rank r) {
         if (stopping() || ranks.indexOf(r) > lowestFailed.get()) {
             return; // a lower rank could not start: the job will not run
         }
-        ProcessBuilder pb = new ProcessBuilder(r.launch.command());
-        pb.environment().putAll(r.launch.env());
         Process p;
         try {
-            p = pb.start();
+            p = spawn(r);
         } catch (IOException e) {
             r.startError = e;
             lowestFailed.accumulateAndGet(ranks.indexOf(r), Math::min);
             return;
         }
+        if (stopping()) {
+            // a stop came while this rank was starting: it saw no process to stop here
+            r.stopRequested = true;
+            if (r.launch.remote()) {
+                r.closeStdin();
+            } else {
+                p.destroy();
+            }
+        }
+    }
+
+    /** Starts the rank's process, its output pumps and its exit watch (a restart's with its incarnation in the environment). */
+    private Process spawn(Rank r) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(r.launch.command());
+        pb.environment().putAll(r.launch.env());
+        if (r.restarts > 0) {
+            pb.environment().put(Config.envName(Config.INCARNATION_PROP), Integer.toString(r.restarts));
+        }
+        Process p = pb.start();
         r.process = p;
         if (!r.launch.remote()) {
             // A local rank reads no input; a remote one's stdin is the line that keeps it alive.
@@ -187,15 +220,33 @@ final class Job {
             r.pumps.add(pump(p.getErrorStream(), r.launch.rank(), err));
         }
         p.onExit().thenRun(() -> exits.add(r));
-        if (stopping()) {
-            // a stop came while this rank was starting: it saw no process to stop here
-            r.stopRequested = true;
-            if (r.launch.remote()) {
-                r.closeStdin();
-            } else {
-                p.destroy();
-            }
+        return p;
+    }
+
+    /** Starts the rank's process again after a restart; false (and the job stops) if it cannot start. */
+    private boolean start(Rank r) {
+        try {
+            spawn(r);
+            return true;
+        } catch (IOException e) {
+            stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
+                    + ": " + e.getMessage(), false);
+            return false;
         }
+    }
+
+    /**
+     * A rank that died from a signal is started again if it has restarts left (local ranks only:
+     * a remote rank's environment is inside its rsh command line). True if it was.
+     */
+    private boolean restart(Rank r, int code) {
+        if (r.restarts >= maxRestarts || r.launch.remote() || !JobResult.Signals.isSignal(code) || stopping()) {
+            return false;
+        }
+        r.restarts++;
+        err.line(LineSink.LAUNCHER, "railyard: " + r.who() + " " + JobResult.Signals.describeExit(code)
+                + "; starting it again (restart " + r.restarts + " of " + maxRestarts + ")");
+        return start(r);
     }
 
     /** Waits for the ranks to end; stops the rest at the first failure or when the timeout expires. */
@@ -208,11 +259,14 @@ final class Job {
                 stop(Cause.TIMEOUT, "railyard: job timeout of " + human(timeout) + " expired", false);
                 return;
             }
-            running--;
             if (r.launch.remote()) {
                 r.closeStdin();
             }
             int code = r.process.exitValue();
+            if (code != 0 && !r.stopRequested && restart(r, code)) {
+                continue;
+            }
+            running--;
             if (code != 0 && !r.stopRequested) {
                 synchronized (this) {
                     if (firstFailure == null && cause == Cause.NONE) {

@@ -275,6 +275,20 @@ public final class Config {
     public static final Duration RELAY_ABSENCE_DEFAULT = Duration.ofSeconds(60);
 
     /**
+     * Restarts the launcher may make of each rank ({@code railyard run --restart N}); above 0 the
+     * relay transport runs in replay mode: a relay keeps every message for its receiver (nothing is
+     * acknowledged), and a rank takes the frames of its peers in the order its owner relay delivered
+     * them, so a restarted rank that runs again from the start is given the same messages in the
+     * same order (see docs/relay.md, "Restart").
+     */
+    public static final String RESTARTS_PROP = "railyard.restarts";
+    public static final long RESTARTS_DEFAULT = 0;
+
+    /** How many times the launcher has restarted this rank: 0 for its first run. */
+    public static final String INCARNATION_PROP = "railyard.incarnation";
+    public static final long INCARNATION_DEFAULT = 0;
+
+    /**
      * False: this process opens no listening socket; its address card carries no handshake
      * address, and peers reach it only through an indirect transport (the relays).
      */
