@@ -19,6 +19,14 @@
 # launchers rotates from round to round), so that a slow spell of a shared machine does not fall
 # on one launcher. Ranks are oversubscribed on a small machine: the numbers are what it can do.
 #
+# Railyard's ranks also print their start-up stages (railyard.startup.timing, from the launcher's
+# start, which the script exports as RAILYARD_LAUNCH_US): for each measurement the tsv holds, over
+# the ranks, the latest process start, call of init, bootstrap done and init done, in ms, so that
+# where the time goes is visible (spawning, the JVM reaching main, the key-value exchange, the
+# transports), and the median process start (ranks spawned one after the other show a median
+# far from the first and the latest), and the mean processor time of a rank by init done (equal
+# processor times with unequal wall times mean waiting for processors, not more work).
+#
 # Railyard's ranks also count the PMI-2 requests they sent (0 under other bootstraps), after init
 # and after one barrier: their sum over the job, divided by N, shows whether the key-value
 # exchange grows linearly (a constant per rank) or quadratically (a count per rank that grows with N).
@@ -115,7 +123,7 @@ run_one() {
 
 now_us() { date +%s%6N; }
 TSV="$OUT/startup.tsv"
-printf 'round\tlauncher\tsize\tall_past_init_ms\twall_ms\tranks_seen\tpmi_init_total\tpmi_barrier_total\n' > "$TSV"
+printf 'round\tlauncher\tsize\tall_past_init_ms\twall_ms\tranks_seen\tpmi_init_total\tpmi_barrier_total\tprocess_median_ms\tprocess_last_ms\tinit_called_last_ms\tbootstrap_last_ms\tinit_done_last_ms\tcpu_per_rank_ms\n' > "$TSV"
 for ((round = 1; round <= ROUNDS; round++)); do
   # rotate the launchers' order each round
   k=$(( (round - 1) % ${#usable[@]} ))
@@ -124,14 +132,25 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for l in "${order[@]}"; do
       log="$OUT/logs/$l-$n-r$round.log"
       start=$(now_us)
-      if run_one "$l" "$n" > "$log" 2>&1; then status=ok; else status="exit $?"; fi
+      if RAILYARD_LAUNCH_US=$start RAILYARD_STARTUP_TIMING=true run_one "$l" "$n" > "$log" 2>&1; then status=ok; else status="exit $?"; fi
       end=$(now_us)
       line=$(awk -v start="$start" -v end="$end" -v n="$n" '
         /STARTUP rank=/ {
           for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
           seen++; if (v["init_us"] > last) last = v["init_us"]; pi += v["pmi_init"]; pb += v["pmi_barrier"]
         }
-        END { printf "%.1f\t%.1f\t%d\t%d\t%d", seen == n ? (last - start) / 1000 : -1, (end - start) / 1000, seen, pi, pb }' "$log")
+        /railyard startup: rank / {
+          s = $0; sub(/.*ms from launch: /, "", s); sub(/; cpu .*/, "", s); gsub(/[a-z ]+/, " ", s); split(s, t, "[ ,]+")
+          c = $0; sub(/.*; cpu /, "", c); cpu += c
+          # t[2..5]: process, init called, bootstrap, init done (t[1] is empty)
+          proc[++staged] = t[2] + 0
+          for (k = 2; k <= 5; k++) if (t[k] + 0 > stage[k]) stage[k] = t[k] + 0
+        }
+        END {
+          for (i = 1; i <= staged; i++) for (j = i + 1; j <= staged; j++) if (proc[j] < proc[i]) { x = proc[i]; proc[i] = proc[j]; proc[j] = x }
+          med = staged ? proc[int((staged + 1) / 2)] : -1
+          printf "%.1f\t%.1f\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f", seen == n ? (last - start) / 1000 : -1, (end - start) / 1000,
+            seen, pi, pb, med, staged ? stage[2] : -1, staged ? stage[3] : -1, staged ? stage[4] : -1, staged ? stage[5] : -1, staged ? cpu / staged : -1 }' "$log")
       printf '%d\t%s\t%d\t%s\n' "$round" "$l" "$n" "$line" >> "$TSV"
       if [ "$status" != ok ]; then echo "$PROG: $l at $n ranks: $status (see $log)" >&2; fi
       printf '%s\n' "round $round $l n=$n: $(echo "$line" | cut -f1,2) ms" >&2
@@ -141,16 +160,18 @@ done
 
 # Medians per launcher and size; ratio of the time to every rank past init to Open MPI's.
 SUMMARY="$OUT/summary.tsv"
-awk -F'\t' 'NR > 1 && $4 >= 0 { key = $2 "\t" $3; v[key] = v[key] " " $4; w[key] = w[key] " " $5; pi[key] = $7; pb[key] = $8 }
+awk -F'\t' 'NR > 1 && $4 >= 0 { key = $2 "\t" $3; v[key] = v[key] " " $4; w[key] = w[key] " " $5; pi[key] = $7; pb[key] = $8
+    for (c = 10; c <= 14; c++) st[key, c] = st[key, c] " " $c }
   function median(s,   a, n, i, j, t) { n = split(s, a, " ");
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
   END {
     for (k in v) { m[k] = median(v[k]); split(k, p, "\t"); if (p[1] == "ompi") ref[p[2]] = m[k] }
-    print "launcher\tsize\tmedian_all_past_init_ms\tmedian_wall_ms\tratio_to_ompi\tpmi_requests_per_rank_init\tpmi_requests_per_rank_barrier"
+    print "launcher\tsize\tmedian_all_past_init_ms\tmedian_wall_ms\tratio_to_ompi\tpmi_requests_per_rank_init\tpmi_requests_per_rank_barrier\tlast_process_ms\tlast_init_called_ms\tlast_bootstrap_ms\tlast_init_done_ms\tcpu_per_rank_ms"
     for (k in v) { split(k, p, "\t");
-      printf "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%.1f\n", p[1], p[2], m[k], median(w[k]),
-        (p[2] in ref && ref[p[2]] > 0) ? sprintf("%.2f", m[k] / ref[p[2]]) : "-", pi[k] / p[2], pb[k] / p[2] }
+      printf "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", p[1], p[2], m[k], median(w[k]),
+        (p[2] in ref && ref[p[2]] > 0) ? sprintf("%.2f", m[k] / ref[p[2]]) : "-", pi[k] / p[2], pb[k] / p[2],
+        median(st[k, 10]), median(st[k, 11]), median(st[k, 12]), median(st[k, 13]), median(st[k, 14]) }
   }' "$TSV" | (read -r header; echo "$header"; sort -t$'\t' -k2,2n -k1,1) > "$SUMMARY"
 column -t -s$'\t' "$SUMMARY"
 echo "$PROG: every measurement in $TSV, medians in $SUMMARY" >&2

@@ -2,6 +2,7 @@ package org.railyard;
 
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
+import org.railyard.bootstrap.StartupTiming;
 import org.railyard.engine.Engine;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -63,8 +64,15 @@ public final class Railyard implements AutoCloseable {
         if (current != null) {
             throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard.init was already called in this process");
         }
+        StartupTiming timing = StartupTiming.begin();
         Bootstrap b = Bootstraps.detect();
+        if (timing != null) {
+            timing.bootstrapDone();
+        }
         current = new Railyard(Engine.start(b));
+        if (timing != null) {
+            timing.initDone(b);
+        }
         return current;
     }
 
@@ -150,7 +158,11 @@ public final class Railyard implements AutoCloseable {
         return engine.describeChoices();
     }
 
-    /** Ends the job for every process: this process exits with {@code code}, and the launcher stops the rest. */
+    /**
+     * Ends the job for every process: under srun or Hydra the process manager is asked to end the
+     * job (PMI abort), under the Railyard launcher the launcher stops the rest; this process exits
+     * with {@code code}.
+     */
     public void abort(int code) {
         engine.abort(code);
     }

@@ -9,6 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.railyard.launcher.JobResult.Outcome;
@@ -23,6 +27,8 @@ final class Job {
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
     /** How long output still in the pipes may take to arrive after every rank has ended. */
     private static final Duration DRAIN = Duration.ofSeconds(5);
+    /** Most ranks started at the same time ({@link #startAll}). */
+    private static final int SPAWNERS = 16;
     /** A line longer than this is forwarded in pieces rather than held in memory whole. */
     private static final int MAX_LINE = 1 << 20;
 
@@ -44,6 +50,7 @@ final class Job {
         final Launch launch;
         /** The rank's process; a restart replaces it. */
         volatile Process process;
+        volatile IOException startError;
         final List<Thread> pumps = new ArrayList<>(2);
         volatile boolean stopRequested;
         /** Times this rank was started again after it died from a signal. */
@@ -79,6 +86,8 @@ final class Job {
     private final LineSink err;
     private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
     private final Charset charset = Charset.forName(System.getProperty("native.encoding", "UTF-8"), StandardCharsets.UTF_8);
+    /** Index of the lowest rank whose start failed (ranks above it are not started), else MAX_VALUE. */
+    private final java.util.concurrent.atomic.AtomicInteger lowestFailed = new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
     private Cause cause = Cause.NONE;
     private String causeText;
     private Rank firstFailure;
@@ -132,39 +141,98 @@ final class Job {
         return result();
     }
 
-    private boolean startAll() {
+    /**
+     * Starts every rank, up to {@value #SPAWNERS} at a time: {@link ProcessBuilder#start} returns
+     * only once the child has executed its program, which on a busy machine takes a good part of a
+     * second, so ranks started one after the other would begin seconds (at 128 ranks, a minute)
+     * after the first. After a failure no rank above the failed one is started; once the starts
+     * under way have ended, the lowest rank that could not start is reported (every rank below it
+     * was tried), those that started are stopped, and false is returned.
+     */
+    private boolean startAll() throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, Math.min(SPAWNERS, ranks.size())),
+                Thread.ofPlatform().name("railyard-spawn-", 0).daemon().factory());
+        List<Future<?>> starts = new ArrayList<>(ranks.size());
+        try {
+            for (Rank r : ranks) {
+                starts.add(pool.submit(() -> firstStart(r)));
+            }
+            for (Future<?> f : starts) {
+                f.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("starting a rank failed unexpectedly", e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
         for (Rank r : ranks) {
-            if (!start(r)) {
+            if (r.startError != null) {
+                stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
+                        + ": " + r.startError.getMessage(), false);
                 return false;
             }
         }
-        return true;
+        return !stopping();
     }
 
-    /** Starts the rank's process (again, after a restart: with its incarnation in the environment). */
-    private boolean start(Rank r) {
+    /**
+     * Starts one rank the first time; skipped after a failed start of a lower rank or a stop, and
+     * stopped at once when a stop came while it started.
+     */
+    private void firstStart(Rank r) {
+        if (stopping() || ranks.indexOf(r) > lowestFailed.get()) {
+            return; // a lower rank could not start: the job will not run
+        }
+        Process p;
+        try {
+            p = spawn(r);
+        } catch (IOException e) {
+            r.startError = e;
+            lowestFailed.accumulateAndGet(ranks.indexOf(r), Math::min);
+            return;
+        }
+        if (stopping()) {
+            // a stop came while this rank was starting: it saw no process to stop here
+            r.stopRequested = true;
+            if (r.launch.remote()) {
+                r.closeStdin();
+            } else {
+                p.destroy();
+            }
+        }
+    }
+
+    /** Starts the rank's process, its output pumps and its exit watch (a restart's with its incarnation in the environment). */
+    private Process spawn(Rank r) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(r.launch.command());
         pb.environment().putAll(r.launch.env());
         if (r.restarts > 0) {
             pb.environment().put(Config.envName(Config.INCARNATION_PROP), Integer.toString(r.restarts));
         }
-        Process p;
-        try {
-            p = pb.start();
-        } catch (IOException e) {
-            stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
-                    + ": " + e.getMessage(), false);
-            return false;
-        }
+        Process p = pb.start();
         r.process = p;
         if (!r.launch.remote()) {
             // A local rank reads no input; a remote one's stdin is the line that keeps it alive.
             r.closeStdin();
         }
-        r.pumps.add(pump(p.getInputStream(), r.launch.rank(), out));
-        r.pumps.add(pump(p.getErrorStream(), r.launch.rank(), err));
+        synchronized (r.pumps) {
+            r.pumps.add(pump(p.getInputStream(), r.launch.rank(), out));
+            r.pumps.add(pump(p.getErrorStream(), r.launch.rank(), err));
+        }
         p.onExit().thenRun(() -> exits.add(r));
-        return true;
+        return p;
+    }
+
+    /** Starts the rank's process again after a restart; false (and the job stops) if it cannot start. */
+    private boolean start(Rank r) {
+        try {
+            spawn(r);
+            return true;
+        } catch (IOException e) {
+            stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
+                    + ": " + e.getMessage(), false);
+            return false;
+        }
     }
 
     /**

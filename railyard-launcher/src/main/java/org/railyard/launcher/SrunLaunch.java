@@ -42,11 +42,14 @@ final class SrunLaunch {
     }
 
     /** Runs the job through srun; lines keep their rank, srun's own messages go to the launcher's. */
-    static JobResult run(JobSpec spec, List<String> rankCommand, Map<String, String> env, LineSink out, LineSink err) {
+    static JobResult run(JobSpec spec, List<String> rankCommand, Map<String, String> env, Map<String, String> launch,
+                         LineSink out, LineSink err) {
         err.line(LineSink.LAUNCHER, "railyard run: inside Slurm allocation " + env.get("SLURM_JOB_ID")
                 + ": starting " + spec.np() + (spec.np() == 1 ? " rank" : " ranks") + " through srun --mpi=pmi2"
                 + " (set RAILYARD_LAUNCHER_SRUN=false to start them here instead)");
-        Job job = new Job(List.of(Job.Launch.local(0, command(spec.np(), rankCommand), spec.env())), spec.timeout(),
+        Map<String, String> srunEnv = new java.util.LinkedHashMap<>(spec.env());
+        srunEnv.putAll(launch);
+        Job job = new Job(List.of(Job.Launch.local(0, command(spec.np(), rankCommand), srunEnv)), spec.timeout(),
                 relabel(out), relabel(err));
         JobResult r = job.run();
         String summary = r.ok() ? "every rank exited 0 (srun --mpi=pmi2, " + spec.np() + " tasks)"

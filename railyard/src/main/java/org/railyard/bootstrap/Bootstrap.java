@@ -48,6 +48,20 @@ public interface Bootstrap extends AutoCloseable {
      */
     String get(String key);
 
+    /**
+     * The values of {@code keys}, in their order, each as {@link #get} reads it; a mechanism with
+     * a bulk read ({@link KvBootstrap}) takes a few requests for all of them instead of one per key.
+     *
+     * @throws org.railyard.error.RailyardException as {@link #get}, for the first key that fails
+     */
+    default java.util.List<String> getAll(java.util.List<String> keys) {
+        java.util.List<String> values = new java.util.ArrayList<>(keys.size());
+        for (String k : keys) {
+            values.add(get(k));
+        }
+        return values;
+    }
+
     /** Name of the mechanism, printed by {@code --print-choices}: "railyard-kv", "pmi-1", "pmi-2", "singleton". */
     String name();
 
@@ -60,6 +74,21 @@ public interface Bootstrap extends AutoCloseable {
     default int[] nodeOfRank() {
         return null;
     }
+
+    /**
+     * Asks the job's manager to end the whole job because this process aborts with {@code code}
+     * ({@code message} for its log); returns once the request is sent, bounded by
+     * {@link #ABORT_BOUND}, after which the caller exits with the code. The default does nothing:
+     * a manager that speaks no abort (the Railyard launcher) learns from the exit code and stops
+     * the other ranks itself. The connection is unusable afterwards.
+     *
+     * @throws org.railyard.error.RailyardException BOOTSTRAP or TIMEOUT if the request could not be sent
+     */
+    default void abort(int code, String message) {
+    }
+
+    /** How long {@link #abort} may wait to send its request. */
+    Duration ABORT_BOUND = Duration.ofSeconds(5);
 
     /** Tells the job's manager this process ends normally; releases sockets. */
     @Override

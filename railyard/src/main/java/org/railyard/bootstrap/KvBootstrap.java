@@ -40,6 +40,8 @@ import org.railyard.error.RailyardException;
  * C: PUT &lt;key&gt; &lt;value&gt;                           no reply; the key is visible to all at once
  * C: GET &lt;key&gt; &lt;millis&gt;                          S waits up to millis for the key to be put
  * S: VALUE &lt;value&gt;                               or: TIMEOUT
+ * C: MGET &lt;millis&gt; &lt;key&gt; &lt;key&gt; ...                S waits up to millis for every key
+ * S: VALUES &lt;value&gt; &lt;value&gt; ...                   in the order asked; or: TIMEOUT &lt;first key missing&gt;
  * C: FENCE &lt;n&gt; &lt;millis&gt;                           n counts this rank's fences from 1
  * S: FENCED &lt;n&gt;                                  every rank entered fence n
  *                                                or: TIMEOUT &lt;arrived&gt; &lt;who is missing&gt;
@@ -250,6 +252,47 @@ public final class KvBootstrap implements Bootstrap {
         }
         throw failure(what, answer);
     }
+
+    /**
+     * Reads the keys not yet cached with {@code MGET}, at most {@value #MGET_KEYS} keys a request
+     * (so that an answer of address cards stays far below the protocol's line limit): a job's
+     * layout (every rank's card) costs each rank N/{@value #MGET_KEYS} requests, not N.
+     */
+    @Override
+    public synchronized java.util.List<String> getAll(java.util.List<String> keys) {
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        for (String k : keys) {
+            checkWord("key", k, false);
+            if (!cache.containsKey(k) && !missing.contains(k)) {
+                missing.add(k);
+            }
+        }
+        for (int from = 0; from < missing.size(); from += MGET_KEYS) {
+            java.util.List<String> part = missing.subList(from, Math.min(missing.size(), from + MGET_KEYS));
+            String what = part.size() + " bootstrap keys from '" + part.getFirst() + "'";
+            String answer = request(KvProtocol.MGET + " " + KvProtocol.wireMillis(timeout) + " " + String.join(" ", part),
+                    timeout, what);
+            if (answer.startsWith(KvProtocol.TIMEOUT + " ")) {
+                throw new RailyardException(ErrorClass.TIMEOUT, "bootstrap key '" + answer.substring(KvProtocol.TIMEOUT.length() + 1)
+                        + "' was not published by any rank within " + KvProtocol.human(timeout) + " (key-value server " + server + ")");
+            }
+            String[] w = answer.split(" ", -1);
+            if (!w[0].equals(KvProtocol.VALUES) || w.length != part.size() + 1) {
+                throw failure(what, answer);
+            }
+            for (int i = 0; i < part.size(); i++) {
+                cache.put(part.get(i), w[i + 1]);
+            }
+        }
+        java.util.List<String> values = new java.util.ArrayList<>(keys.size());
+        for (String k : keys) {
+            values.add(cache.get(k));
+        }
+        return values;
+    }
+
+    /** Most keys in one MGET request. */
+    static final int MGET_KEYS = 256;
 
     @Override
     public String name() {

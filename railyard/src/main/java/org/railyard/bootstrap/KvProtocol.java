@@ -31,6 +31,8 @@ final class KvProtocol {
     static final String PUT = "PUT";
     static final String GET = "GET";
     static final String VALUE = "VALUE";
+    static final String MGET = "MGET";
+    static final String VALUES = "VALUES";
     static final String FENCE = "FENCE";
     static final String FENCED = "FENCED";
     static final String TIMEOUT = "TIMEOUT";

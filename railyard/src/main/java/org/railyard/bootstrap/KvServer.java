@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +47,7 @@ public final class KvServer implements AutoCloseable {
     private final ServerSocket listener;
     private final Thread acceptor;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -254,8 +256,17 @@ public final class KvServer implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * Requests the server has executed (PUT, GET, MGET and FENCE of every rank, handshakes and
+     * BYE not counted): what shows how the job's key-value traffic grows with its size.
+     */
+    public long requestsServed() {
+        return requests.get();
+    }
+
     /** Executes one request; returns the reply line, or null for requests that have none (PUT). */
     private String command(int rank, String line) {
+        requests.incrementAndGet();
         Request r = Request.parse(line);
         if (r.error() != null) {
             return KvProtocol.ERROR + " " + r.error();
@@ -274,6 +285,9 @@ public final class KvServer implements AutoCloseable {
             case KvProtocol.GET -> {
                 return get(r.key(), r.millis());
             }
+            case KvProtocol.MGET -> {
+                return getAll(r.keys(), r.millis());
+            }
             default -> {
                 return fence(rank, r.seq(), r.millis());
             }
@@ -282,10 +296,15 @@ public final class KvServer implements AutoCloseable {
 
     /**
      * A request line of a rank that passed the handshake, decoded: {@code PUT key value},
-     * {@code GET key millis} or {@code FENCE seq millis}; {@code error} is the text of the ERROR
-     * reply when the line is none of these.
+     * {@code GET key millis}, {@code MGET millis key...} (its keys in {@code keys}) or
+     * {@code FENCE seq millis}; {@code error} is the text of the ERROR reply when the line is none
+     * of these.
      */
-    record Request(String verb, String key, String value, long seq, long millis, String error) {
+    record Request(String verb, String key, String value, long seq, long millis, String error, List<String> keys) {
+        Request(String verb, String key, String value, long seq, long millis, String error) {
+            this(verb, key, value, seq, millis, error, List.of());
+        }
+
         static Request parse(String line) {
             String[] w = line.split(" ", -1);
             switch (w[0]) {
@@ -298,6 +317,14 @@ public final class KvServer implements AutoCloseable {
                 case KvProtocol.GET -> {
                     Long millis = w.length == 3 && KvProtocol.isWord(w[1], false) ? count(w[2]) : null;
                     return millis == null ? malformed("GET") : new Request(KvProtocol.GET, w[1], null, 0, millis, null);
+                }
+                case KvProtocol.MGET -> {
+                    Long millis = w.length >= 3 ? count(w[1]) : null;
+                    List<String> keys = w.length >= 3 ? List.of(w).subList(2, w.length) : List.of();
+                    if (millis == null || keys.stream().anyMatch(k -> !KvProtocol.isWord(k, false))) {
+                        return malformed("MGET");
+                    }
+                    return new Request(KvProtocol.MGET, null, null, 0, millis, null, keys);
                 }
                 case KvProtocol.FENCE -> {
                     Long seq = w.length == 3 ? count(w[1]) : null;
@@ -326,18 +353,37 @@ public final class KvServer implements AutoCloseable {
         }
     }
 
+    /** {@code VALUE} of the key once it is put, or {@code TIMEOUT}. */
     private String get(String key, long millis) {
+        String all = getAll(List.of(key), millis);
+        if (all.startsWith(KvProtocol.VALUES + " ")) {
+            return KvProtocol.VALUE + all.substring(KvProtocol.VALUES.length());
+        }
+        return all.startsWith(KvProtocol.TIMEOUT) ? KvProtocol.TIMEOUT : all;
+    }
+
+    /** {@code VALUES} of every key in order once all are put, or {@code TIMEOUT} naming the first missing. */
+    private String getAll(List<String> keys, long millis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
             while (true) {
-                String v = kv.get(key);
-                if (v != null) {
-                    return KvProtocol.VALUE + " " + v;
+                StringBuilder sb = new StringBuilder(KvProtocol.VALUES);
+                String missing = null;
+                for (String k : keys) {
+                    String v = kv.get(k);
+                    if (v == null) {
+                        missing = k;
+                        break;
+                    }
+                    sb.append(' ').append(v);
+                }
+                if (missing == null) {
+                    return sb.toString();
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || closed) {
-                    return KvProtocol.TIMEOUT;
+                    return KvProtocol.TIMEOUT + " " + missing;
                 }
                 changed.awaitNanos(left);
             }

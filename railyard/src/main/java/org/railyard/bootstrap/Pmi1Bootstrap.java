@@ -263,6 +263,21 @@ public final class Pmi1Bootstrap implements Bootstrap {
     }
 
     /**
+     * Tells the process manager to end the whole job with exit code {@code code}
+     * ({@code cmd=abort exitcode=N}, as MPICH's PMI_Abort sends it; Hydra kills every process of
+     * the job and ends with that code); no answer is awaited. PMI-1 has no field for the message.
+     */
+    @Override
+    public synchronized void abort(int code, String message) {
+        exchange(() -> {
+            conn.send("cmd=abort exitcode=" + code, PmiKeys.deadlineAfter(ABORT_BOUND));
+            return null;
+        });
+        fail(new RailyardException(ErrorClass.BOOTSTRAP, "this process asked the " + conn.describe()
+                + " to abort the job: " + PmiKeys.printable(message)));
+    }
+
+    /**
      * Sends {@code cmd=finalize} and waits, bounded, for {@code cmd=finalize_ack}, then releases
      * the connection. Idempotent; skips the exchange when the connection already broke.
      *

@@ -216,14 +216,15 @@ public final class Pmi2Bootstrap implements Bootstrap {
 
     /**
      * Tells the process manager to end the whole job ({@code cmd=abort;isworld=TRUE}), with
-     * {@code message} in its log; no answer is awaited, since the manager kills this process.
-     * The connection is unusable afterwards.
+     * {@code message} in its log (PMI-2 carries no exit code: the caller exits with it); no answer
+     * is awaited, since the manager kills the job's processes.
      */
-    public synchronized void abort(String message) {
-        String msg = message == null ? "" : message.replaceAll("[^ -~]|;", "_");
+    @Override
+    public synchronized void abort(int code, String message) {
+        String msg = PmiKeys.printable(message);
         exchange(() -> {
-            conn.sendRaw(Pmi2Message.frame("cmd=abort;isworld=TRUE;msg=" + msg + ";"), "cmd=abort",
-                    PmiKeys.deadlineAfter(timeout));
+            conn.sendRaw(Pmi2Message.frame("cmd=abort;isworld=TRUE;msg=" + msg.replace(';', '_') + ";"), "cmd=abort",
+                    PmiKeys.deadlineAfter(ABORT_BOUND));
             return null;
         });
         fail(new RailyardException(ErrorClass.BOOTSTRAP, "this process asked the " + conn.describe()

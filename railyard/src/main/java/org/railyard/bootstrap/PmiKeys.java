@@ -169,4 +169,9 @@ final class PmiKeys {
             throw new RailyardException(ErrorClass.ARG, what + " must be positive, got " + timeout);
         }
     }
+
+    /** {@code text} with every character outside printable ASCII as '_' ("" for null): a message for a PMI server's log. */
+    static String printable(String text) {
+        return text == null ? "" : text.replaceAll("[^ -~]", "_");
+    }
 }

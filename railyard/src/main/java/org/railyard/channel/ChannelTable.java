@@ -60,6 +60,9 @@ public final class ChannelTable {
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
+    /** The node index of every world rank as the process manager planned it, or null (see {@link #nodeOf}). */
+    private int[] plannedNodes;
+    private boolean allCardsRead;
     private Bell doorbell = Bell.NONE;
 
     /**
@@ -114,6 +117,7 @@ public final class ChannelTable {
             connector.doorbell(table.doorbell);
             table.transportNames = offered;
             table.bootstrap = bootstrap;
+            table.plannedNodes = plannedNodes(bootstrap);
             table.cards = new HashMap<>();
             table.cards.put(rank, mine);
             for (Transport t : started) {
@@ -137,6 +141,31 @@ public final class ChannelTable {
             });
         }
         return out;
+    }
+
+    /**
+     * Reads, once, the address card of every rank not yet read, in as few bootstrap requests as
+     * the bootstrap allows ({@link Bootstrap#getAll}): what a layout of the job (every rank's node
+     * or site) needs, which one get per rank would make N requests per rank to the launcher's
+     * single key-value server.
+     */
+    private void readAllCards() {
+        synchronized (cards) {
+            if (allCardsRead) {
+                return;
+            }
+            List<Integer> missing = new ArrayList<>();
+            for (int p = 0; p < channels.length; p++) {
+                if (!cards.containsKey(p)) {
+                    missing.add(p);
+                }
+            }
+            List<String> values = bootstrap.getAll(missing.stream().map(AddressCard::key).toList());
+            for (int i = 0; i < missing.size(); i++) {
+                cards.put(missing.get(i), AddressCard.decode(missing.get(i), values.get(i)));
+            }
+            allCardsRead = true;
+        }
     }
 
     /** The address card of a rank, read once from the bootstrap (from any thread). */
@@ -175,13 +204,32 @@ public final class ChannelTable {
         return doorbell.wakes();
     }
 
-    /** The node a world rank runs on (from its card). */
+    /**
+     * The node a world rank runs on, as the node layout of the engine (splitShared, node-aware
+     * collectives, shared windows) takes it: from the process manager's plan when the bootstrap
+     * gives one ({@link Bootstrap#nodeOfRank()}, PMI-2's {@code PMI_process_mapping}), read
+     * without any exchange, else from the rank's address card (host name and boot id). Ranks of
+     * one planned node run on one host, so equal names still mean shared memory is possible; two
+     * planned nodes may share a host (Slurm's multiple-slurmd mode), which the layout follows.
+     * The transports keep choosing by the cards' identities.
+     */
     public String nodeOf(int worldRank) {
+        if (plannedNodes != null) {
+            return "pmi-node-" + plannedNodes[worldRank];
+        }
+        readAllCards();
         return nodeCard(worldRank).node();
+    }
+
+    /** The bootstrap's node plan if it has one of the job's size, else null. */
+    private static int[] plannedNodes(Bootstrap bootstrap) {
+        int[] plan = bootstrap.nodeOfRank();
+        return plan != null && plan.length == bootstrap.size() ? plan : null;
     }
 
     /** The site a world rank belongs to (from its card; empty when it set no railyard.site). */
     public String siteOf(int worldRank) {
+        readAllCards();
         return nodeCard(worldRank).site();
     }
 

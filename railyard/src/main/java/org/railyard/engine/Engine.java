@@ -172,7 +172,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return new Engine(bootstrap);
     }
 
-    /** The node (host) a world rank runs on, from its address card; equal strings mean shared memory is possible. */
+    /**
+     * The node a world rank runs on in the engine's node layout: the process manager's plan when
+     * the bootstrap has one, else the rank's address card ({@link ChannelTable#nodeOf}); equal
+     * strings mean shared memory is possible.
+     */
     public String nodeOf(int worldRank) {
         return channels.nodeOf(worldRank);
     }
@@ -546,9 +550,21 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return sb.toString();
     }
 
-    /** Ends this process with {@code code}; the launcher stops the others. */
+    /**
+     * Ends the job: asks the process manager to end every process when the bootstrap speaks an
+     * abort (PMI-2's {@code cmd=abort} under srun or Hydra, PMI-1's under Hydra; bounded by
+     * {@link Bootstrap#ABORT_BOUND}), then ends this process with {@code code} (1 for 0). Under the
+     * Railyard launcher the exit alone makes it stop the others.
+     */
     public void abort(int code) {
-        System.err.println("railyard: rank " + rank + " called abort(" + code + ")");
+        String why = "rank " + rank + " called abort(" + code + ")";
+        System.err.println("railyard: " + why);
+        try {
+            bootstrap.abort(code, why);
+        } catch (RuntimeException e) {
+            System.err.println("railyard: rank " + rank + " could not ask the " + bootstrap.name()
+                    + " process manager to end the job (" + e.getMessage() + "); exiting with the code");
+        }
         System.err.flush();
         Runtime.getRuntime().halt(code == 0 ? 1 : code);
     }

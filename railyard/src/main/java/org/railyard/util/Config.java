@@ -334,6 +334,16 @@ public final class Config {
     public static final String STACK_INJECT_PROP = "railyard.stack.inject";
     public static final String STACK_INJECT_DEFAULT = "";
 
+    /**
+     * Start-up stage timing: each rank prints to stderr, once init returns, the milliseconds from the
+     * launch ({@code RAILYARD_LAUNCH_US}, epoch microseconds, set by {@code railyard run} or by
+     * whoever starts the launcher; else from the process's own start) to its process start, to
+     * {@code Railyard.init} being called, to the bootstrap being done and to init being done
+     * (org.railyard.bootstrap.StartupTiming).
+     */
+    public static final String STARTUP_TIMING_PROP = "railyard.startup.timing";
+    public static final boolean STARTUP_TIMING_DEFAULT = false;
+
     /** Environment variables of this copy of the library that win over the process's; empty unless set. */
     private static volatile Map<String, String> overlay = Map.of();
 

@@ -72,6 +72,43 @@ class KvBootstrapTest {
     }
 
     @Test
+    void getAllReadsManyKeysInFewRequests() throws Exception {
+        serve(2);
+        Future<KvBootstrap> other = pool.submit(() -> join(1, 2));
+        try (KvBootstrap b0 = join(0, 2); KvBootstrap b1 = other.get(30, TimeUnit.SECONDS)) {
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 600; i++) {
+                keys.add("card-" + i);
+                b0.put("card-" + i, "v" + i + ";x");
+            }
+            Future<?> fence1 = pool.submit(() -> b1.fence());
+            b0.fence();
+            fence1.get(30, TimeUnit.SECONDS);
+            long before = server.requestsServed();
+            List<String> values = b1.getAll(keys);
+            assertThat(server.requestsServed() - before).as("600 keys in MGETs of at most %d", KvBootstrap.MGET_KEYS)
+                    .isEqualTo(3);
+            for (int i = 0; i < 600; i++) {
+                assertThat(values.get(i)).isEqualTo("v" + i + ";x");
+            }
+            assertThat(b1.getAll(List.of("card-7", "card-3"))).as("from the cache").containsExactly("v7;x", "v3;x");
+            assertThat(server.requestsServed() - before).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void getAllOfAKeyNobodyPutTimesOutNamingIt() throws Exception {
+        serve(1);
+        try (KvBootstrap b = new KvBootstrap(env(0, 1, secret), Duration.ofMillis(300))) {
+            b.put("here", "1");
+            assertThatThrownBy(() -> b.getAll(List.of("here", "absent")))
+                    .isInstanceOf(RailyardException.class)
+                    .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.TIMEOUT))
+                    .hasMessageContaining("'absent'");
+        }
+    }
+
+    @Test
     void ranksExchangeKeysThroughFences() throws Exception {
         int size = 4;
         serve(size);

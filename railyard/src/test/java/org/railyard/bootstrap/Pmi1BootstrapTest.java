@@ -59,6 +59,18 @@ class Pmi1BootstrapTest {
     }
 
     @Test
+    void abortSendsTheExitCodeAndBreaksTheConnection() throws Exception {
+        try (PmiFakeServer server = new PmiFakeServer(1);
+                Pmi1Bootstrap boot = new Pmi1Bootstrap(server.portEnv(0), BOUND)) {
+            boot.abort(7, "rank 0 gave up");
+            assertFails(ErrorClass.BOOTSTRAP, () -> boot.get("a")).hasMessageContaining("abort");
+            org.railyard.testkit.Await.awaitUntil(() -> !server.requests("abort").isEmpty(), Duration.ofSeconds(10),
+                    "the abort at the server");
+            assertThat(server.requests("abort")).containsExactly("cmd=abort exitcode=7");
+        }
+    }
+
+    @Test
     void fourRanksShareKeysAndOneSecret() throws Exception {
         int n = 4;
         try (PmiFakeServer server = new PmiFakeServer(n)) {

@@ -206,7 +206,7 @@ class Pmi2BootstrapTest {
     void abortTellsTheServerAndBreaksTheConnection() throws Exception {
         try (Pmi2FakeServer server = new Pmi2FakeServer(1);
                 Pmi2Bootstrap boot = new Pmi2Bootstrap(server.portEnv(0), BOUND)) {
-            boot.abort("rank 0; gave up");
+            boot.abort(3, "rank 0; gave up");
             assertFails(ErrorClass.BOOTSTRAP, () -> boot.get("a")).hasMessageContaining("abort");
             org.railyard.testkit.Await.awaitUntil(() -> !server.requests("abort").isEmpty(), Duration.ofSeconds(10),
                     "the abort at the server");

@@ -23,9 +23,10 @@ import org.railyard.testkit.Await;
  * {@link #close()} cancels what is left of the jobs and stops every daemon it started.
  *
  * <p>The node declares {@value #CPUS} CPUs ({@code SlurmdParameters=config_overrides}), so that
- * tests may oversubscribe a small machine as the PMI tests do. Multiple-slurmd mode (two nodes on
- * one host) needs a Slurm built with {@code --enable-multiple-slurmd}, which Debian's is not: this
- * cluster has one node.
+ * tests may oversubscribe a small machine as the PMI tests do. {@link #startOrSkip(Path, int)}
+ * with two or more nodes runs one slurmd per node on this host (Slurm's multiple-slurmd mode:
+ * nodes {@code ry1}, {@code ry2}, ... with a port, spool directory, pid and log file each,
+ * {@code slurmd -N name}), which Debian's slurm-wlm 22.05 accepts.
  *
  * <p>Skips (JUnit assumption, with the reason) when slurm-wlm or munge is not installed, or when
  * not run as root (slurmd must be root to start tasks as the job's user).
@@ -38,17 +39,27 @@ public final class SlurmCluster implements AutoCloseable {
     private final Path dir;
     private final Path conf;
     private final String node;
+    private final int nodes;
     private final List<Process> daemons = new ArrayList<>();
     private Long mungedPid;
 
-    private SlurmCluster(Path dir, String node) {
+    private SlurmCluster(Path dir, String node, int nodes) {
         this.dir = dir;
         this.conf = dir.resolve("slurm.conf");
         this.node = node;
+        this.nodes = nodes;
     }
 
-    /** Starts the cluster under {@code dir}, or skips the calling tests saying why it cannot. */
+    /** Starts a one-node cluster under {@code dir}, or skips the calling tests saying why it cannot. */
     public static SlurmCluster startOrSkip(Path dir) throws Exception {
+        return startOrSkip(dir, 1);
+    }
+
+    /**
+     * Starts a cluster of {@code nodes} nodes on this host under {@code dir} (one slurmd each from
+     * two on), or skips the calling tests saying why it cannot.
+     */
+    public static SlurmCluster startOrSkip(Path dir, int nodes) throws Exception {
         for (String tool : List.of("srun", "sbatch", "scancel", "slurmctld", "slurmd", "munged", "munge")) {
             Assumptions.assumeTrue(Jobs.onPath(tool).isPresent() || Files.isExecutable(Path.of("/usr/sbin", tool)),
                     tool + " is not installed (Debian: apt-get install slurm-wlm munge; bin/test installs them):"
@@ -57,7 +68,7 @@ public final class SlurmCluster implements AutoCloseable {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
                 "not root: slurmd must run as root to start tasks, skipping the Slurm system tests");
         String node = run(List.of("hostname", "-s"), Duration.ofSeconds(10), Map.of()).trim();
-        SlurmCluster c = new SlurmCluster(dir, node);
+        SlurmCluster c = new SlurmCluster(dir, node, nodes);
         try {
             c.start();
         } catch (Exception | AssertionError e) {
@@ -71,6 +82,20 @@ public final class SlurmCluster implements AutoCloseable {
         ensureMunge();
         Files.createDirectories(dir.resolve("state"));
         Files.createDirectories(dir.resolve("spool"));
+        List<String> names = new ArrayList<>();
+        List<String> nodeLines = new ArrayList<>();
+        if (nodes == 1) {
+            names.add(node);
+            nodeLines.add("NodeName=" + node + " CPUs=" + CPUS + " State=UNKNOWN");
+        } else {
+            for (int i = 1; i <= nodes; i++) {
+                names.add("ry" + i);
+                Files.createDirectories(dir.resolve("spool-ry" + i));
+                nodeLines.add("NodeName=ry" + i + " NodeHostname=" + node + " NodeAddr=127.0.0.1 Port=" + freePort()
+                        + " CPUs=" + CPUS + " State=UNKNOWN");
+            }
+        }
+        String each = nodes == 1 ? "" : "-%n";
         Files.writeString(conf, String.join("\n",
                 "ClusterName=railyard-test",
                 "SlurmctldHost=" + node,
@@ -79,11 +104,11 @@ public final class SlurmCluster implements AutoCloseable {
                 "SlurmdPort=" + freePort(),
                 "AuthType=auth/munge",
                 "StateSaveLocation=" + dir.resolve("state"),
-                "SlurmdSpoolDir=" + dir.resolve("spool"),
+                "SlurmdSpoolDir=" + dir.resolve("spool" + each),
                 "SlurmctldPidFile=" + dir.resolve("slurmctld.pid"),
-                "SlurmdPidFile=" + dir.resolve("slurmd.pid"),
+                "SlurmdPidFile=" + dir.resolve("slurmd" + each + ".pid"),
                 "SlurmctldLogFile=" + dir.resolve("slurmctld.log"),
-                "SlurmdLogFile=" + dir.resolve("slurmd.log"),
+                "SlurmdLogFile=" + dir.resolve("slurmd" + each + ".log"),
                 "ProctrackType=proctrack/linuxproc",
                 "TaskPlugin=task/none",
                 "MpiDefault=none",
@@ -97,11 +122,17 @@ public final class SlurmCluster implements AutoCloseable {
                 "KillWait=5",
                 "MinJobAge=600",
                 "InactiveLimit=0",
-                "NodeName=" + node + " CPUs=" + CPUS + " State=UNKNOWN",
+                String.join("\n", nodeLines),
                 "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
                 ""));
         daemons.add(daemon(List.of(sbin("slurmctld"), "-D", "-c", "-f", conf.toString()), "slurmctld"));
-        daemons.add(daemon(List.of(sbin("slurmd"), "-D", "-f", conf.toString()), "slurmd"));
+        if (nodes == 1) {
+            daemons.add(daemon(List.of(sbin("slurmd"), "-D", "-f", conf.toString()), "slurmd"));
+        } else {
+            for (String n : names) {
+                daemons.add(daemon(List.of(sbin("slurmd"), "-D", "-N", n, "-f", conf.toString()), "slurmd-" + n));
+            }
+        }
         Await.awaitUntil(() -> {
             for (Process p : daemons) {
                 if (!p.isAlive()) {
@@ -110,8 +141,8 @@ public final class SlurmCluster implements AutoCloseable {
                 }
             }
             String state = tryRun(List.of("sinfo", "-h", "-N", "-o", "%T"));
-            return state != null && state.trim().equals("idle");
-        }, START_LIMIT, () -> "the node " + node + " to be idle in sinfo\n" + logs());
+            return state != null && state.trim().lines().filter(l -> l.trim().equals("idle")).count() == nodes;
+        }, START_LIMIT, () -> "the " + names + " to be idle in sinfo\n" + logs());
     }
 
     /** munged answers already, or is started here as user munge (and stopped by close()). */
@@ -160,7 +191,13 @@ public final class SlurmCluster implements AutoCloseable {
     /** The end of both daemons' logs, for failure messages. */
     public String logs() {
         StringBuilder sb = new StringBuilder();
-        for (String f : List.of("slurmctld.log", "slurmd.log", "slurmctld.out", "slurmd.out")) {
+        List<String> files = new ArrayList<>(List.of("slurmctld.log", "slurmctld.out"));
+        for (String d : nodes == 1 ? List.of("slurmd") : java.util.stream.IntStream.rangeClosed(1, nodes)
+                .mapToObj(i -> "slurmd-ry" + i).toList()) {
+            files.add(d + ".log");
+            files.add(d + ".out");
+        }
+        for (String f : files) {
             try {
                 List<String> lines = Files.readAllLines(dir.resolve(f));
                 sb.append("--- ").append(f).append(" (end)\n");

@@ -32,10 +32,10 @@ import org.railyard.testkit.Await;
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class SlurmSystemTest {
-    private static final String DEMO = "org.railyard.apps.obstacle.ObstacleDemo";
-    private static final Duration JOB_LIMIT = Duration.ofMinutes(5);
-    private static final Pattern RESULT = Pattern.compile("RESULT obstacle .* iterations=(\\d+) converged=true residual=(\\S+) .*");
-    private static final Pattern COLL = Pattern.compile("COLL rank=(\\d+) size=(\\d+) node-ranks=(\\d+) nodes=(\\d+) digest=(\\S+)");
+    static final String DEMO = "org.railyard.apps.obstacle.ObstacleDemo";
+    static final Duration JOB_LIMIT = Duration.ofMinutes(5);
+    static final Pattern RESULT = Pattern.compile("RESULT obstacle .* iterations=(\\d+) converged=true residual=(\\S+) .*");
+    static final Pattern COLL = Pattern.compile("COLL rank=(\\d+) size=(\\d+) node-ranks=(\\d+) nodes=(\\d+) digest=(\\S+)");
     private static final Pattern READY = Pattern.compile("(?m)^\\s*(\\d+): READY rank=(\\d+) pid=(\\d+)$");
 
     @TempDir
@@ -55,7 +55,7 @@ class SlurmSystemTest {
     }
 
     /** The JVM of a task: this test's java and class path, a small heap, native access for PMI_FD. */
-    private static List<String> java(Class<?> main, String... args) {
+    static List<String> java(Class<?> main, String... args) {
         List<String> c = new ArrayList<>();
         c.add(ProcessHandle.current().info().command().orElseThrow());
         c.add("--enable-native-access=ALL-UNNAMED");
@@ -81,7 +81,7 @@ class SlurmSystemTest {
     }
 
     /** The stdout lines of a railyard run job's rank. */
-    private static List<String> railyardRun(int np, Class<?> main, String name, String... args) {
+    static List<String> railyardRun(int np, Class<?> main, String name, String... args) {
         JobSpec spec = new JobSpec(np, List.of(), main.getName(), List.of(args), List.of(), Map.of(), Jobs.RANK_JVM,
                 JOB_LIMIT, null);
         Jobs.Finished job = Jobs.run(name, spec);
@@ -93,7 +93,7 @@ class SlurmSystemTest {
         return lines;
     }
 
-    private static Matcher find(Pattern p, String text, String what) {
+    static Matcher find(Pattern p, String text, String what) {
         Matcher m = p.matcher(text);
         assertThat(m.find()).as("%s in\n%s", what, text).isTrue();
         return m;
@@ -102,7 +102,7 @@ class SlurmSystemTest {
     private static String demoReference;
 
     /** The demo's output under railyard run on 2 ranks, run once for all sizes. */
-    private static synchronized String demoUnderRailyardRun() throws ClassNotFoundException {
+    static synchronized String demoUnderRailyardRun() throws ClassNotFoundException {
         if (demoReference == null) {
             demoReference = String.join("\n", railyardRun(2, classOf(DEMO), "slurm-demo-reference", "--n", "16"));
         }
@@ -186,6 +186,25 @@ class SlurmSystemTest {
     }
 
     @Test
+    void abortOfOneTaskEndsTheStepThroughPmi2() throws Exception {
+        String marker = "ry-abort-" + ProcessHandle.current().pid();
+        Path out = work.resolve("abort.out");
+        // no --kill-on-bad-exit: the tasks that wait are ended only because the aborting one asked Slurm
+        Process srun = slurm.spawn(srun(4, java(AbortingRanks.class, marker)), out);
+        try {
+            awaitReady(out, 4, null);
+            assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out))
+                    .isTrue();
+        } finally {
+            srun.destroyForcibly();
+        }
+        String text = readOrEmpty(out);
+        assertThat(srun.exitValue()).as(text).isNotZero();
+        assertThat(text).contains("railyard: rank 1 called abort(5)");
+        awaitNoProcessWith(marker);
+    }
+
+    @Test
     void scancelLeavesNoProcessBehind() throws Exception {
         String marker = "ry-scancel-" + ProcessHandle.current().pid();
         Path out = work.resolve("scancel.out");
@@ -254,7 +273,7 @@ class SlurmSystemTest {
         }
     }
 
-    private static Class<?> classOf(String name) throws ClassNotFoundException {
+    static Class<?> classOf(String name) throws ClassNotFoundException {
         return Class.forName(name);
     }
 

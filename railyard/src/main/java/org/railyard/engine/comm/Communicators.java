@@ -146,8 +146,9 @@ public final class Communicators {
     /**
      * Collective over {@code c}: one communicator per node, holding the members of {@code c} that
      * run on this process's node, ordered by {@code key} then by rank in {@code c} (MPI's
-     * {@code MPI_Comm_split_type} with {@code MPI_COMM_TYPE_SHARED}). Nodes are told apart as
-     * the shared-memory transport tells them (host name and boot id, or {@code railyard.node}).
+     * {@code MPI_Comm_split_type} with {@code MPI_COMM_TYPE_SHARED}). Nodes are those of the
+     * process manager's plan when the bootstrap has one (PMI-2's {@code PMI_process_mapping}),
+     * else as the shared-memory transport tells them (host name and boot id, or {@code railyard.node}).
      */
     public CommState splitShared(CommState c, int key) {
         intra(c, "split by node");
