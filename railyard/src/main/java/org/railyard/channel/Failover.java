@@ -22,7 +22,8 @@ import org.railyard.wire.LinkControl;
  * <li>With no rail left (a partition) the channel probes the peer and waits up to
  *     {@code partitionTimeout} for a rail to return, then goes down naming the peer and the bound.</li>
  * </ul>
- * A single-rail channel has none of this. Driven only by the thread that drives its channel.
+ * A single-rail channel has none of this, unless its link {@link Link#reroutes}. Driven only by the
+ * thread that drives its channel.
  */
 final class Failover {
     private final VirtualChannel channel;
@@ -241,8 +242,9 @@ final class Failover {
                 if (now - r.lastSendNanos >= settings.heartbeat().toNanos()) {
                     sendHeartbeat(r, now);
                 }
-            } else if (table.rank() < peer && now - r.nextAttemptNanos >= 0) {
-                // the lower rank reconnects; the connector ignores the request while an attempt is under way
+            } else if ((table.rank() < peer || (r.link != null && r.link.reroutes())) && now - r.nextAttemptNanos >= 0) {
+                // the lower rank reconnects (a rerouted rail: both, there is no handshake to break a tie);
+                // the connector ignores the request while an attempt is under way
                 r.backoffNanos = r.backoffNanos == 0 ? settings.reconnectMin().toNanos()
                         : Math.min(settings.reconnectMax().toNanos(), 2 * r.backoffNanos);
                 r.nextAttemptNanos = now + r.backoffNanos;

@@ -20,6 +20,7 @@ final class GatewayLink implements Link {
     private final FrameRing inbox;
     private volatile GatewayFrame.Address to;
     private volatile String peerSite = "";
+    private volatile boolean reroutes;
     private volatile String unreachable;
     private volatile boolean closed;
     private int claimed;
@@ -30,10 +31,14 @@ final class GatewayLink implements Link {
         this.inbox = inbox;
     }
 
-    /** The connector asked for this link: frames to the peer go to {@code to}. */
-    void joined(GatewayFrame.Address to, String site) {
+    /**
+     * The connector asked for this link: frames to the peer go to {@code to}; {@code reroutes} when
+     * either site has a second gateway (see {@link #reroutes()}).
+     */
+    void joined(GatewayFrame.Address to, String site, boolean reroutes) {
         this.to = to;
         this.peerSite = site;
+        this.reroutes = reroutes;
     }
 
     /** The site id of the peer, or 0 before the connector asked for this link. */
@@ -134,6 +139,16 @@ final class GatewayLink implements Link {
     @Override
     public boolean hasPendingOutput() {
         return isOpen() && session.pendingOutput();
+    }
+
+    /**
+     * True when this site or the peer's lists a second gateway: the channel keeps its frames until
+     * acknowledged, and when the gateway dies it links the peer again through the session opened
+     * on the next gateway, sending again what was not acknowledged (the peer drops duplicates).
+     */
+    @Override
+    public boolean reroutes() {
+        return reroutes;
     }
 
     @Override

@@ -50,6 +50,7 @@ final class GatewaySession {
     private final FrameRing out;
     private final GatewayLink[] links;
     private final IntConsumer arrived;
+    private final Runnable broken;
     private final Thread writer;
     private final Thread reader;
     private volatile boolean writerParked;
@@ -59,7 +60,7 @@ final class GatewaySession {
     private volatile String failure;
 
     GatewaySession(Transport transport, GatewayClient.Opened opened, GatewayFrame.Address self, long job, String site,
-                   String gateway, int size, int maxFrame, IntConsumer arrived) {
+                   String gateway, int size, int maxFrame, IntConsumer arrived, Runnable broken) {
         this.job = job;
         this.transport = transport;
         this.socket = opened.socket();
@@ -71,6 +72,7 @@ final class GatewaySession {
         this.maxFrame = maxFrame;
         this.links = new GatewayLink[size];
         this.arrived = arrived;
+        this.broken = broken;
         long outCapacity = ringCapacity(maxFrame + GatewayFrame.HEADER, 4L << 20);
         this.inboxCapacity = ringCapacity(maxFrame, 2L << 20);
         this.out = new FrameRing(Arena.ofAuto().allocate(FrameRing.bytesFor(outCapacity), 64), outCapacity,
@@ -118,7 +120,7 @@ final class GatewaySession {
     }
 
     /** The link to {@code peer}: the pending one its first frames made, or a new one. */
-    synchronized GatewayLink link(int peer, GatewayFrame.Address to, String peerSite) throws IOException {
+    synchronized GatewayLink link(int peer, GatewayFrame.Address to, String peerSite, boolean reroutes) throws IOException {
         if (!isOpen()) {
             throw new IOException("the connection to the gateway " + gateway + " is down: " + failure);
         }
@@ -127,7 +129,7 @@ final class GatewaySession {
             l = new GatewayLink(this, peer, newInbox());
             links[peer] = l;
         }
-        l.joined(to, peerSite);
+        l.joined(to, peerSite, reroutes);
         return l;
     }
 
@@ -284,11 +286,19 @@ final class GatewaySession {
         ring.commit();
     }
 
+    /** The connection broke (not closed here): its links fail, and the transport is told once. */
     private void fail(String why) {
-        if (failure == null && !closed) {
-            failure = why;
+        boolean first;
+        synchronized (this) {
+            first = failure == null && !closed;
+            if (first) {
+                failure = why;
+            }
         }
         close();
+        if (first) {
+            broken.run();
+        }
     }
 
     void close() {
