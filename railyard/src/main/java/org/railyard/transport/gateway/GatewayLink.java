@@ -73,6 +73,9 @@ final class GatewayLink implements Link {
         if (discarded() || !session.isOpen() || dst == null) {
             return CLOSED;
         }
+        if (!session.sendResets()) {
+            return BACK_PRESSURED;
+        }
         int routed = GatewayFrame.HEADER + frameLength;
         long off = session.claim(routed);
         if (off < 0) {
@@ -171,6 +174,11 @@ final class GatewayLink implements Link {
         if (!closed) {
             closed = true;
             session.forget(this);
+            GatewayFrame.Address dst = to;
+            if (reroutes && unreachable == null && dst != null && session.isOpen()) {
+                // the peer's link must break too, or its rail would go on counting this one's bytes
+                session.reset(dst);
+            }
         }
     }
 }
