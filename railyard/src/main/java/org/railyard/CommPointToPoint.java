@@ -2,7 +2,7 @@ package org.railyard;
 
 import org.railyard.engine.Engine;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
 
 /**

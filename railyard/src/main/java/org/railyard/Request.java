@@ -2,7 +2,7 @@ package org.railyard;
 
 import java.time.Duration;
 import org.railyard.engine.Engine;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 
 /**
  * A non-blocking operation under way. Wait for it with {@link #await()}, or poll it with

@@ -5,7 +5,7 @@ package org.railyard;
  * wants no allocation per message passes its own {@code Status} to {@link Comm#recv(Object, int, int,
  * int, int, Status)} and reads it back.
  */
-public final class Status implements org.railyard.engine.StatusSink {
+public final class Status implements org.railyard.engine.request.StatusSink {
     int source = -1;
     int tag = -1;
     long bytes;

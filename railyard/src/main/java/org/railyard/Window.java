@@ -499,7 +499,7 @@ public final class Window implements AutoCloseable {
 
     // ================================================================== helpers
 
-    private Request request(org.railyard.engine.Transfer t) {
+    private Request request(org.railyard.engine.request.Transfer t) {
         return new Request(comm.engine, t);
     }
 

@@ -1,5 +1,6 @@
 package org.railyard.engine;
 
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
 import java.util.concurrent.locks.ReentrantLock;

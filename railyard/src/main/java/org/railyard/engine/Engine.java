@@ -1,5 +1,7 @@
 package org.railyard.engine;
 
+import org.railyard.engine.request.StatusSink;
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package org.railyard.engine;
 
+import org.railyard.engine.request.Transfer;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.types.Kind;

@@ -1,5 +1,6 @@
 package org.railyard.engine;
 
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,7 +4,7 @@ import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

@@ -7,7 +7,7 @@ import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

@@ -3,7 +3,7 @@ package org.railyard.engine.p2p;
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.channel.VirtualChannel;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.error.ErrorClass;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;

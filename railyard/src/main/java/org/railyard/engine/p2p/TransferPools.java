@@ -1,7 +1,7 @@
 package org.railyard.engine.p2p;
 
 import java.util.Arrays;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 
 /**
  * Sends and receives of blocking calls and collective schedules, given back once done, so that

@@ -1,7 +1,7 @@
 package org.railyard.engine.p2p;
 
 import java.util.Arrays;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 
 /**
  * Gives transfers ids that can cross the wire (in RTS, CTS and DATA frames) and finds them again

@@ -1,6 +1,6 @@
 package org.railyard.engine.rma;
 
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 
 /**
  * The request of an {@code r*} operation: done when the origin's part is (the origin buffer may be

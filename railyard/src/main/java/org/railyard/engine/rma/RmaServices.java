@@ -3,7 +3,7 @@ package org.railyard.engine.rma;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
 
 /**

@@ -3,7 +3,7 @@ package org.railyard.engine.rma;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Reduction;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.types.Reduction;
 import org.railyard.engine.comm.CommState;
 import org.railyard.wire.RmaHeader;

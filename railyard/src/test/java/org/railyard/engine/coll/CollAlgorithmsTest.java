@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
 import org.railyard.types.Kind;
-import org.railyard.engine.Transfer;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;

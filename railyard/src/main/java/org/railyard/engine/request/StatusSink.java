@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.request;
 
 /** Where the engine writes what a completed receive or a probe found, without allocating. */
 public interface StatusSink {

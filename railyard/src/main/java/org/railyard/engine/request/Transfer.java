@@ -1,4 +1,4 @@
-package org.railyard.engine;
+package org.railyard.engine.request;
 
 import org.railyard.types.Kind;
 
