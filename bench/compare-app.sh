@@ -17,11 +17,13 @@
 # alternating rounds at np 2 and 4: bench/peers/mpijava/LuPivot.java (LU with partial pivoting, a
 # pivot broadcast per step), and reports each one's kernel time (the program's own, between two
 # barriers, by System.nanoTime: MPJ Express 0.44's MPI.Wtime counts whole seconds) and the median of
-# the per-round ratios.
+# the per-round ratios. With --threads, Railyard runs each mpiJava program a second way as well,
+# its ranks as threads of one JVM (`railyard run --threads`, a class loader per rank, as MPJ Express's
+# multicore device does), as a third column with its own ratio to MPJ Express.
 #
 # Usage: bench/compare-app.sh [--rounds R] [--np LIST] [--n LIST] [--mpi openmpi|mpich] [--out DIR]
 #                             [--label TEXT] [--no-build] [--suite obstacle|mpijava|all]
-#                             [--lu-n N] [--mpijava-np LIST]
+#                             [--lu-n N] [--mpijava-np LIST] [--threads]
 #        bench/compare-app.sh --tables-from DIR [--label TEXT]
 #   --rounds R   alternating rounds (default 3)
 #   --np LIST    comma-separated process counts (default 1,2,4,8; 1 is needed for the speed-ups)
@@ -36,6 +38,7 @@
 #   --suite S    obstacle (default), mpijava, or all
 #   --lu-n N     LuPivot's matrix order (default 1000)
 #   --mpijava-np LIST  process counts of the mpiJava programs (default 2,4)
+#   --threads    mpiJava suite: also run Railyard with its ranks as threads of one JVM (run --threads)
 #   --tables-from DIR  runs nothing: the tables and plots again from DIR/raw.tsv
 #
 # A measurement's results file, bench/results/app-obstacle-<mpi>-n<N>-r<R>-<date>.md (the machine
@@ -64,6 +67,7 @@ FROM=""
 SUITE=obstacle
 LU_N=1000
 MJ_NPS="2,4"
+THREADS=""
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}
 
 while [ $# -gt 0 ]; do
@@ -78,8 +82,9 @@ while [ $# -gt 0 ]; do
     --suite) SUITE="${2:-}"; shift 2 ;;
     --lu-n) LU_N="${2:-}"; shift 2 ;;
     --mpijava-np) MJ_NPS="${2:-}"; shift 2 ;;
+    --threads) THREADS=1; shift ;;
     --tables-from) FROM="${2:-}"; shift 2 ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -111,10 +116,20 @@ mpijava_tables() {
   echo "## mpiJava programs, unchanged: Railyard's mpi facade against MPJ Express multicore"
   echo
   echo "Kernel time (the program's own, between barriers), median of the rounds; ratio: the median of the per-round ratios Railyard / MPJ Express."
+  local threads=""
+  if grep -q '^railyard-threads' "$1/mpijava.tsv"; then
+    threads=1
+    echo "Railyard threads: the same program under railyard run --threads (ranks as threads of one JVM); its ratio likewise."
+  fi
   echo
-  echo "| program | np | MPJ Express s | Railyard s | ratio | MPJ job s | Railyard job s | rounds |"
-  echo "|---|---|---|---|---|---|---|---|"
-  awk -F'\t' "$AWK_COMBINE"'
+  if [ -n "$threads" ]; then
+    echo "| program | np | MPJ Express s | Railyard s | ratio | Railyard threads s | ratio | MPJ job s | Railyard job s | threads job s | rounds |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  else
+    echo "| program | np | MPJ Express s | Railyard s | ratio | MPJ job s | Railyard job s | rounds |"
+    echo "|---|---|---|---|---|---|---|---|"
+  fi
+  awk -F'\t' -v threads="$threads" "$AWK_COMBINE"'
     { t[$1, $2, $3, $4] = $5; j[$1, $2, $3, $4] = $6; cell[$3 "\t" $4] = 1; round[$2] = 1 }
     END {
       for (c in cell) {
@@ -125,8 +140,17 @@ mpijava_tables() {
             put(c "mj", j["mpj", r, k[1], k[2]]); put(c "rj", j["railyard", r, k[1], k[2]])
             put(c "q", t["railyard", r, k[1], k[2]] / t["mpj", r, k[1], k[2]])
           }
+          if (threads && ("mpj", r, k[1], k[2]) in t && ("railyard-threads", r, k[1], k[2]) in t) {
+            put(c "t", t["railyard-threads", r, k[1], k[2]]); put(c "tj", j["railyard-threads", r, k[1], k[2]])
+            put(c "tq", t["railyard-threads", r, k[1], k[2]] / t["mpj", r, k[1], k[2]])
+          }
         }
-        if (cnt[c "q"] > 0)
+        if (cnt[c "q"] > 0 && threads)
+          printf "| %s | %s | %.3f | %.3f | %.2f | %s | %s | %.1f | %.1f | %s | %d |\n", k[1], k[2], combine(c "m"),
+            combine(c "r"), combine(c "q"), (cnt[c "tq"] > 0) ? sprintf("%.3f", combine(c "t")) : "-",
+            (cnt[c "tq"] > 0) ? sprintf("%.2f", combine(c "tq")) : "-", combine(c "mj"), combine(c "rj"),
+            (cnt[c "tq"] > 0) ? sprintf("%.1f", combine(c "tj")) : "-", cnt[c "q"]
+        else if (cnt[c "q"] > 0)
           printf "| %s | %s | %.3f | %.3f | %.2f | %.1f | %.1f | %d |\n", k[1], k[2], combine(c "m"), combine(c "r"),
             combine(c "q"), combine(c "mj"), combine(c "rj"), cnt[c "q"]
       }
@@ -269,9 +293,11 @@ if suite mpijava; then
         -np "$np" -dev multicore -cp "$OUT/mpj-classes" "$prog" "$@") > "$log" 2>&1 \
         || fail "MPJ Express run failed ($prog, np $np, round $round): see $log"
     else
+      local mode=()
+      [ "$impl" = railyard-threads ] && mode=(--threads)
       timeout "$((STEP_TIMEOUT + 30))" "$JDK/bin/java" --enable-native-access=ALL-UNNAMED -cp "$LIB/*" org.railyard.cli.Main \
-        run -np "$np" --timeout "${STEP_TIMEOUT}s" -cp "$OUT/ry-classes" "$prog" "$@" > "$log" 2>&1 \
-        || fail "Railyard run failed ($prog, np $np, round $round): see $log"
+        run "${mode[@]}" -np "$np" --timeout "${STEP_TIMEOUT}s" -cp "$OUT/ry-classes" "$prog" "$@" > "$log" 2>&1 \
+        || fail "Railyard run failed ($impl, $prog, np $np, round $round): see $log"
     fi
     t1=$(date +%s.%N)
     grep -q "(checked)" "$log" || fail "$prog did not check its answer ($impl, np $np, round $round): see $log"
@@ -283,7 +309,8 @@ if suite mpijava; then
   }
   for round in $(seq 1 "$ROUNDS"); do
     for np in ${MJ_NPS//,/ }; do
-      if [ $((round % 2)) -eq 1 ]; then order="mpj railyard"; else order="railyard mpj"; fi
+      if [ $((round % 2)) -eq 1 ]; then order="mpj railyard${THREADS:+ railyard-threads}"
+      else order="${THREADS:+railyard-threads }railyard mpj"; fi
       for impl in $order; do mj_one "$impl" "$round" LuPivot "$np" "$LU_N"; done
     done
   done
@@ -295,7 +322,7 @@ if suite mpijava; then
     echo
     echo "    date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), load after: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
     echo "    commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
-    echo "    command: bench/compare-app.sh --suite mpijava --rounds $ROUNDS --mpijava-np $MJ_NPS --lu-n $LU_N"
+    echo "    command: bench/compare-app.sh --suite mpijava --rounds $ROUNDS --mpijava-np $MJ_NPS --lu-n $LU_N${THREADS:+ --threads}"
     if [ -n "$LABEL" ]; then echo; echo "$LABEL"; fi
     echo
     cat "$OUT/mpijava.md"

@@ -65,23 +65,6 @@ static long iterations(long size) {
     return n < 1 ? 1 : n;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *sorted, long n, double p) {
-    long k = (long) (p / 100.0 * (double) n + 0.999999999);
-    if (k < 1) {
-        k = 1;
-    }
-    if (k > n) {
-        k = n;
-    }
-    return sorted[k - 1];
-}
-
 /* True if the first result of collective c at this size is what the senders wrote. */
 static int result_ok(enum coll c, long size, const unsigned char *rbuf, const double *dout, long count) {
     switch (c) {
@@ -249,26 +232,21 @@ int main(int argc, char **argv) {
     const char *serve_file = NULL;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:1m", sizes);
+    struct common_options co = {sizes, nsizes, iter_base, transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
-            nsizes = parse_sizes(argv[++i], sizes);
-            if (nsizes <= 0) {
-                die("--sizes: expected items such as 8, 64k, 1m or ranges such as 1:1m, comma separated");
-            }
-        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
-            iter_base = strtol(argv[++i], NULL, 10);
-            if (iter_base <= 0) {
-                die("--iters: expected a positive count");
-            }
-        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
-            transport = argv[++i];
-        } else if (strcmp(a, "--touch") == 0) {
+        const char *error = NULL;
+        int common = common_option(argc, argv, &i, &co, &error);
+        if (common < 0) {
+            die(error);
+        }
+        if (common > 0) {
+            continue;
+        }
+        if (strcmp(a, "--touch") == 0) {
             touch = 1;
         } else if (strcmp(a, "--serve") == 0 && i + 1 < argc) {
             serve_file = argv[++i];
-        } else if (strcmp(a, "--no-jit-warmup") == 0) {
-            /* the Java programs' option; nothing to warm up here */
         } else if (a[0] != '-') {
             char *copy = strdup(a);
             for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
@@ -289,6 +267,9 @@ int main(int argc, char **argv) {
                 "[--transport LABEL] [--touch] [--serve FILE]");
         }
     }
+    nsizes = co.nsizes;
+    iter_base = co.iter_base;
+    transport = co.transport;
     if (colls == 0) {
         colls = BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL;
     }

@@ -1,7 +1,8 @@
 /*
- * What the C peers of Railyard's benchmarks share (ry_peer.c, ry_coll.c and the twins that follow
- * them): the clock, and the size lists of their --sizes option (8, 64k, 4m, 1g: powers of 1024,
- * ranges lo:hi by doubling, repeats dropped). A header of static functions, so each peer still
+ * What the C peers of Railyard's benchmarks share (ry_peer.c, ry_coll.c, ry_rma.c and the twins that
+ * follow them): the clock, the size lists of their --sizes option (8, 64k, 4m, 1g: powers of 1024,
+ * ranges lo:hi by doubling, repeats dropped), the options every peer takes (common_option) and the
+ * percentiles of their reports. A header of static functions, so each peer still
  * builds with one mpicc command from this directory.
  */
 #ifndef RY_COMMON_H
@@ -100,6 +101,65 @@ static int parse_sizes(const char *spec, long *sizes) {
         }
     }
     return n;
+}
+
+/* Orders doubles for qsort. */
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static double percentile(const double *sorted, long n, double p) {
+    long k = (long) (p / 100.0 * (double) n + 0.999999999);
+    if (k < 1) {
+        k = 1;
+    }
+    if (k > n) {
+        k = n;
+    }
+    return sorted[k - 1];
+}
+
+/* The options of every peer. */
+struct common_options {
+    long *sizes;            /* MAX_SIZES entries */
+    int nsizes;
+    long iter_base;
+    const char *transport;
+};
+
+/*
+ * Reads the option at argv[*i] if it is one every peer takes: --sizes SPEC, --iters N, --transport
+ * LABEL (and --no-jit-warmup, which the Java programs take and the C peers ignore). Returns 1 and
+ * moves *i past its value; 0 if argv[*i] is another option; -1 with *error set for a bad value.
+ */
+static int common_option(int argc, char **argv, int *i, struct common_options *o, const char **error) {
+    const char *a = argv[*i];
+    if (strcmp(a, "--sizes") == 0 && *i + 1 < argc) {
+        o->nsizes = parse_sizes(argv[++*i], o->sizes);
+        if (o->nsizes <= 0) {
+            *error = "--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated";
+            return -1;
+        }
+        return 1;
+    }
+    if (strcmp(a, "--iters") == 0 && *i + 1 < argc) {
+        o->iter_base = strtol(argv[++*i], NULL, 10);
+        if (o->iter_base <= 0) {
+            *error = "--iters: expected a positive count";
+            return -1;
+        }
+        return 1;
+    }
+    if (strcmp(a, "--transport") == 0 && *i + 1 < argc) {
+        o->transport = argv[++*i];
+        return 1;
+    }
+    if (strcmp(a, "--no-jit-warmup") == 0) {
+        return 1;
+    }
+    return 0;
 }
 
 #endif

@@ -65,23 +65,6 @@ static void iterations(enum bench b, long size, long *iters, long *warmup) {
     *warmup = n / 10 < 1 ? 1 : n / 10;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *sorted, long n, double p) {
-    long k = (long) (p / 100.0 * (double) n + 0.999999999);
-    if (k < 1) {
-        k = 1;
-    }
-    if (k > n) {
-        k = n;
-    }
-    return sorted[k - 1];
-}
-
 /* samples in microseconds per unit (message or operation); mbs in 1e6 bytes per second. */
 static void report(const char *name, long bytes, long iters, double *samples, double mean_us, double mbs) {
     qsort(samples, (size_t) iters, sizeof(double), cmp_double);
@@ -224,25 +207,22 @@ int main(int argc, char **argv) {
     int benches = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
+    struct common_options co = {sizes, nsizes, iter_base, transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
-            nsizes = parse_sizes(argv[++i], sizes);
-            if (nsizes <= 0) {
-                die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
-            }
-        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
-            iter_base = strtol(argv[++i], NULL, 10);
-            if (iter_base <= 0) {
-                die("--iters: expected a positive count");
-            }
-        } else if (strcmp(a, "--window") == 0 && i + 1 < argc) {
+        const char *error = NULL;
+        int common = common_option(argc, argv, &i, &co, &error);
+        if (common < 0) {
+            die(error);
+        }
+        if (common > 0) {
+            continue;
+        }
+        if (strcmp(a, "--window") == 0 && i + 1 < argc) {
             window = (int) strtol(argv[++i], NULL, 10);
             if (window <= 0) {
                 die("--window: expected a positive count");
             }
-        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
-            transport = argv[++i];
         } else if (a[0] != '-') {
             char *copy = strdup(a);
             for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
@@ -266,6 +246,9 @@ int main(int argc, char **argv) {
                 "[--transport NAME]");
         }
     }
+    nsizes = co.nsizes;
+    iter_base = co.iter_base;
+    transport = co.transport;
     if (benches == 0) {
         benches = LATENCY | BW | BIBW | ALLREDUCE;
     }

@@ -116,23 +116,6 @@ static void iterations(enum bench b, long size, long *ops, long *iters, long *wa
 
 
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/* Nearest-rank percentile of sorted samples. */
-static double percentile(const double *sorted, long n, double p) {
-    long k = (long) (p / 100.0 * (double) n + 0.999999999);
-    if (k < 1) {
-        k = 1;
-    }
-    if (k > n) {
-        k = n;
-    }
-    return sorted[k - 1];
-}
-
 static void report(enum bench b, enum sync s, long bytes, long iters, double *samples, double mean_us, double mbs) {
     qsort(samples, (size_t) iters, sizeof(double), cmp_double);
     printf("%s-%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", BENCH_NAMES[b], SYNC_NAMES[s], transport, nprocs,
@@ -426,24 +409,21 @@ int main(int argc, char **argv) {
     int benches = 0, syncs = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
+    struct common_options co = {sizes, nsizes, iter_base, transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--sizes") == 0 && i + 1 < argc) {
-            nsizes = parse_sizes(argv[++i], sizes);
-            if (nsizes <= 0) {
-                die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
-            }
-        } else if (strcmp(a, "--iters") == 0 && i + 1 < argc) {
-            iter_base = strtol(argv[++i], NULL, 10);
-            if (iter_base <= 0) {
-                die("--iters: expected a positive count");
-            }
-        } else if (strcmp(a, "--sync") == 0 && i + 1 < argc) {
+        const char *error = NULL;
+        int common = common_option(argc, argv, &i, &co, &error);
+        if (common < 0) {
+            die(error);
+        }
+        if (common > 0) {
+            continue;
+        }
+        if (strcmp(a, "--sync") == 0 && i + 1 < argc) {
             if (!parse_names(argv[++i], SYNC_NAMES, NSYNC, &syncs)) {
                 die("--sync: expected flush, lock, fence, pscw or all, comma separated");
             }
-        } else if (strcmp(a, "--transport") == 0 && i + 1 < argc) {
-            transport = argv[++i];
         } else if (a[0] != '-') {
             if (!parse_names(a, BENCH_NAMES, NBENCH, &benches)) {
                 die("unknown benchmark; expected put_latency, get_latency, put_bw, get_bw, acc_latency, "
@@ -454,6 +434,9 @@ int main(int argc, char **argv) {
                 "[--transport LABEL]");
         }
     }
+    nsizes = co.nsizes;
+    iter_base = co.iter_base;
+    transport = co.transport;
     if (benches == 0) {
         benches = (1 << NBENCH) - 1;
     }

@@ -5,6 +5,7 @@ import org.railyard.bootstrap.Bootstraps;
 import org.railyard.engine.Engine;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.util.Config;
 
 /**
  * The entry point: one per process. {@link #init} joins the job the process was started in (by
@@ -95,6 +96,23 @@ public final class Railyard implements AutoCloseable {
     /** Size of the world. */
     public int size() {
         return world.size();
+    }
+
+    /**
+     * How many times the launcher has started this rank again after it died ({@code railyard run
+     * --restart N}): 0 in its first run. A rank started again runs the program from the start; its
+     * owner relay gives it the messages of its first run again, in their order, and what it sends
+     * again that its peers already have is dropped. So the program must repeat its first run (the
+     * same sends for the same receives); it may use this number only for what never reaches a peer,
+     * such as not failing again on purpose.
+     */
+    public int incarnation() {
+        long n = Config.number(Config.INCARNATION_PROP, Config.INCARNATION_DEFAULT);
+        if (n < 0 || n > Integer.MAX_VALUE) {
+            throw new RailyardException(ErrorClass.ARG, "setting " + Config.INCARNATION_PROP + " = " + n
+                    + " is not a restart count (0 or more)");
+        }
+        return (int) n;
     }
 
     /** The engine; for the facades and tools built on this API. */

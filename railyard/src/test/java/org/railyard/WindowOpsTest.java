@@ -279,4 +279,71 @@ class WindowOpsTest {
             }
         });
     }
+
+    @ParameterizedTest
+    @CsvSource({"alloc,shm,4", "array,shm,3", "alloc,tcp,2"})
+    void blockAccumulatesAndSingleAtomicsToOnePlaceLoseNothing(String path, String transports, int n) throws Exception {
+        // every rank adds ones to a block of rank 0's ints while fetch-and-adding one of them and
+        // getAccumulating two others: on the mapped path the block holds the lock exclusively and
+        // the single updates share it, so any disagreement between the two loses increments
+        int len = 3000;
+        int rounds = 150;
+        EngineJob.run(n, transports, e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            try (Window win = window(w, path, len)) {
+                int[] ones = new int[len];
+                java.util.Arrays.fill(ones, 1);
+                int[] one = {1};
+                int[] fetched = new int[1];
+                int[] two = new int[2];
+                w.barrier();
+                win.lockAll();
+                for (int i = 0; i < rounds; i++) {
+                    win.accumulate(ones, 0, len, 0, 0, Op.SUM);
+                    win.fetchAndOp(one, 0, fetched, 0, 0, 7, Op.SUM);
+                    win.getAccumulate(ones, 0, 2, two, 0, 0, len - 2, Op.SUM);
+                    if (i % 16 == 0) {
+                        win.flush(0);
+                    }
+                }
+                win.unlockAll();
+                w.barrier();
+                int[] v = me == 0 ? read(win, len) : null;
+                // every rank leaves the window before rank 0 judges, so a failure cannot leave them waiting
+                w.barrier();
+                for (int i = 0; me == 0 && i < len; i++) {
+                    int expect = n * rounds * (i == 7 || i >= len - 2 ? 2 : 1);
+                    assertThat(v[i]).as("int %d over %s %s", i, path, transports).isEqualTo(expect);
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource({"alloc,shm,3", "array,shm,3"})
+    void eachFenceSeparatesTheEpochsBeforeAndAfterIt(String path, String transports, int n) throws Exception {
+        // rank r puts the round number into slot r of its right neighbour, then reads its own
+        // memory after the fence: a fence that let a member through early shows an older round
+        EngineJob.run(n, transports, e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            int left = (me + n - 1) % n;
+            try (Window win = window(w, path, n)) {
+                win.fence();
+                String wrong = null;
+                for (int round = 1; round <= 400; round++) {
+                    win.put(new int[] {round}, 0, 1, (me + 1) % n, me);
+                    win.fence();
+                    int seen = read(win, n)[left];
+                    if (seen != round && wrong == null) {
+                        wrong = "round " + round + " at rank " + me + ": found " + seen;
+                    }
+                    win.fence();
+                }
+                // judged after the loop: every rank takes part in every fence whatever it saw
+                assertThat(wrong).as("over %s %s", path, transports).isNull();
+            }
+        });
+    }
 }

@@ -24,12 +24,12 @@ import org.railyard.util.Config;
  *
  * <pre>
  * railyard run -np 2 org.railyard.bench.RmaBenchRank [BENCH|all][,...] [--sync flush,lock,fence,pscw]
- *     [--sizes 1:4m] [--iters N] [--transport LABEL] [--no-jit-warmup]
+ *     [--sizes 1:4m] [--iters N] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]
  * </pre>
  *
  * <p>Ranks 0 and 1 take part (others only join the split that leaves them out). For each
  * benchmark, synchronisation mode and size a window of the bytes needed is made with
- * {@link Window#allocate}, filled with the pattern {@code i * 31 + rank} and freed afterwards. Rank
+ * {@link Window#allocate} ({@code --heap}: {@link Window#create} over a byte array, put and get only), filled with the pattern {@code i * 31 + rank} and freed afterwards. Rank
  * 0 is the origin and rank 1 the target; in the fence and pscw modes of the latency tests each rank
  * is origin of every other epoch. {@link Mode} says what an iteration is in each mode,
  * {@link Bench} what it does. A latency sample is one iteration per operation in it (half an
@@ -98,10 +98,10 @@ public final class RmaBenchRank {
 
     /** Options of one run. */
     record Options(Set<Bench> benches, Set<Mode> modes, long[] sizes, long iterBase, String transport,
-                   boolean jitWarmup) {
+                   boolean jitWarmup, boolean alloc, boolean heap) {
         static final String USAGE = "usage: RmaBenchRank [put_latency|get_latency|put_bw|get_bw|acc_latency|"
                 + "fop_latency|cas_latency|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
-                + "[--transport LABEL] [--no-jit-warmup]";
+                + "[--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]";
 
         /** @throws IllegalArgumentException with a message fit for the user on a bad argument */
         static Options parse(String... args) {
@@ -111,6 +111,8 @@ public final class RmaBenchRank {
             long iters = DEFAULT_BASE;
             String transport = null;
             boolean jit = true;
+            boolean alloc = false;
+            boolean heap = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -119,6 +121,8 @@ public final class RmaBenchRank {
                     case "--sync" -> modes.addAll(names(Mode.class, value(args, ++i, a), "--sync"));
                     case "--transport" -> transport = value(args, ++i, a);
                     case "--no-jit-warmup" -> jit = false;
+                    case "--alloc" -> alloc = true;
+                    case "--heap" -> heap = true;
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; " + USAGE);
@@ -131,8 +135,18 @@ public final class RmaBenchRank {
                 String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
                 transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
             }
-            return new Options(benches.isEmpty() ? EnumSet.allOf(Bench.class) : benches,
-                    modes.isEmpty() ? EnumSet.allOf(Mode.class) : modes, sizes, iters, transport, jit);
+            Set<Bench> chosen = benches.isEmpty() ? EnumSet.allOf(Bench.class) : benches;
+            if (heap) {
+                Set<Bench> byteOnly = EnumSet.of(Bench.PUT_LATENCY, Bench.GET_LATENCY, Bench.PUT_BW, Bench.GET_BW);
+                if (benches.isEmpty()) {
+                    chosen = byteOnly;
+                } else if (!byteOnly.containsAll(chosen)) {
+                    throw new IllegalArgumentException("--heap windows are byte arrays: it takes put_latency, "
+                            + "get_latency, put_bw and get_bw only, not " + chosen);
+                }
+            }
+            return new Options(chosen, modes.isEmpty() ? EnumSet.allOf(Mode.class) : modes, sizes, iters, transport,
+                    jit, alloc, heap);
         }
 
         private static <E extends Enum<E>> EnumSet<E> names(Class<E> type, String list, String what) {
@@ -250,7 +264,7 @@ public final class RmaBenchRank {
             }
             Comm pair = world.split(world.rank() < 2 ? 0 : Comm.UNDEFINED, world.rank());
             if (world.rank() == 0) {
-                System.out.println(Tsv.header(false));
+                System.out.println(Tsv.header(opt.alloc()));
                 System.out.flush();
             }
             if (pair != null) {
@@ -270,8 +284,8 @@ public final class RmaBenchRank {
                     }
                     Row[] rows = copies((int) size);
                     if (rank == 0) {
-                        out.println(Tsv.format(rows[0], false));
-                        out.println(Tsv.format(rows[1], false));
+                        out.println(Tsv.format(rows[0], opt.alloc()));
+                        out.println(Tsv.format(rows[1], opt.alloc()));
                         out.flush();
                     }
                 }
@@ -288,7 +302,7 @@ public final class RmaBenchRank {
                     }
                     Row row = measure(b, m, n);
                     if (rank == 0) {
-                        out.println(Tsv.format(row, false));
+                        out.println(Tsv.format(row, opt.alloc()));
                         out.flush();
                     }
                     if (b.atomic()) {
@@ -303,8 +317,8 @@ public final class RmaBenchRank {
     Row measure(Bench b, Mode m, int size) {
         Counts c = iterations(b, size, opt.iterBase());
         int bytes = size * c.ops();
-        try (Window win = Window.allocate(pair, bytes, 1)) {
-            MemorySegment mem = win.memory();
+        try (Window win = opt.heap() ? Window.create(pair, new byte[bytes], 1) : Window.allocate(pair, bytes, 1)) {
+            MemorySegment mem = opt.heap() ? MemorySegment.ofArray((byte[]) win.buffer()) : win.memory();
             win.lock(Window.LOCK_EXCLUSIVE, rank);
             if (b == Bench.ACC_LATENCY || b.atomic()) {
                 mem.fill((byte) 0);
@@ -325,7 +339,7 @@ public final class RmaBenchRank {
             double unit = per * 1e3;
             return new Row(b.label() + "-" + m.label(), opt.transport(), np, size, c.iters(), mean,
                     hist.getValueAtPercentile(50) / unit, hist.getValueAtPercentile(99) / unit,
-                    hist.getMaxValue() / unit, mbs);
+                    hist.getMaxValue() / unit, mbs, opt.alloc() ? r.allocated / (c.iters() * (double) c.ops()) : Double.NaN);
         }
     }
 
@@ -394,6 +408,8 @@ public final class RmaBenchRank {
         final Counts c;
         /** fetch-and-op, compare-and-swap: the value the next operation will find at the target. */
         long next;
+        /** With --alloc: heap bytes this JVM allocated during the timed iterations. */
+        long allocated;
 
         Run(Window win, Bench b, Mode m, int size, Counts c) {
             this.win = win;
@@ -413,8 +429,12 @@ public final class RmaBenchRank {
                 win.fence(Window.MODE_NOPRECEDE);
             }
             long start = 0;
+            long allocStart = 0;
             long total = c.warmup() + c.iters();
             for (long i = 0; i < total; i++) {
+                if (i == c.warmup() && opt.alloc()) {
+                    allocStart = BenchRank.Alloc.total();
+                }
                 long t0 = System.nanoTime();
                 if (i == c.warmup()) {
                     start = t0;
@@ -443,6 +463,9 @@ public final class RmaBenchRank {
                 }
             }
             double elapsedUs = (System.nanoTime() - start) / 1e3;
+            if (opt.alloc()) {
+                allocated = BenchRank.Alloc.total() - allocStart;
+            }
             if (m == Mode.FLUSH && rank == 0) {
                 win.unlock(target);
             }

@@ -51,6 +51,12 @@ public final class RmaCommand implements Callable<Integer> {
     @Option(names = "--no-jit-warmup", description = "skip the untimed passes before each size that let the JIT settle")
     boolean noJitWarmup;
 
+    @Option(names = "--alloc", description = "add a column: heap bytes rank 0's JVM allocated per operation once warm")
+    boolean alloc;
+
+    @Option(names = "--heap", description = "windows over byte arrays (Window.create) instead of allocated ones; put and get only")
+    boolean heap;
+
     @Option(names = "--png", paramLabel = "FILE", description = "write a log-log plot of the results")
     Path png;
 
@@ -77,7 +83,7 @@ public final class RmaCommand implements Callable<Integer> {
             spec.commandLine().getErr().flush();
             return 2;
         }
-        return BenchCommand.runJobs(jobs, false, tsv, png, spec.commandLine().getOut(), spec.commandLine().getErr());
+        return BenchCommand.runJobs(jobs, alloc, tsv, png, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
 
     /** The jobs: one per transport; the rank program's options are checked here first. */
@@ -88,6 +94,12 @@ public final class RmaCommand implements Callable<Integer> {
         }
         if (noJitWarmup) {
             args.add("--no-jit-warmup");
+        }
+        if (alloc) {
+            args.add("--alloc");
+        }
+        if (heap) {
+            args.add("--heap");
         }
         RmaBenchRank.Options.parse(args.toArray(String[]::new));
         return BenchCommand.perTransport(RmaBenchRank.class.getName(), 2, args, transports, env, jvmArgs, timeout,

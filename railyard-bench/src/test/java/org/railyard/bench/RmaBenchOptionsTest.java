@@ -24,18 +24,30 @@ class RmaBenchOptionsTest {
         assertThat(o.sizes()).hasSize(23);
         assertThat(o.iterBase()).isEqualTo(10_000);
         assertThat(o.jitWarmup()).isTrue();
+        assertThat(o.alloc()).isFalse();
     }
 
     @Test
     void parsesListsOfBenchmarksAndModes() {
         Options o = Options.parse("put_latency,CAS_latency", "--sync", "fence,pscw", "--sizes", "8,1m", "--iters", "500",
-                "--transport", "tcp", "--no-jit-warmup");
+                "--transport", "tcp", "--no-jit-warmup", "--alloc");
         assertThat(o.benches()).containsExactly(Bench.PUT_LATENCY, Bench.CAS_LATENCY);
         assertThat(o.modes()).containsExactly(Mode.FENCE, Mode.PSCW);
         assertThat(o.sizes()).containsExactly(8, 1L << 20);
         assertThat(o.iterBase()).isEqualTo(500);
         assertThat(o.transport()).isEqualTo("tcp");
         assertThat(o.jitWarmup()).isFalse();
+        assertThat(o.alloc()).isTrue();
+        assertThat(o.heap()).isFalse();
+    }
+
+    @Test
+    void heapWindowsTakePutAndGetOnly() {
+        assertThat(Options.parse("--heap").benches())
+                .containsExactly(Bench.PUT_LATENCY, Bench.GET_LATENCY, Bench.PUT_BW, Bench.GET_BW);
+        assertThat(Options.parse("put_latency", "--heap").heap()).isTrue();
+        assertThatThrownBy(() -> Options.parse("acc_latency", "--heap"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--heap").hasMessageContaining("ACC_LATENCY");
     }
 
     @Test

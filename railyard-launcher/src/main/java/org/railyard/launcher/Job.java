@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.railyard.launcher.JobResult.Outcome;
 import org.railyard.launcher.JobResult.RankStatus;
+import org.railyard.util.Config;
 
 /** One run of a job: the processes of its ranks, their output pumps, and the decision to stop them. */
 final class Job {
@@ -41,9 +42,12 @@ final class Job {
 
     private static final class Rank {
         final Launch launch;
-        Process process;
+        /** The rank's process; a restart replaces it. */
+        volatile Process process;
         final List<Thread> pumps = new ArrayList<>(2);
         volatile boolean stopRequested;
+        /** Times this rank was started again after it died from a signal. */
+        int restarts;
 
         Rank(Launch launch) {
             this.launch = launch;
@@ -69,6 +73,8 @@ final class Job {
 
     private final List<Rank> ranks = new ArrayList<>();
     private final Duration timeout;
+    /** Times each rank may be started again after it dies from a signal ({@code railyard run --restart N}). */
+    private final int maxRestarts;
     private final LineSink out;
     private final LineSink err;
     private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
@@ -78,10 +84,20 @@ final class Job {
     private Rank firstFailure;
 
     Job(List<Launch> launches, Duration timeout, LineSink out, LineSink err) {
+        this(launches, timeout, 0, out, err);
+    }
+
+    /**
+     * A job whose local ranks are started again, up to {@code maxRestarts} times each, when they die
+     * from a signal (a SIGKILL, a crash), instead of the job ending; the process started again has
+     * {@code RAILYARD_INCARNATION} set to the number of its restart.
+     */
+    Job(List<Launch> launches, Duration timeout, int maxRestarts, LineSink out, LineSink err) {
         for (Launch l : launches) {
             ranks.add(new Rank(l));
         }
         this.timeout = timeout;
+        this.maxRestarts = maxRestarts;
         this.out = out;
         this.err = err;
     }
@@ -118,24 +134,51 @@ final class Job {
 
     private boolean startAll() {
         for (Rank r : ranks) {
-            ProcessBuilder pb = new ProcessBuilder(r.launch.command());
-            pb.environment().putAll(r.launch.env());
-            try {
-                r.process = pb.start();
-            } catch (IOException e) {
-                stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
-                        + ": " + e.getMessage(), false);
+            if (!start(r)) {
                 return false;
             }
-            if (!r.launch.remote()) {
-                // A local rank reads no input; a remote one's stdin is the line that keeps it alive.
-                r.closeStdin();
-            }
-            r.pumps.add(pump(r.process.getInputStream(), r.launch.rank(), out));
-            r.pumps.add(pump(r.process.getErrorStream(), r.launch.rank(), err));
-            r.process.onExit().thenRun(() -> exits.add(r));
         }
         return true;
+    }
+
+    /** Starts the rank's process (again, after a restart: with its incarnation in the environment). */
+    private boolean start(Rank r) {
+        ProcessBuilder pb = new ProcessBuilder(r.launch.command());
+        pb.environment().putAll(r.launch.env());
+        if (r.restarts > 0) {
+            pb.environment().put(Config.envName(Config.INCARNATION_PROP), Integer.toString(r.restarts));
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            stop(Cause.START_FAILED, "railyard: could not start rank " + r.launch.rank() + " on " + r.launch.host()
+                    + ": " + e.getMessage(), false);
+            return false;
+        }
+        r.process = p;
+        if (!r.launch.remote()) {
+            // A local rank reads no input; a remote one's stdin is the line that keeps it alive.
+            r.closeStdin();
+        }
+        r.pumps.add(pump(p.getInputStream(), r.launch.rank(), out));
+        r.pumps.add(pump(p.getErrorStream(), r.launch.rank(), err));
+        p.onExit().thenRun(() -> exits.add(r));
+        return true;
+    }
+
+    /**
+     * A rank that died from a signal is started again if it has restarts left (local ranks only:
+     * a remote rank's environment is inside its rsh command line). True if it was.
+     */
+    private boolean restart(Rank r, int code) {
+        if (r.restarts >= maxRestarts || r.launch.remote() || !JobResult.Signals.isSignal(code) || stopping()) {
+            return false;
+        }
+        r.restarts++;
+        err.line(LineSink.LAUNCHER, "railyard: " + r.who() + " " + JobResult.Signals.describeExit(code)
+                + "; starting it again (restart " + r.restarts + " of " + maxRestarts + ")");
+        return start(r);
     }
 
     /** Waits for the ranks to end; stops the rest at the first failure or when the timeout expires. */
@@ -148,11 +191,14 @@ final class Job {
                 stop(Cause.TIMEOUT, "railyard: job timeout of " + human(timeout) + " expired", false);
                 return;
             }
-            running--;
             if (r.launch.remote()) {
                 r.closeStdin();
             }
             int code = r.process.exitValue();
+            if (code != 0 && !r.stopRequested && restart(r, code)) {
+                continue;
+            }
+            running--;
             if (code != 0 && !r.stopRequested) {
                 synchronized (this) {
                     if (firstFailure == null && cause == Cause.NONE) {

@@ -128,6 +128,10 @@ public final class Launcher {
         }
         try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
+            int restarts = (int) Long.parseLong(spec.env().getOrDefault(Config.envName(Config.RESTARTS_PROP), "0"));
+            if (restarts > 0) {
+                kv.allowRestarts();
+            }
             String kvAddress = advertisedHost(placement) + ":" + kv.port();
             List<Job.Launch> launches = new ArrayList<>(spec.np());
             for (int r = 0; r < spec.np(); r++) {
@@ -144,7 +148,7 @@ public final class Launcher {
                         ? Job.Launch.local(r, withAot(command, aot, r), env)
                         : Job.Launch.remote(r, host.name(), rshCommand(spec.rsh(), host.name(), env, command)));
             }
-            JobResult result = new Job(launches, spec.timeout(), serialOut, serialErr).run();
+            JobResult result = new Job(launches, spec.timeout(), restarts, serialOut, serialErr).run();
             String kept = aot == null ? null : aot.finish(result.exitCode() == 0);
             if (kept != null) {
                 serialErr.line(LineSink.LAUNCHER, "railyard run: " + kept);

@@ -7,10 +7,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.railyard.Railyard;
 import org.railyard.util.Config;
 import picocli.CommandLine;
@@ -50,6 +53,12 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "-np", required = true, paramLabel = "N", description = "Number of ranks, at least 1.")
     private int np;
+
+    @Option(names = "--threads",
+            description = "Run the ranks as threads of this JVM, one class loader per rank (statics stay per rank),"
+                    + " instead of one JVM per rank. Local jobs only; no --jvm-arg (give JVM options to the launcher)."
+                    + " Default: one JVM per rank.")
+    private boolean threads;
 
     @Option(names = "--hosts", paramLabel = "FILE",
             description = "Hosts to place ranks on, one per line: 'host' or 'host slots=N'; '#' comments."
@@ -108,6 +117,13 @@ public final class RunCommand implements Callable<Integer> {
             description = "Ranks open no listening socket (the firewalled case): every pair goes through the relays"
                     + " (sets RAILYARD_LISTEN=false).")
     private boolean noListen;
+
+    @Option(names = "--restart", paramLabel = "N",
+            description = "Start a rank that dies from a signal (SIGKILL, a crash) again, up to N times per rank,"
+                    + " instead of ending the job; needs relays (--relays or --relay): every pair goes through them,"
+                    + " they keep each rank's messages, and a rank started again runs from the start and is given"
+                    + " them again in the same order (sets RAILYARD_RESTARTS). Local ranks only.")
+    private Integer restart;
 
     @Option(names = "--aot", paramLabel = "DIR", arity = "0..1", fallbackValue = "on",
             description = "Start the ranks' JVMs from an ahead-of-time cache of this program (JDK 25): the first job"
@@ -187,6 +203,9 @@ public final class RunCommand implements Callable<Integer> {
             }
             LineSink o = (rank, line) -> print(out, rank, line);
             LineSink e2 = (rank, line) -> print(err, rank, line);
+            if (threads) {
+                return ThreadLauncher.run(job, o, e2).exitCode();
+            }
             if (sites == null) {
                 return Launcher.run(job, o, e2).exitCode();
             }
@@ -271,6 +290,9 @@ public final class RunCommand implements Callable<Integer> {
         if (noListen) {
             rankEnv.put(Config.envName(Config.LISTEN_PROP), "false");
         }
+        if (restart != null) {
+            restartEnv(rankEnv);
+        }
         List<String> cp = new ArrayList<>();
         if (classpath != null) {
             for (String entry : classpath.split(File.pathSeparator)) {
@@ -285,8 +307,49 @@ public final class RunCommand implements Callable<Integer> {
         if (!gateways.equals("external") && !gateways.equals("embedded")) {
             throw new IllegalArgumentException("--gateways must be 'external' or 'embedded', not '" + gateways + "'");
         }
+        if (threads && (hosts != null || sites != null || relays != null)) {
+            throw new IllegalArgumentException("--threads runs every rank in this JVM: it does not take --hosts, --sites"
+                    + " or --relays");
+        }
+        if (threads && restart != null && restart > 0) {
+            throw new IllegalArgumentException("--threads and --restart exclude each other: a rank thread does not die"
+                    + " alone, so there is no process to start again");
+        }
+        if (threads && aot != null) {
+            throw new IllegalArgumentException("--threads and --aot exclude each other: the ranks share the launcher's JVM");
+        }
         List<Host> hostList = sites != null ? Sites.readFile(sites).hosts() : hosts == null ? List.of() : Host.readFile(hosts);
         return new JobSpec(np, hostList, main, args, cp, rankEnv, jvmArgs, timeout, rsh);
+    }
+
+    /**
+     * --restart N: N between 0 and 100; above 0 it needs relays (--relay or --relays), and every pair
+     * goes through them (--transports self,relay, which it sets when --transports is not given), and
+     * nothing passes outside the channels (no collective shared segment, no cross-memory reads).
+     */
+    private void restartEnv(Map<String, String> rankEnv) {
+        if (restart < 0 || restart > 100) {
+            throw new IllegalArgumentException("--restart must be between 0 and 100, got " + restart);
+        }
+        if (restart == 0) {
+            return;
+        }
+        if (relay == null && relays == null) {
+            throw new IllegalArgumentException("--restart needs relays: add --relays N (relays the launcher starts) or"
+                    + " --relay HOST:PORT (running ones); a rank started again finds its messages at its owner relay");
+        }
+        if (transports == null) {
+            rankEnv.put(Config.envName(Config.TRANSPORTS_PROP), "self,relay");
+        } else if (!Set.of("relay").equals(Arrays.stream(transports.split(",")).map(String::trim)
+                .filter(t -> !t.equals("self")).collect(Collectors.toSet()))) {
+            throw new IllegalArgumentException("--restart sends every pair through the relays: --transports must be"
+                    + " self,relay (or left out), not '" + transports + "'");
+        }
+        rankEnv.put(Config.envName(Config.RESTARTS_PROP), Integer.toString(restart));
+        // what passes between processes outside the channels is neither kept nor given again by a
+        // relay: a collective's shared segment and cross-memory reads are off in such a job
+        rankEnv.put(Config.envName("railyard.coll.shm"), "false");
+        rankEnv.put(Config.envName(Config.CMA_PROP), "false");
     }
 
     /** A --relay value: HOST:PORT entries separated by commas, at least one, each port in 1..65535. */

@@ -94,6 +94,21 @@ final class Mailbox {
         return highest[source];
     }
 
+    /** The message {@code sequence} from {@code source} if it is still held here, else null. */
+    Message held(int source, long sequence) {
+        ArrayDeque<Message> q = held[source];
+        if (q == null || q.isEmpty() || sequence < q.peekFirst().sequence || sequence > q.peekLast().sequence) {
+            return null;
+        }
+        long skip = sequence - q.peekFirst().sequence; // held messages of a source are consecutive
+        for (Message m : q) {
+            if (skip-- == 0) {
+                return m;
+            }
+        }
+        return null;
+    }
+
     /**
      * What a compacted log marks for {@code source}: the sequence number just below the first
      * message still held from it (the held ones follow in the log and bring the count back up), or

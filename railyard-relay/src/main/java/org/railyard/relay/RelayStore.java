@@ -2,6 +2,7 @@ package org.railyard.relay;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -228,6 +229,14 @@ final class RelayStore implements AutoCloseable {
                 bytes -= body.length;
                 counters.duplicates.incrementAndGet();
                 changed.signalAll();
+                Mailbox.Message kept = box.held(source, sequence);
+                if (kept != null && !Arrays.equals(kept.body, body)) {
+                    // a restarted rank that runs again sends what it sent before, byte for byte;
+                    // anything else means its run took another course and its peers hold the old one
+                    throw new SequenceGap("message " + sequence + " from rank " + source + " to rank " + destination
+                            + " of job " + job.id + " differs from the one stored under that number: the rank sent"
+                            + " something else after a restart (its run is not repeatable)");
+                }
                 return DUPLICATE;
             }
             if (sequence != high + 1) {

@@ -103,6 +103,31 @@ class RelayServerTest {
     }
 
     @Test
+    void aMessageSentAgainWithOtherBytesThanTheOneHeldIsRefusedNamingIt() throws Exception {
+        List<String> lines = Relays.lines();
+        try (RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1L << 30, Long.MAX_VALUE, lines);
+             RelayClient first = Relays.rank(relay, "job-d", 0, 2, false)) {
+            first.store(1, 1, false, new byte[] {7, 7}, 0, 2);
+            Relays.awaitStored(first, 1, 1, 1);
+            // the same rank, started again, repeats message 1 byte for byte: acknowledged, kept once
+            try (RelayClient again = Relays.rank(relay, "job-d", 0, 2, false)) {
+                again.store(1, 1, false, new byte[] {7, 7}, 0, 2);
+                Relays.awaitStored(again, 1, 1, 1);
+            }
+            // and once with other bytes under that number: its run took another course
+            try (RelayClient diverged = Relays.rank(relay, "job-d", 0, 2, false)) {
+                diverged.store(1, 1, false, new byte[] {7, 8}, 0, 2);
+                assertThatThrownBy(() -> diverged.next(Relays.BOUND))
+                        .hasMessageContaining("message 1 from rank 0 to rank 1 of job job-d differs from the one stored");
+            }
+            try (RelayClient receiver = Relays.rank(relay, "job-d", 1, 2, true)) {
+                assertThat(receiver.next(Relays.BOUND).body()).containsExactly(7, 7);
+            }
+            assertThat(Relays.counter(relay.stats(), "duplicates")).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aMalformedFrameClosesThatConnectionOnly() throws Exception {
         List<String> lines = Relays.lines();
         try (RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1L << 30, Long.MAX_VALUE, lines);

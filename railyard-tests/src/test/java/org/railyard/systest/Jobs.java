@@ -1,6 +1,9 @@
 package org.railyard.systest;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import org.railyard.launcher.JobResult;
 import org.railyard.launcher.JobSpec;
 import org.railyard.launcher.Launcher;
+import org.railyard.launcher.RunCommand;
 
 /**
  * Runs rank programs of this module's test classes as real jobs through
@@ -98,5 +102,26 @@ public final class Jobs {
                 .map(dir -> Path.of(dir, program))
                 .filter(Files::isExecutable)
                 .findFirst();
+    }
+
+    /** What {@link #command} gives: the exit code, both streams, and a report of them for assertion messages. */
+    public record CommandRun(int code, String stdout, String stderr, String report) { }
+
+    /**
+     * Runs {@code railyard run ARGV} through the real command line ({@link RunCommand}) in this JVM;
+     * the ranks are processes of their own.
+     */
+    public static CommandRun command(List<String> argv) {
+        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+        int code;
+        try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+             PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
+            code = RunCommand.newCommandLine(out, err).execute(argv.toArray(String[]::new));
+        }
+        String stdout = outBytes.toString(StandardCharsets.UTF_8);
+        String stderr = errBytes.toString(StandardCharsets.UTF_8);
+        return new CommandRun(code, stdout, stderr, "railyard run " + String.join(" ", argv) + "\n--- stdout\n" + stdout
+                + "--- stderr\n" + stderr);
     }
 }

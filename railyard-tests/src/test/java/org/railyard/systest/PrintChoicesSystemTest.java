@@ -2,9 +2,6 @@ package org.railyard.systest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,8 +41,6 @@ class PrintChoicesSystemTest {
             Assumptions.assumeTrue(System.getenv("RAILYARD_TRANSPORTS") == null,
                     "RAILYARD_TRANSPORTS is set in this environment; the default cannot be tested");
         }
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
         List<String> argv = new ArrayList<>(List.of("-np", Integer.toString(NP), "--timeout", "120s", "--print-choices"));
         if (!transports.equals("default")) {
             argv.addAll(List.of("--transports", transports));
@@ -54,14 +49,11 @@ class PrintChoicesSystemTest {
             argv.add("--jvm-arg=" + j);
         }
         argv.addAll(List.of(SemanticsRanks.class.getName(), "allpairs"));
-        int code;
-        try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
-             PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
-            code = RunCommand.newCommandLine(out, err).execute(argv.toArray(String[]::new));
-        }
-        String stdout = outBytes.toString(StandardCharsets.UTF_8);
-        String stderr = errBytes.toString(StandardCharsets.UTF_8);
-        String report = "railyard run " + String.join(" ", argv) + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+        Jobs.CommandRun run = Jobs.command(argv);
+        int code = run.code();
+        String stdout = run.stdout();
+        String stderr = run.stderr();
+        String report = run.report();
         assertThat(code).as("exit code of %s", report).isZero();
         for (int r = 0; r < NP; r++) {
             assertThat(stdout).as("stdout").contains("[" + r + "] OK allpairs rank " + r);

@@ -2,9 +2,6 @@ package org.railyard.systest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -12,11 +9,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.railyard.launcher.RunCommand;
 import org.railyard.systest.ranks.SemanticsRanks;
 
 /**
- * The launcher's relay flags, through the real command line ({@link RunCommand}): {@code --no-listen}
+ * The launcher's relay flags, through the real command line ({@link org.railyard.launcher.RunCommand}): {@code --no-listen}
  * (ranks open no listening socket, the launcher starts a relay for the job and every pair goes
  * through it), {@code --relays N} (N relays, the ranks spread over them as owners), and a
  * {@code --relay} that is no HOST:PORT refused with a message naming it.
@@ -35,17 +31,8 @@ class RelayLauncherSystemTest {
             argv.add("--jvm-arg=" + j);
         }
         argv.addAll(List.of(SemanticsRanks.class.getName(), "allpairs"));
-        ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-        ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-        int code;
-        try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
-             PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
-            code = RunCommand.newCommandLine(out, err).execute(argv.toArray(String[]::new));
-        }
-        String stdout = outBytes.toString(StandardCharsets.UTF_8);
-        String stderr = errBytes.toString(StandardCharsets.UTF_8);
-        return new Run(code, stdout, stderr, "railyard run " + String.join(" ", argv) + "\n--- stdout\n" + stdout
-                + "--- stderr\n" + stderr);
+        Jobs.CommandRun c = Jobs.command(argv);
+        return new Run(c.code(), c.stdout(), c.stderr(), c.report());
     }
 
     /** Every peer link the ranks printed is a relay link, and every rank printed its OK. */

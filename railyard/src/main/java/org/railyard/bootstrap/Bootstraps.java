@@ -30,7 +30,7 @@ public final class Bootstraps {
      * several tasks and no PMI, which is refused (each task would run alone).
      */
     public static Bootstrap detect() {
-        return detect(System.getenv());
+        return detect(Config.env());
     }
 
     public static Bootstrap detect(Map<String, String> env) {

@@ -56,6 +56,8 @@ public final class KvServer implements AutoCloseable {
     private final BitSet arrived = new BitSet();
     private int completedFences;
     private volatile boolean closed;
+    /** Ranks may start again ({@link #allowRestarts}): a fence the job completed is answered at once. */
+    private volatile boolean restarts;
 
     private KvServer(int size, String jobId, byte[] secret, Consumer<String> log, ServerSocket listener) {
         this.size = size;
@@ -92,6 +94,15 @@ public final class KvServer implements AutoCloseable {
         KvServer server = new KvServer(size, jobId, secret, log, ss);
         server.acceptor.start();
         return server;
+    }
+
+    /**
+     * Lets a rank that the launcher started again ({@code railyard run --restart}) run its bootstrap
+     * again: it puts its keys again (a put replaces), and a fence the job already completed is
+     * answered at once instead of refused as out of step.
+     */
+    public void allowRestarts() {
+        restarts = true;
     }
 
     /** The port it listens on. */
@@ -342,6 +353,9 @@ public final class KvServer implements AutoCloseable {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         lock.lock();
         try {
+            if (restarts && seq <= completedFences) {
+                return KvProtocol.FENCED + " " + seq; // a restarted rank going through its bootstrap again
+            }
             if (seq != completedFences + 1) {
                 return KvProtocol.ERROR + " rank " + rank + " entered fence " + seq + " but the job is at fence " + (completedFences + 1);
             }

@@ -214,7 +214,7 @@ public final class ChannelTable {
         try {
             host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
         } catch (IOException e) {
-            host = System.getenv().getOrDefault("HOSTNAME", "localhost");
+            host = Config.env().getOrDefault("HOSTNAME", "localhost");
         }
         try {
             String boot = Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();

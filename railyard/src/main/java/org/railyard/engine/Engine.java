@@ -76,9 +76,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private Engine(Bootstrap bootstrap) {
         // the processors this process may use (cgroup quota included), counted before the binding below narrows them to one
         int processors = IdlePlan.processors();
-        int ranksHere = IdlePlan.ranksOnNode(System.getenv(), bootstrap.size());
+        int ranksHere = IdlePlan.ranksOnNode(Config.env(), bootstrap.size());
         // on the calling thread: the progress agent started below inherits the binding
-        String binding = CpuBinding.apply(System.getenv());
+        String binding = CpuBinding.apply(Config.env());
         this.bootstrap = bootstrap;
         this.rank = bootstrap.rank();
         this.size = bootstrap.size();

@@ -145,8 +145,11 @@ public final class Connector implements LinkSource {
 
     /** Sets where peer cards come from (a bootstrap lookup, made on a connector thread) and our own card. */
     public void cards(AddressCard mine, IntFunction<AddressCard> lookup) {
-        this.myCard = mine;
-        this.cards = lookup;
+        synchronized (this) {
+            this.myCard = mine;
+            this.cards = lookup;
+        }
+        routes.cardsKnown();
     }
 
     /** Transports in priority order, best first. */

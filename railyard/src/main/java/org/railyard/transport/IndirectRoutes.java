@@ -1,6 +1,7 @@
 package org.railyard.transport;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Connector.State;
@@ -18,9 +19,21 @@ final class IndirectRoutes {
     private static final System.Logger LOG = System.getLogger("org.railyard.transport");
 
     private final Connector conn;
+    /** Arrivals told before the connector knew the cards (a relay replaying to a rank started again); held by the connector's monitor. */
+    private final List<Runnable> beforeCards = new ArrayList<>();
 
     IndirectRoutes(Connector conn) {
         this.conn = conn;
+    }
+
+    /** The cards are known: follows the arrivals told before. */
+    void cardsKnown() {
+        List<Runnable> held;
+        synchronized (conn) {
+            held = new ArrayList<>(beforeCards);
+            beforeCards.clear();
+        }
+        held.forEach(Runnable::run);
     }
 
     /**
@@ -34,6 +47,12 @@ final class IndirectRoutes {
             LOG.log(System.Logger.Level.WARNING, "rank " + conn.rank + ": an indirect transport reported a frame from rank "
                     + peer + ", which is not a peer of this job of " + conn.size);
             return;
+        }
+        synchronized (conn) {
+            if (conn.cards == null) {
+                beforeCards.add(() -> arrived(peer, via));
+                return;
+            }
         }
         Thread.ofVirtual().name("railyard-arrival-" + conn.rank + "-" + peer).start(() -> {
             List<RailPaths.Path> p;

@@ -1,7 +1,9 @@
 package org.railyard.util;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The library's settings in one place (the collective algorithms' thresholds are in the collectives'
@@ -9,6 +11,13 @@ import java.util.Locale;
  * from the environment variable {@code RAILYARD_A_B}, else its default. The launcher passes its
  * options down as environment variables, so a setting given to {@code railyard run} reaches every
  * rank.
+ *
+ * <p><b>Ranks as threads</b> ({@code railyard run --threads}): every rank loads its own copy of the
+ * library through its own class loader, so this class, and its {@linkplain #setOverlay overlay},
+ * exist once per rank. The launcher sets the overlay to the environment a rank process would have
+ * got (rank, size, job, secret, key-value address, options) before the rank's main runs. The
+ * library reads environment variables only through {@link #raw} and {@link #env}, never
+ * {@code System.getenv} directly, so that the overlay reaches every reader.
  *
  * <p>Each setting's comment states what it controls and the rule its default follows. The
  * measurements that chose a default are kept in bench/results/settings.md, not here.
@@ -266,6 +275,20 @@ public final class Config {
     public static final Duration RELAY_ABSENCE_DEFAULT = Duration.ofSeconds(60);
 
     /**
+     * Restarts the launcher may make of each rank ({@code railyard run --restart N}); above 0 the
+     * relay transport runs in replay mode: a relay keeps every message for its receiver (nothing is
+     * acknowledged), and a rank takes the frames of its peers in the order its owner relay delivered
+     * them, so a restarted rank that runs again from the start is given the same messages in the
+     * same order (see docs/relay.md, "Restart").
+     */
+    public static final String RESTARTS_PROP = "railyard.restarts";
+    public static final long RESTARTS_DEFAULT = 0;
+
+    /** How many times the launcher has restarted this rank: 0 for its first run. */
+    public static final String INCARNATION_PROP = "railyard.incarnation";
+    public static final long INCARNATION_DEFAULT = 0;
+
+    /**
      * False: this process opens no listening socket; its address card carries no handshake
      * address, and peers reach it only through an indirect transport (the relays).
      */
@@ -311,11 +334,50 @@ public final class Config {
     public static final String STACK_INJECT_PROP = "railyard.stack.inject";
     public static final String STACK_INJECT_DEFAULT = "";
 
-    /** Raw lookup: system property, then environment, then null. */
+    /** Environment variables of this copy of the library that win over the process's; empty unless set. */
+    private static volatile Map<String, String> overlay = Map.of();
+
+    /**
+     * Sets the environment this copy of the library sees over the process's own (a variable of the
+     * overlay hides the process's variable of that name). The threads launcher calls it, by
+     * reflection on the rank's own copy of this class, before the rank's main runs; a process
+     * launched one rank per JVM never calls it.
+     *
+     * @throws IllegalArgumentException if a name or value is null
+     */
+    public static void setOverlay(Map<String, String> variables) {
+        Map<String, String> copy = new HashMap<>();
+        variables.forEach((k, v) -> {
+            if (k == null || v == null) {
+                throw new IllegalArgumentException("environment overlay entry '" + k + "=" + v + "' needs a name and a value");
+            }
+            copy.put(k, v);
+        });
+        overlay = Map.copyOf(copy);
+    }
+
+    /** The environment as this copy of the library sees it: the process's, with the overlay over it. */
+    public static Map<String, String> env() {
+        Map<String, String> o = overlay;
+        if (o.isEmpty()) {
+            return System.getenv();
+        }
+        Map<String, String> merged = new HashMap<>(System.getenv());
+        merged.putAll(o);
+        return Map.copyOf(merged);
+    }
+
+    /** One environment variable as {@link #env} sees it, or null. */
+    public static String getenv(String name) {
+        String v = overlay.get(name);
+        return v != null ? v : System.getenv(name);
+    }
+
+    /** Raw lookup: system property, then environment (the overlay first, see {@link #env}), then null. */
     public static String raw(String prop) {
         String v = System.getProperty(prop);
         if (v == null) {
-            v = System.getenv(envName(prop));
+            v = getenv(envName(prop));
         }
         return v == null || v.isBlank() ? null : v.trim();
     }

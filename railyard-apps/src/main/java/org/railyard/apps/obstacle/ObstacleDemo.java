@@ -2,6 +2,7 @@ package org.railyard.apps.obstacle;
 
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 import org.railyard.Comm;
 import org.railyard.Op;
 import org.railyard.Railyard;
@@ -69,6 +70,9 @@ public final class ObstacleDemo {
                                  datagrams; otherwise whole planes, up to the largest value)
               --halo H           sync: two-sided (default: sends and receives) or rma (puts into the
                                  neighbours' windows, each iteration's epoch ended by a fence)
+              --kill R:K         rank R kills itself (SIGKILL) at the first convergence test after K
+                                 iterations, in its first run only (with railyard run --relays 1
+                                 --restart 1 it is started again and the answer is the same)
               --quiet            no progress bar and no header
               --help             this text""".formatted(DEFAULT_N, RichardsonSettings.DEFAULT_TOLERANCE,
             RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP,
@@ -114,7 +118,7 @@ public final class ObstacleDemo {
      */
     record Options(int n, RichardsonSettings settings, String decomp, boolean check, double agreeTolerance,
                    boolean quiet, boolean help, boolean async, String transport, Slowdown slow, int chunk,
-                   ParallelSolver.Halo halo) {
+                   ParallelSolver.Halo halo, SelfKill kill) {
 
         static Options parse(String[] args) {
             int n = DEFAULT_N;
@@ -127,6 +131,7 @@ public final class ObstacleDemo {
             Slowdown slow = Slowdown.NONE;
             int chunk = -1;
             ParallelSolver.Halo halo = ParallelSolver.Halo.TWO_SIDED;
+            SelfKill kill = SelfKill.NONE;
             boolean quiet = false;
             boolean help = false;
             for (int a = 0; a < args.length; a++) {
@@ -143,7 +148,7 @@ public final class ObstacleDemo {
                     case "--quiet", "-q" -> quiet = true;
                     case "--help", "-h" -> help = true;
                     case "--n", "--tol", "--max-iter", "--check-every", "--omega", "--decomp", "--agree-tol", "--scheme",
-                         "--transport", "--slow", "--chunk", "--halo" -> {
+                         "--transport", "--slow", "--chunk", "--halo", "--kill" -> {
                         if (value == null) {
                             if (a + 1 >= args.length) {
                                 throw new IllegalArgumentException(arg + " needs a value");
@@ -172,6 +177,7 @@ public final class ObstacleDemo {
                                     transport = value;
                                 }
                                 case "--slow" -> slow = Slowdown.parse(value);
+                                case "--kill" -> kill = SelfKill.parse(value);
                                 case "--chunk" -> chunk = Integer.parseInt(value);
                                 case "--halo" -> halo = switch (value) {
                                     case "two-sided" -> ParallelSolver.Halo.TWO_SIDED;
@@ -202,7 +208,7 @@ public final class ObstacleDemo {
             if (async && halo == ParallelSolver.Halo.RMA) {
                 throw new IllegalArgumentException("--halo rma is for --scheme sync (the asynchronous scheme sends value flows)");
             }
-            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk, halo);
+            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk, halo, kill);
         }
     }
 
@@ -237,6 +243,10 @@ public final class ObstacleDemo {
             printHeader(out, world.size(), problem, settings, decomposition);
         }
 
+        // --kill: the rank to die does so inside the solve, in its first run only
+        Railyard ry = Railyard.current();
+        int incarnation = ry == null ? 0 : ry.incarnation();
+        UnaryOperator<ProgressListener> crash = l -> o.kill().around(l, world.rank(), incarnation, err);
         SolveResult parallel;
         double[] solution;
         String details = "";
@@ -246,7 +256,7 @@ public final class ObstacleDemo {
         if (o.async()) {
             try (AsyncSolver solver = new AsyncSolver(world, problem, settings, decomposition, o.slow(), o.chunk())) {
                 world.barrier();
-                parallel = withBar(bar, o, settings, err, solver::solve);
+                parallel = withBar(bar, o, settings, err, crash, solver::solve);
                 solution = solver.gather(0);
                 // every rank iterated at its own pace: the range says how uneven the run was
                 double least = world.allreduce((double) parallel.iterations(), Op.MIN);
@@ -261,7 +271,7 @@ public final class ObstacleDemo {
             try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition, o.halo())) {
                 solver.slowdown(o.slow());
                 world.barrier();
-                parallel = withBar(bar, o, settings, err, solver::solve);
+                parallel = withBar(bar, o, settings, err, crash, solver::solve);
                 solution = solver.gather(0);
                 phases = solver.timeBreakdown();
                 phaseNames = new String[] {"compute", "halo wait", "send wait", "test", "slowdown"};
@@ -332,13 +342,14 @@ public final class ObstacleDemo {
 
     /** Runs {@code solve} with a progress bar on {@code err} when {@code show}. */
     private static SolveResult withBar(boolean show, Options o, RichardsonSettings settings, PrintStream err,
+                                       UnaryOperator<ProgressListener> crash,
                                        java.util.function.Function<ProgressListener, SolveResult> solve) {
         if (!show) {
-            return solve.apply(ProgressListener.NONE);
+            return solve.apply(crash.apply(ProgressListener.NONE));
         }
         try (ConvergenceBar bar = new ConvergenceBar("obstacle " + o.n() + "^3", settings.tolerance(),
                 settings.maxIterations(), err)) {
-            SolveResult r = solve.apply(bar);
+            SolveResult r = solve.apply(crash.apply(bar));
             bar.finish(r);
             return r;
         }

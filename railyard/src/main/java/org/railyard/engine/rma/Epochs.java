@@ -22,6 +22,8 @@ final class Epochs {
     private final CommState comm;
     private final Outbound out;
     private final Target target;
+    /** The node barrier of a mapped window, else null. */
+    private final SharedHeader shared;
     private final int n;
 
     boolean fenceOpen;
@@ -39,12 +41,13 @@ final class Epochs {
     private final long[] completesWanted;
     private final long[] completes;
 
-    Epochs(RmaWindow w, RmaServices s, CommState comm, Outbound out, Target target, int n) {
+    Epochs(RmaWindow w, RmaServices s, CommState comm, Outbound out, Target target, SharedHeader shared, int n) {
         this.w = w;
         this.s = s;
         this.comm = comm;
         this.out = out;
         this.target = target;
+        this.shared = shared;
         this.n = n;
         this.lockType = new int[n];
         this.lockNoCheck = new boolean[n];
@@ -263,12 +266,74 @@ final class Epochs {
             throw new RailyardException(ErrorClass.RMA_SYNC, "fence on window " + w.name()
                     + " inside a lock or start epoch (unlock or complete first)");
         }
-        if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()) {
-            flushAll(false);
+        if (shared != null) {
+            // every member's memory is mapped: the operations were loads and stores, complete once
+            // issued; only synchronisation messages (of earlier locks) may still be under way
+            if (!out.pending.isEmpty()) {
+                flushAll(false);
+            }
+            VarHandle.fullFence();
+            nodeBarrier();
+        } else {
+            if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()) {
+                flushAll(false);
+            }
+            s.barrier(comm);
         }
-        s.barrier(comm);
         VarHandle.fullFence();
         fenceOpen = (assertions & RmaWindow.MODE_NOSUCCEED) == 0;
+    }
+
+    /** Polls, then yields, of the barrier word before a waiter sleeps on it. */
+    private static final int BARRIER_SPINS = 256;
+    private static final int BARRIER_YIELDS = 16;
+
+    /** The fence's barrier over the mapped header; bounded, and ends with PEER_FAILED if a member failed. */
+    private void nodeBarrier() {
+        int gen = shared.arrive();
+        for (int i = 0; i < BARRIER_SPINS + BARRIER_YIELDS; i++) {
+            if (shared.passed(gen)) {
+                return;
+            }
+            if (i < BARRIER_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+        if (!SharedHeader.canSleep()) {
+            out.waitUntil(() -> shared.passed(gen) || anyFailed() >= 0, "the other members' fence");
+        } else {
+            long start = System.nanoTime();
+            while (!shared.passed(gen)) {
+                shared.sleepPast(gen);
+                if (shared.passed(gen)) {
+                    break;
+                }
+                if (out.locked(this::anyFailed) >= 0) {
+                    break;
+                }
+                if (System.nanoTime() - start > Rma.timeoutNanos()) {
+                    throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
+                            + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP
+                            + ") for the other members' fence");
+                }
+            }
+        }
+        int f = anyFailed();
+        if (!shared.passed(gen) && f >= 0) {
+            throw out.peerFailed(f);
+        }
+    }
+
+    /** A member known to have failed, or -1; lock held. */
+    private int anyFailed() {
+        for (int t = 0; t < n; t++) {
+            if (out.failed[t] != null) {
+                return t;
+            }
+        }
+        return -1;
     }
 
     boolean anyLock() {

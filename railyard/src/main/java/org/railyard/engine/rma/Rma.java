@@ -24,8 +24,8 @@ import org.railyard.util.SharedFiles;
  *
  * <p>Memory: {@code allocateShared}, and {@code allocate} when every member runs on this node and
  * shm is among the transports ({@value #SHM_PROP}, on by default), map one tmpfs file holding
- * every member's part (each on a 64-byte boundary, after a 64-byte header whose first word is the
- * window's spin lock): rank 0 creates it and broadcasts its name, each member maps it, all agree,
+ * every member's part (each on a 64-byte boundary, after the {@link SharedHeader}: the fence's
+ * barrier and the accumulate locks): rank 0 creates it and broadcasts its name, each member maps it, all agree,
  * rank 0 unlinks it. Origins then reach every member's memory with loads, stores and atomics.
  */
 public final class Rma {
@@ -37,7 +37,6 @@ public final class Rma {
     /** Whether {@code allocate} maps the members' memory when they share a node. */
     public static final String SHM_PROP = "railyard.rma.shm";
 
-    private static final int HEADER = 64;
     private static final int NAME_BYTES = 200;
 
     private final RmaServices s;
@@ -95,7 +94,7 @@ public final class Rma {
             Mapping m = map(c, sizes);
             if (m != null) {
                 WindowMemory mem = WindowMemory.of(m.parts[c.rank()]);
-                return finish(c, flavor, mem, null, bytes, dispUnit, -1, m.parts, m.lockWord, m.arena);
+                return finish(c, flavor, mem, null, bytes, dispUnit, -1, m.parts, m.header, m.arena);
             }
             if (shared) {
                 throw new RailyardException(ErrorClass.IO, "allocateShared over " + c.name()
@@ -118,7 +117,7 @@ public final class Rma {
     }
 
     private RmaWindow finish(CommState c, int flavor, WindowMemory mem, Object buffer, long bytes, int dispUnit,
-                             int arrayKind, MemorySegment[] parts, MemorySegment lockWord, Arena arena) {
+                             int arrayKind, MemorySegment[] parts, MemorySegment header, Arena arena) {
         CommState dup = s.dup(c);
         long[] info = new long[INFO * c.size()];
         s.allgather(dup, new long[] {bytes, dispUnit, arrayKind, flavor}, info);
@@ -126,7 +125,7 @@ public final class Rma {
         lock.lock();
         try {
             RmaWindow w = new RmaWindow(this, s, dup, "win" + (++nextId) + " on " + c.name(), flavor, mem, buffer, info,
-                    parts, lockWord, arena);
+                    parts, header, arena);
             windows.add(w);
             w.start();
             return w;
@@ -151,12 +150,12 @@ public final class Rma {
 
     // ================================================================== the mapped segment
 
-    private record Mapping(Arena arena, MemorySegment[] parts, MemorySegment lockWord) {
+    private record Mapping(Arena arena, MemorySegment[] parts, MemorySegment header) {
     }
 
     /** Maps every member's part (sizes in rank order) in one file; null (logged) if some member could not. */
     private Mapping map(CommState c, long[] sizes) {
-        long total = HEADER;
+        long total = SharedHeader.bytes(sizes.length);
         long[] at = new long[sizes.length];
         for (int r = 0; r < sizes.length; r++) {
             at[r] = total;
@@ -208,7 +207,7 @@ public final class Rma {
                 for (int r = 0; r < sizes.length; r++) {
                     parts[r] = seg.asSlice(at[r], sizes[r]);
                 }
-                return new Mapping(arena, parts, seg.asSlice(0, 8));
+                return new Mapping(arena, parts, seg.asSlice(0, SharedHeader.bytes(sizes.length)));
             }
             why = why != null ? why : "another member could not map it";
         } finally {

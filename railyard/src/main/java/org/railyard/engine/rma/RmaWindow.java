@@ -59,6 +59,8 @@ public final class RmaWindow {
     private final int[] arrayKindOf;
     /** Every member's memory mapped here (shared, or allocated on one node), else null. */
     private final MemorySegment[] parts;
+    /** The fence's barrier and the accumulate locks of a mapped window, else null. */
+    private final SharedHeader shared;
     private final SharedAccess atomics;
     private final Arena arena;
     private final Target target;
@@ -68,7 +70,7 @@ public final class RmaWindow {
     private boolean freed;
 
     RmaWindow(Rma rma, RmaServices s, CommState comm, String name, int flavor, WindowMemory mem, Object buffer,
-              long[] info, MemorySegment[] parts, MemorySegment lockWord, Arena arena) {
+              long[] info, MemorySegment[] parts, MemorySegment header, Arena arena) {
         this.rma = rma;
         this.s = s;
         this.comm = comm;
@@ -87,11 +89,12 @@ public final class RmaWindow {
             arrayKindOf[r] = (int) info[Rma.INFO * r + 2];
         }
         this.parts = parts;
-        this.atomics = lockWord == null ? null : new SharedAccess(lockWord);
+        this.shared = header == null ? null : new SharedHeader(header, n, this);
+        this.atomics = header == null ? null : new SharedAccess(shared, n);
         this.arena = arena;
         this.target = new Target(this, s, comm, mem);
         this.out = new Outbound(this, s, comm, n);
-        this.epochs = new Epochs(this, s, comm, out, target, n);
+        this.epochs = new Epochs(this, s, comm, out, target, shared, n);
     }
 
     /** Starts serving the other members; lock held. */
@@ -176,27 +179,37 @@ public final class RmaWindow {
 
     // ================================================================== operations
 
-    /** Where an operation lands: the target's byte range, its values, and the mapped slice if any. */
-    private record Access(long first, long bytes, int values, MemorySegment slice) {
+    /** What {@link #access} returns for an operation to PROC_NULL (a dynamic window's addresses may be any long). */
+    private static final long NOTHING = Long.MIN_VALUE;
+
+    /** Where a remote operation lands: the target's first byte, and its values. */
+    private record Access(long first, int values) {
+    }
+
+    /** The target's mapped memory from byte {@code first} for {@code tcount} elements of {@code ttype} (a slice: not for the hot path). */
+    private MemorySegment slice(int target, long first, Shape ttype, int tcount) {
+        return parts[target].asSlice(first, ttype.span(tcount) * ttype.kind.size);
     }
 
     public Transfer put(Object buf, int off, int count, Shape type, int target, long disp, int tcount, Shape ttype,
                         boolean request) {
-        Access a = access("put", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("put", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
+        if (parts != null) {
             if (type.contiguous && ttype.contiguous) {
-                k.copyOut(buf, off, 0, a.slice, 0, (long) a.values * k.size);
+                k.copyOut(buf, off, 0, parts[target], first, (long) values * k.size);
             } else {
-                Object p = k.newArray(a.values);
+                Object p = k.newArray(values);
                 Packing.gather(buf, off, type, count, p);
-                Packing.scatter(p, a.slice, 0, ttype, tcount);
+                Packing.scatter(p, slice(target, first, ttype, tcount), 0, ttype, tcount);
             }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
@@ -206,21 +219,23 @@ public final class RmaWindow {
 
     public Transfer get(Object buf, int off, int count, Shape type, int target, long disp, int tcount, Shape ttype,
                         boolean request) {
-        Access a = access("get", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("get", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
+        if (parts != null) {
             if (type.contiguous && ttype.contiguous) {
-                k.copyIn(a.slice, 0, buf, off, 0, (long) a.values * k.size);
+                k.copyIn(parts[target], first, buf, off, 0, (long) values * k.size);
             } else {
-                Object p = k.newArray(a.values);
-                Packing.gather(a.slice, 0, ttype, tcount, p);
+                Object p = k.newArray(values);
+                Packing.gather(slice(target, first, ttype, tcount), 0, ttype, tcount, p);
                 Packing.scatter(p, buf, off, type, count);
             }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply;
@@ -241,17 +256,22 @@ public final class RmaWindow {
     public Transfer accumulate(Object buf, int off, int count, Shape type, int target, long disp, int tcount,
                                Shape ttype, Reduction op, boolean request) {
         int red = reduction(op);
-        Access a = access("accumulate", buf, off, count, type, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("accumulate", buf, off, count, type, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
-        if (a.slice != null) {
-            Object in = k.newArray(a.values);
-            Packing.gather(buf, off, type, count, in);
-            atomics.accumulate(a.slice, 0, ttype, tcount, op, in, null);
+        if (parts != null) {
+            boolean direct = direct(buf, type);
+            Object in = direct ? buf : k.newArray(values);
+            if (!direct) {
+                Packing.gather(buf, off, type, count, in);
+            }
+            atomics.accumulate(target, parts[target], first, ttype, tcount, op, in, direct ? off : 0, null, 0);
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
@@ -264,28 +284,34 @@ public final class RmaWindow {
                                   boolean request) {
         int red = reduction(op);
         boolean noOp = op == RmaOps.NO_OP;
-        Access a = access("getAccumulate", result, roff, rcount, rtype, target, disp, tcount, ttype);
-        if (a == null) {
+        long first = access("getAccumulate", result, roff, rcount, rtype, target, disp, tcount, ttype);
+        if (first == NOTHING) {
             return done(request);
         }
+        int values = (int) ttype.values(tcount);
         Kind k = ttype.kind;
         if (!noOp) {
             checkOrigin("getAccumulate", buf, off, count, type);
-            if (type.kind != k || type.values(count) != a.values) {
+            if (type.kind != k || type.values(count) != values) {
                 throw mismatch("getAccumulate", type, count, ttype, tcount);
             }
         }
-        if (a.slice != null) {
-            Object in = null;
-            if (!noOp) {
-                in = k.newArray(a.values);
+        if (parts != null) {
+            boolean inDirect = !noOp && direct(buf, type);
+            Object in = noOp ? null : inDirect ? buf : k.newArray(values);
+            if (!noOp && !inDirect) {
                 Packing.gather(buf, off, type, count, in);
             }
-            Object old = k.newArray(a.values);
-            atomics.accumulate(a.slice, 0, ttype, tcount, op, in, old);
-            Packing.scatter(old, result, roff, rtype, rcount);
+            boolean oldDirect = direct(result, rtype);
+            Object old = oldDirect ? result : k.newArray(values);
+            atomics.accumulate(target, parts[target], first, ttype, tcount, op, in, inDirect ? off : 0, old,
+                    oldDirect ? roff : 0);
+            if (!oldDirect) {
+                Packing.scatter(old, result, roff, rtype, rcount);
+            }
             return done(request);
         }
+        Access a = new Access(first, values);
         return out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply;
@@ -320,26 +346,34 @@ public final class RmaWindow {
     public void compareAndSwap(Object buf, int off, Object compare, int coff, Object result, int roff, Kind k,
                                int target, long disp) {
         Shape one = Shape.of(k);
-        Access a = access("compareAndSwap", result, roff, 1, one, target, disp, 1, one);
-        if (a == null) {
+        long first = access("compareAndSwap", result, roff, 1, one, target, disp, 1, one);
+        if (first == NOTHING) {
             return;
         }
+        Access a = new Access(first, 1);
         checkOrigin("compareAndSwap", buf, off, 1, one);
         checkOrigin("compareAndSwap", compare, coff, 1, one);
+        if (parts != null) {
+            boolean direct = direct(buf, one) && direct(compare, one) && direct(result, one);
+            if (direct) {
+                atomics.compareAndSwap(target, parts[target], first, k, buf, off, compare, coff, result, roff);
+                return;
+            }
+            Object origin = k.newArray(1);
+            Object expected = k.newArray(1);
+            Object old = k.newArray(1);
+            Packing.gather(buf, off, one, 1, origin);
+            Packing.gather(compare, coff, one, 1, expected);
+            atomics.compareAndSwap(target, parts[target], first, k, origin, 0, expected, 0, old, 0);
+            Packing.scatter(old, result, roff, one, 1);
+            return;
+        }
         Object in = k.newArray(2);
         Object single = k.newArray(1);
         Packing.gather(buf, off, one, 1, single);
         System.arraycopy(single, 0, in, 0, 1);
         Packing.gather(compare, coff, one, 1, single);
         System.arraycopy(single, 0, in, 1, 1);
-        if (a.slice != null) {
-            Object origin = k.newArray(1);
-            System.arraycopy(in, 0, origin, 0, 1);
-            Object old = k.newArray(1);
-            atomics.compareAndSwap(a.slice, 0, k, origin, single, old);
-            Packing.scatter(old, result, roff, one, 1);
-            return;
-        }
         out.locked(() -> {
             int tag = out.nextReplyTag();
             Transfer reply = s.irecv(comm, result, k, roff, 1, target, tag);
@@ -351,12 +385,12 @@ public final class RmaWindow {
 
     // ================================================================== checks
 
-    /** Checks an operation; null for a target of PROC_NULL (nothing to do). */
-    private Access access(String what, Object buf, int off, int count, Shape type, int target, long disp, int tcount,
+    /** Checks an operation; returns its first byte at the target, or {@link #NOTHING} for a target of PROC_NULL. */
+    private long access(String what, Object buf, int off, int count, Shape type, int target, long disp, int tcount,
                           Shape ttype) {
         checkUsable();
         if (target == CommState.PROC_NULL) {
-            return null;
+            return NOTHING;
         }
         checkRank(target, "target rank");
         if (!epochs.inEpoch(target)) {
@@ -389,8 +423,7 @@ public final class RmaWindow {
         if (ttype.values(tcount) > Integer.MAX_VALUE) {
             throw new RailyardException(ErrorClass.COUNT, what + ": " + ttype.values(tcount) + " values is too many");
         }
-        MemorySegment slice = parts == null ? null : parts[target].asSlice(first, bytes);
-        return new Access(first, bytes, (int) ttype.values(tcount), slice);
+        return first;
     }
 
     private static void checkOrigin(String what, Object buf, int off, int count, Shape type) {
@@ -456,6 +489,11 @@ public final class RmaWindow {
         return h;
     }
 
+
+    /** True if {@code buf} holds the values of {@code type} consecutively in a Java array of its kind. */
+    private static boolean direct(Object buf, Shape type) {
+        return type.contiguous && Packing.segment(buf) == null;
+    }
 
     private Transfer done(boolean request) {
         return request ? RmaRequest.done() : null;

@@ -8,131 +8,201 @@ import org.railyard.types.Reduction;
 
 /**
  * Accumulates and atomics applied by the origin itself to a window's memory mapped in its process
- * (a shared window). Each element is updated atomically: ints, longs, floats and doubles that lie
- * on their natural alignment by a compare-and-set loop (or one {@code getAndAdd} for integer SUM)
- * on a {@link VarHandle}; other kinds and misaligned elements under the window's spin lock, a
- * word of the mapping every member takes with a compare-and-set and releases with a release
- * store. The mapped memory holds values in the host's order (little endian on every host this
- * library runs on, matching {@link Kind#wire}).
+ * (a shared window, or an allocated one whose members share a node).
+ *
+ * <p>The rule that makes them atomic per element with respect to each other (MPI-3), whoever applies
+ * them: every accumulate-family operation on member {@code t}'s memory holds {@code t}'s accumulate
+ * lock ({@link SharedHeader}) while it touches it, in one of two modes.
+ * <ul>
+ * <li><b>Single</b>: one value of int, long, float or double on its natural alignment
+ *     (fetchAndOp, compareAndSwap, an accumulate or getAccumulate of one value): the lock is held
+ *     shared and the value is updated by one atomic {@link VarHandle} operation (getAndAdd,
+ *     getAndSet, compareAndExchange, or a compare-and-set loop), so such updates run together.</li>
+ * <li><b>Block</b>: everything else (several values, other kinds, misaligned values): the lock is
+ *     held exclusively and the block is read, combined and written back with plain loops.</li>
+ * </ul>
+ * A block never overlaps a single update, and two single updates are each atomic, so no update is
+ * lost and no reader sees half of one. Each call applies its values before it returns, so the
+ * accumulates of one origin are applied in the order it issued them. Puts and gets do not take the
+ * lock (MPI leaves a put concurrent with an accumulate to the same place undefined). The mapped
+ * memory holds values in the host's order (little endian on every host this library runs on,
+ * matching {@link Kind#wire}).
  */
 final class SharedAccess {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    /** Values a block is combined in at a time (even: MAXLOC and MINLOC take pairs). */
+    private static final int CHUNK = 8192;
 
-    /** The spin lock word: a long the whole mapping shares; 0 free, 1 held. */
-    private final MemorySegment lockWord;
+    private final SharedHeader header;
+    /** Per target: a buffer for the values of a block, used only while holding that target's lock exclusively. */
+    private final Object[] scratch;
+    private final Kind[] scratchKind;
+    private final int[] scratchLength;
 
-    /** Thread-safe: any thread may apply operations at once (the memory is what they share). */
-    SharedAccess(MemorySegment lockWord) {
-        this.lockWord = lockWord;
+    /** Thread-safe: any thread may apply operations at once (the memory and its locks are what they share). */
+    SharedAccess(SharedHeader header, int members) {
+        this.header = header;
+        this.scratch = new Object[members];
+        this.scratchKind = new Kind[members];
+        this.scratchLength = new int[members];
     }
 
     /**
-     * For every value of {@code count} elements of {@code s} at byte {@code base} of {@code seg}:
-     * {@code old = v; v = in[i] op v}, with {@code old} written to {@code fetched[i]} when it is
-     * not null. {@code in} may be null for NO_OP.
+     * For every value of {@code count} elements of {@code s} at byte {@code base} of {@code seg},
+     * part of member {@code t}'s memory: {@code old = v; v = in[inOff + i] op v}, with {@code old}
+     * written to {@code fetched[fetchedOff + i]} when {@code fetched} is not null. {@code in} may be
+     * null for NO_OP. {@code in} and {@code fetched} are Java arrays of the shape's kind.
      */
-    void accumulate(MemorySegment seg, long base, Shape s, int count, Reduction op, Object in, Object fetched) {
+    void accumulate(int t, MemorySegment seg, long base, Shape s, int count, Reduction op, Object in, int inOff,
+                    Object fetched, int fetchedOff) {
         Kind k = s.kind;
-        int[] at = {0};
-        s.forEachRun(count, (first, len) -> {
-            for (long j = 0; j < len; j++) {
-                long off = base + (first + j) * k.size;
-                one(seg, off, k, op, in, at[0], fetched);
-                at[0]++;
-            }
-        });
-    }
-
-    /** {@code fetched[0] = v; if v equals compare[0] (bit for bit) then v = in[0]}: one value of {@code k} at {@code off}. */
-    void compareAndSwap(MemorySegment seg, long off, Kind k, Object in, Object compare, Object fetched) {
-        if (atomic(seg, off, k)) {
-            if (k == Kind.INT || k == Kind.FLOAT) {
-                int c = bitsInt(k, compare);
-                int v = (int) INT.compareAndExchange(seg, off, c, bitsInt(k, in));
-                setBitsInt(k, fetched, v);
-            } else {
-                long c = bitsLong(k, compare);
-                long v = (long) LONG.compareAndExchange(seg, off, c, bitsLong(k, in));
-                setBitsLong(k, fetched, v);
+        long values = s.values(count);
+        if (values == 0) {
+            return;
+        }
+        if (values == 1 && s.contiguous && atomic(seg, base, k)) {
+            header.lockSingle(t);
+            try {
+                single(seg, base, k, op, in, inOff, fetched, fetchedOff);
+            } finally {
+                header.unlockSingle(t);
             }
             return;
         }
-        lock();
+        header.lockBlock(t);
         try {
-            k.copyIn(seg, off, fetched, 0, 0, k.size);
-            if (k.size == 1 ? seg.get(ValueLayout.JAVA_BYTE, off) == byteOf(k, compare) : sameBits(k, fetched, compare)) {
-                k.copyOut(in, 0, 0, seg, off, k.size);
+            Object buf = scratch(t, k, (int) Math.min(values, CHUNK));
+            int cap = scratchLength[t];
+            if (s.contiguous) {
+                block(seg, base, k, op, values, in, inOff, fetched, fetchedOff, buf, cap);
+            } else {
+                long[] at = {0};
+                s.forEachRun(count, (first, len) -> {
+                    block(seg, base + first * k.size, k, op, len, in, inOff + (int) at[0], fetched,
+                            fetchedOff + (int) at[0], buf, cap);
+                    at[0] += len;
+                });
             }
         } finally {
-            unlock();
+            header.unlockBlock(t);
         }
     }
 
-    private void one(MemorySegment seg, long off, Kind k, Reduction op, Object in, int i, Object fetched) {
+    /**
+     * {@code fetched[foff] = v; if v equals compare[coff] (bit for bit) then v = in[inOff]}: one value
+     * of {@code k} at byte {@code off} of {@code seg}, part of member {@code t}'s memory. The three
+     * buffers are Java arrays of {@code k}.
+     */
+    void compareAndSwap(int t, MemorySegment seg, long off, Kind k, Object in, int inOff, Object compare, int coff,
+                        Object fetched, int foff) {
         if (atomic(seg, off, k)) {
-            if (op == RmaOps.NO_OP) {
+            header.lockSingle(t);
+            try {
                 if (k.size == 4) {
-                    setBitsInt(k, fetched, i, (int) INT.getVolatile(seg, off));
+                    int v = (int) INT.compareAndExchange(seg, off, bitsInt(k, compare, coff), bitsInt(k, in, inOff));
+                    setBitsInt(k, fetched, foff, v);
                 } else {
-                    setBitsLong(k, fetched, i, (long) LONG.getVolatile(seg, off));
+                    long v = (long) LONG.compareAndExchange(seg, off, bitsLong(k, compare, coff), bitsLong(k, in, inOff));
+                    setBitsLong(k, fetched, foff, v);
                 }
-                return;
+            } finally {
+                header.unlockSingle(t);
             }
-            if (op == Reduction.SUM && k == Kind.INT) {
-                int old = (int) INT.getAndAdd(seg, off, ((int[]) in)[i]);
-                if (fetched != null) {
-                    ((int[]) fetched)[i] = old;
-                }
-                return;
+            return;
+        }
+        header.lockBlock(t);
+        try {
+            k.copyIn(seg, off, fetched, foff, 0, k.size);
+            if (sameBits(k, fetched, foff, compare, coff)) {
+                k.copyOut(in, inOff, 0, seg, off, k.size);
             }
-            if (op == Reduction.SUM && k == Kind.LONG) {
-                long old = (long) LONG.getAndAdd(seg, off, ((long[]) in)[i]);
-                if (fetched != null) {
-                    ((long[]) fetched)[i] = old;
-                }
-                return;
-            }
-            Object a1 = k.newArray(1);
-            Object b1 = k.newArray(1);
-            System.arraycopy(in, i, a1, 0, 1);
+        } finally {
+            header.unlockBlock(t);
+        }
+    }
+
+    /** One value by one atomic operation; the single mode of the lock held. */
+    private static void single(MemorySegment seg, long off, Kind k, Reduction op, Object in, int inOff, Object fetched,
+                               int foff) {
+        if (op == RmaOps.NO_OP) {
             if (k.size == 4) {
-                while (true) {
-                    int cur = (int) INT.getVolatile(seg, off);
-                    setBitsInt(k, b1, 0, cur);
-                    op.apply(k, a1, 0, b1, 0, 1);
-                    if (INT.compareAndSet(seg, off, cur, bitsInt(k, b1))) {
-                        setBitsInt(k, fetched, i, cur);
-                        return;
-                    }
-                }
+                setBitsInt(k, fetched, foff, (int) INT.getVolatile(seg, off));
+            } else {
+                setBitsLong(k, fetched, foff, (long) LONG.getVolatile(seg, off));
             }
+            return;
+        }
+        if (op == Reduction.SUM && k == Kind.INT) {
+            setBitsInt(k, fetched, foff, (int) INT.getAndAdd(seg, off, ((int[]) in)[inOff]));
+            return;
+        }
+        if (op == Reduction.SUM && k == Kind.LONG) {
+            setBitsLong(k, fetched, foff, (long) LONG.getAndAdd(seg, off, ((long[]) in)[inOff]));
+            return;
+        }
+        if (op == RmaOps.REPLACE) {
+            if (k.size == 4) {
+                setBitsInt(k, fetched, foff, (int) INT.getAndSet(seg, off, bitsInt(k, in, inOff)));
+            } else {
+                setBitsLong(k, fetched, foff, (long) LONG.getAndSet(seg, off, bitsLong(k, in, inOff)));
+            }
+            return;
+        }
+        // other operations: combine a copy, then publish it if nobody changed the value meanwhile
+        Object a1 = k.newArray(1);
+        Object b1 = k.newArray(1);
+        System.arraycopy(in, inOff, a1, 0, 1);
+        if (k.size == 4) {
             while (true) {
-                long cur = (long) LONG.getVolatile(seg, off);
-                setBitsLong(k, b1, 0, cur);
+                int cur = (int) INT.getVolatile(seg, off);
+                setBitsInt(k, b1, 0, cur);
                 op.apply(k, a1, 0, b1, 0, 1);
-                if (LONG.compareAndSet(seg, off, cur, bitsLong(k, b1))) {
-                    setBitsLong(k, fetched, i, cur);
+                if (INT.compareAndSet(seg, off, cur, bitsInt(k, b1, 0))) {
+                    setBitsInt(k, fetched, foff, cur);
                     return;
                 }
             }
         }
-        Object a1 = k.newArray(1);
-        Object b1 = k.newArray(1);
-        lock();
-        try {
-            k.copyIn(seg, off, b1, 0, 0, k.size);
-            if (fetched != null) {
-                System.arraycopy(b1, 0, fetched, i, 1);
+        while (true) {
+            long cur = (long) LONG.getVolatile(seg, off);
+            setBitsLong(k, b1, 0, cur);
+            op.apply(k, a1, 0, b1, 0, 1);
+            if (LONG.compareAndSet(seg, off, cur, bitsLong(k, b1, 0))) {
+                setBitsLong(k, fetched, foff, cur);
+                return;
             }
-            if (in != null) {
-                System.arraycopy(in, i, a1, 0, 1);
-                op.apply(k, a1, 0, b1, 0, 1);
-            }
-            k.copyOut(b1, 0, 0, seg, off, k.size);
-        } finally {
-            unlock();
         }
+    }
+
+    /** {@code len} consecutive values from byte {@code off}, {@code cap} at a time through {@code buf}; the block mode held. */
+    private static void block(MemorySegment seg, long off, Kind k, Reduction op, long len, Object in, int inOff,
+                              Object fetched, int foff, Object buf, int cap) {
+        for (long done = 0; done < len; ) {
+            int c = (int) Math.min(len - done, cap);
+            long at = off + done * k.size;
+            long bytes = (long) c * k.size;
+            k.copyIn(seg, at, buf, 0, 0, bytes);
+            if (fetched != null) {
+                System.arraycopy(buf, 0, fetched, foff + (int) done, c);
+            }
+            if (in != null && op != RmaOps.NO_OP) {
+                op.apply(k, in, inOff + (int) done, buf, 0, c);
+                k.copyOut(buf, 0, 0, seg, at, bytes);
+            }
+            done += c;
+        }
+    }
+
+    /** Target {@code t}'s block buffer of at least {@code values} values of {@code k}; its lock held exclusively. */
+    private Object scratch(int t, Kind k, int values) {
+        int want = Math.max(2, (values + 1) & ~1);
+        if (scratchKind[t] != k || scratchLength[t] < want) {
+            scratch[t] = k.newArray(want);
+            scratchKind[t] = k;
+            scratchLength[t] = want;
+        }
+        return scratch[t];
     }
 
     private static boolean atomic(MemorySegment seg, long off, Kind k) {
@@ -140,30 +210,12 @@ final class SharedAccess {
                 && ((seg.address() + off) & (k.size - 1)) == 0;
     }
 
-    private void lock() {
-        while (!LONG.compareAndSet(lockWord, 0L, 0L, 1L)) {
-            Thread.onSpinWait();
-        }
+    private static int bitsInt(Kind k, Object a, int i) {
+        return k == Kind.FLOAT ? Float.floatToRawIntBits(((float[]) a)[i]) : ((int[]) a)[i];
     }
 
-    private void unlock() {
-        LONG.setRelease(lockWord, 0L, 0L);
-    }
-
-    private static int bitsInt(Kind k, Object a) {
-        return k == Kind.FLOAT ? Float.floatToRawIntBits(((float[]) a)[0]) : ((int[]) a)[0];
-    }
-
-    private static long bitsLong(Kind k, Object a) {
-        return k == Kind.DOUBLE ? Double.doubleToRawLongBits(((double[]) a)[0]) : ((long[]) a)[0];
-    }
-
-    private static void setBitsInt(Kind k, Object a, int v) {
-        setBitsInt(k, a, 0, v);
-    }
-
-    private static void setBitsLong(Kind k, Object a, long v) {
-        setBitsLong(k, a, 0, v);
+    private static long bitsLong(Kind k, Object a, int i) {
+        return k == Kind.DOUBLE ? Double.doubleToRawLongBits(((double[]) a)[i]) : ((long[]) a)[i];
     }
 
     private static void setBitsInt(Kind k, Object a, int i, int v) {
@@ -188,20 +240,17 @@ final class SharedAccess {
         }
     }
 
-    private static byte byteOf(Kind k, Object a) {
-        return k == Kind.BOOLEAN ? (byte) (((boolean[]) a)[0] ? 1 : 0) : ((byte[]) a)[0];
-    }
-
-    /** Bit-for-bit equality of element 0 of two arrays of {@code k} (2 bytes and more). */
-    private static boolean sameBits(Kind k, Object a, Object b) {
+    /** Bit-for-bit equality of {@code a[i]} and {@code b[j]}, Java arrays of {@code k}. */
+    static boolean sameBits(Kind k, Object a, int i, Object b, int j) {
         return switch (k) {
-            case CHAR -> ((char[]) a)[0] == ((char[]) b)[0];
-            case SHORT -> ((short[]) a)[0] == ((short[]) b)[0];
-            case INT -> ((int[]) a)[0] == ((int[]) b)[0];
-            case LONG -> ((long[]) a)[0] == ((long[]) b)[0];
-            case FLOAT -> Float.floatToRawIntBits(((float[]) a)[0]) == Float.floatToRawIntBits(((float[]) b)[0]);
-            case DOUBLE -> Double.doubleToRawLongBits(((double[]) a)[0]) == Double.doubleToRawLongBits(((double[]) b)[0]);
-            default -> false;
+            case BYTE -> ((byte[]) a)[i] == ((byte[]) b)[j];
+            case BOOLEAN -> ((boolean[]) a)[i] == ((boolean[]) b)[j];
+            case CHAR -> ((char[]) a)[i] == ((char[]) b)[j];
+            case SHORT -> ((short[]) a)[i] == ((short[]) b)[j];
+            case INT -> ((int[]) a)[i] == ((int[]) b)[j];
+            case LONG -> ((long[]) a)[i] == ((long[]) b)[j];
+            case FLOAT -> Float.floatToRawIntBits(((float[]) a)[i]) == Float.floatToRawIntBits(((float[]) b)[j]);
+            case DOUBLE -> Double.doubleToRawLongBits(((double[]) a)[i]) == Double.doubleToRawLongBits(((double[]) b)[j]);
         };
     }
 }

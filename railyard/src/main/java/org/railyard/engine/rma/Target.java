@@ -310,7 +310,7 @@ final class Target {
                 Packing.gather(buf, off, t, 1, cur);
                 Object old = k.newArray(1);
                 System.arraycopy(cur, 0, old, 0, 1);
-                if (sameBits(k, cur, 0, o.data, 1)) {
+                if (SharedAccess.sameBits(k, cur, 0, o.data, 1)) {
                     System.arraycopy(o.data, 0, cur, 0, 1);
                     Packing.scatter(cur, buf, off, t, 1);
                 }
@@ -338,19 +338,6 @@ final class Target {
             total += l[r];
         }
         return total > Integer.MAX_VALUE ? null : new Shape(k, d, l, a[0]);
-    }
-
-    private static boolean sameBits(Kind k, Object a, int i, Object b, int j) {
-        return switch (k) {
-            case BYTE -> ((byte[]) a)[i] == ((byte[]) b)[j];
-            case BOOLEAN -> ((boolean[]) a)[i] == ((boolean[]) b)[j];
-            case CHAR -> ((char[]) a)[i] == ((char[]) b)[j];
-            case SHORT -> ((short[]) a)[i] == ((short[]) b)[j];
-            case INT -> ((int[]) a)[i] == ((int[]) b)[j];
-            case LONG -> ((long[]) a)[i] == ((long[]) b)[j];
-            case FLOAT -> Float.floatToRawIntBits(((float[]) a)[i]) == Float.floatToRawIntBits(((float[]) b)[j]);
-            case DOUBLE -> Double.doubleToRawLongBits(((double[]) a)[i]) == Double.doubleToRawLongBits(((double[]) b)[j]);
-        };
     }
 
     private void error(int src, int code, long first, long bytes) {

@@ -16,6 +16,9 @@ import org.railyard.transport.Transport;
  * relay that restarted, or a receiving connection opened again, delivers a second time. The
  * channel above needs this: a single-rail channel breaks the link on a packet out of sequence,
  * it does not skip a duplicate.
+ *
+ * <p>Replay mode ({@code railyard.restarts} above 0, see {@link RelayTransport#turnOf}): nothing
+ * is acknowledged, and a frame goes up only in its turn of the owner relay's delivery order.
  */
 final class RelayLink implements Link {
     /** What arrived from one peer and was not yet handed over; the owner relay's reader fills it. */
@@ -103,10 +106,17 @@ final class RelayLink implements Link {
         }
         int n = 0;
         long last = 0;
+        boolean replay = transport.replay();
         while (n < limit) {
+            if (replay && !transport.turnOf(peer)) {
+                break; // another peer's frame came first from the relay: it goes up first
+            }
             Inbox.Frame f = inbox.frames.poll();
             if (f == null) {
                 break;
+            }
+            if (replay) {
+                transport.turnTaken();
             }
             n++;
             last = f.sequence();
@@ -114,8 +124,8 @@ final class RelayLink implements Link {
                 break;
             }
         }
-        if (last > 0) {
-            in.ack(peer, last);
+        if (last > 0 && !replay) {
+            in.ack(peer, last); // replay mode: the relay keeps every frame for a restart of this rank
         }
         return n;
     }

@@ -5,10 +5,12 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.IntConsumer;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Capability;
@@ -50,10 +52,27 @@ public final class RelayTransport implements Transport {
     private final Map<InetSocketAddress, RelayPort> sending = new ConcurrentHashMap<>();
     private RelayLink.Inbox[] inboxes;
     private long[] nextSequence;
-    private volatile IntConsumer arrivals = p -> { };
+    /** Told of a peer whose first frame arrived while it has no link; null until the connector sets it. */
+    private IntConsumer arrivals;
+    /** Peers whose first frame arrived before {@link #arrivals} was set (a relay replaying at once to a rank started again). */
+    private final BitSet earlyArrivals = new BitSet();
     private Doorbell doorbell;
     private volatile boolean closed;
     private Thread watcher;
+    /**
+     * Replay mode ({@code railyard.restarts} above 0): frames are acknowledged to no relay (the
+     * owner relay keeps them all, for a restarted rank's replay), and {@link #turns} fixes the order
+     * in which the links hand them to the channel.
+     */
+    private boolean replay;
+    /**
+     * Replay mode: the source of every frame queued in an inbox, in the order this rank's owner
+     * relay delivered them. A link hands a frame only when its peer is at the head, so the engine
+     * sees the frames of all peers in the relay's order, which the relay keeps across a restart of
+     * this rank: a wildcard receive matches again what it matched the first time. The owner
+     * relay's reader appends, the progress agent takes.
+     */
+    private final ConcurrentLinkedQueue<Integer> turns = new ConcurrentLinkedQueue<>();
 
     @Override public String name() { return "relay"; }
     @Override public int priority() { return 10; }
@@ -102,6 +121,11 @@ public final class RelayTransport implements Transport {
         this.window = Config.bytes(Config.RELAY_WINDOW_PROP, Config.RELAY_WINDOW_DEFAULT);
         this.timeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
         this.absence = Config.duration(Config.RELAY_ABSENCE_PROP, Config.RELAY_ABSENCE_DEFAULT);
+        long restarts = Config.number(Config.RESTARTS_PROP, Config.RESTARTS_DEFAULT);
+        if (restarts < 0) {
+            throw new IllegalArgumentException("setting " + Config.RESTARTS_PROP + " = " + restarts + " is negative");
+        }
+        this.replay = restarts > 0;
         this.inboxes = new RelayLink.Inbox[env.size()];
         for (int i = 0; i < inboxes.length; i++) {
             inboxes[i] = new RelayLink.Inbox();
@@ -135,6 +159,22 @@ public final class RelayTransport implements Transport {
     RelayClient connect(InetSocketAddress relay, boolean receive) throws IOException {
         InetSocketAddress resolved = relay.isUnresolved() ? new InetSocketAddress(relay.getHostString(), relay.getPort()) : relay;
         return RelayClient.connect(resolved, env.jobId(), secret, env.rank(), env.size(), receive, timeout);
+    }
+
+    /** True in replay mode: links acknowledge nothing and take their turn in {@link #turns}. */
+    boolean replay() {
+        return replay;
+    }
+
+    /** Replay mode: true if the next frame to hand over, in the owner relay's order, is from {@code peer}. */
+    boolean turnOf(int peer) {
+        Integer head = turns.peek();
+        return head != null && head == peer;
+    }
+
+    /** Replay mode: the frame at the head of {@link #turns} was handed over (progress agent). */
+    void turnTaken() {
+        turns.poll();
     }
 
     /** The next STORE sequence number to {@code peer} (progress agent). */
@@ -181,8 +221,21 @@ public final class RelayTransport implements Transport {
     }
 
     @Override
-    public void arrivals(IntConsumer peerArrived) {
+    public synchronized void arrivals(IntConsumer peerArrived) {
         this.arrivals = peerArrived;
+        for (int p = earlyArrivals.nextSetBit(0); p >= 0; p = earlyArrivals.nextSetBit(p + 1)) {
+            peerArrived.accept(p);
+        }
+        earlyArrivals.clear();
+    }
+
+    /** Tells the connector that {@code peer}'s first frame arrived, now or once it listens. */
+    private synchronized void announce(int peer) {
+        if (arrivals == null) {
+            earlyArrivals.set(peer);
+        } else {
+            arrivals.accept(peer);
+        }
     }
 
     @Override
@@ -245,9 +298,12 @@ public final class RelayTransport implements Transport {
             }
             in.lastQueued = sequence;
             in.frames.add(new RelayLink.Inbox.Frame(sequence, frame));
+            if (replay) {
+                turns.add(source); // after the frame: a link that sees its turn finds the frame queued
+            }
             if (in.link == null && !in.announced) {
                 in.announced = true;
-                arrivals.accept(source);
+                announce(source);
             }
             doorbell.wakeSleepers();
         }

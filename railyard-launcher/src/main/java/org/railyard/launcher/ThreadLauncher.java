@@ -1,0 +1,101 @@
+package org.railyard.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.railyard.bootstrap.KvBootstrap;
+import org.railyard.bootstrap.KvServer;
+
+/**
+ * {@code railyard run --threads}: runs a job's ranks as threads of this JVM, one class loader per
+ * rank ({@link RankLoader}: statics stay per rank), instead of one JVM per rank ({@link Launcher}).
+ * Everything else is as the process launcher does it: the same key-value server on the loopback,
+ * the same identity per rank ({@code RAILYARD_KV}, {@code _RANK}, {@code _SIZE}, {@code _JOB},
+ * {@code _SECRET}, {@code _LOCAL_RANK}, {@code _LOCAL_SIZE}) plus the spec's environment, handed to
+ * the rank's copy of the library as its Config overlay rather than as process environment; the
+ * same {@code [rank]} prefixed output ({@link RankOutput}); the same exit codes and stop on the
+ * first failure ({@link ThreadJob}). Between ranks the transports are those of a job on one node
+ * (shm, whose files map into this one process as into several).
+ *
+ * <p>What differs: a rank's program sees the overlay only through Railyard (its own
+ * {@code System.getenv} is the launcher's environment); system properties, the working directory,
+ * the heap, the collector and the JIT are shared by all ranks; JVM options (--jvm-arg) and the
+ * ahead-of-time cache do not apply (give JVM options to the launcher's own JVM); only local jobs.
+ */
+public final class ThreadLauncher {
+    private ThreadLauncher() {
+    }
+
+    /**
+     * Runs the job to its end, like {@link Launcher#run(JobSpec, LineSink, LineSink)}.
+     *
+     * @throws IllegalArgumentException when the spec has hosts or JVM options, or its main class
+     *                                  cannot be loaded or has no static main(String[])
+     * @throws UncheckedIOException     when the key-value server cannot be started
+     */
+    public static JobResult run(JobSpec spec, LineSink out, LineSink err) {
+        if (!spec.hosts().isEmpty()) {
+            throw new IllegalArgumentException("--threads runs every rank in this JVM: it does not take --hosts or --sites");
+        }
+        if (!spec.jvmArgs().isEmpty()) {
+            throw new IllegalArgumentException("--threads runs every rank in this JVM: --jvm-arg does not apply"
+                    + " (give JVM options to the launcher's JVM)");
+        }
+        List<String> classpath = new ArrayList<>(spec.classpath());
+        String mainClass = Launcher.mainClass(spec.main(), classpath);
+        classpath.addAll(RankLoader.ownClasspath());
+
+        byte[] secret = new byte[32];
+        SecureRandom random = new SecureRandom();
+        random.nextBytes(secret);
+        String jobId = "ry-" + Long.toString(System.currentTimeMillis(), 36) + "-" + Integer.toHexString(random.nextInt());
+        Object sinkLock = new Object();
+        LineSink serialOut = (rank, line) -> {
+            synchronized (sinkLock) {
+                out.line(rank, line);
+            }
+        };
+        LineSink serialErr = (rank, line) -> {
+            synchronized (sinkLock) {
+                err.line(rank, line);
+            }
+        };
+        try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
+                msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
+            String kvAddress = "127.0.0.1:" + kv.port();
+            List<RankLoader> loaders = new ArrayList<>(spec.np());
+            List<Map<String, String>> envs = new ArrayList<>(spec.np());
+            for (int r = 0; r < spec.np(); r++) {
+                Map<String, String> env = new LinkedHashMap<>(spec.env());
+                env.put(KvBootstrap.ENV_KV, kvAddress);
+                env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
+                env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
+                env.put(KvBootstrap.ENV_JOB, jobId);
+                env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+                env.put(Launcher.ENV_LOCAL_RANK, Integer.toString(r));
+                env.put(Launcher.ENV_LOCAL_SIZE, Integer.toString(spec.np()));
+                envs.add(env);
+                loaders.add(new RankLoader(r, classpath));
+            }
+            RankOutput output = RankOutput.install(spec.np(), serialOut, serialErr);
+            ThreadJob job = null;
+            try {
+                job = new ThreadJob(loaders, envs, mainClass, spec.args(), spec.timeout(), serialErr, output);
+                return job.run();
+            } finally {
+                // a rank still running keeps writing until the JVM ends: its lines keep their prefix
+                if (job == null || !job.lingering()) {
+                    output.close();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
+        }
+    }
+}

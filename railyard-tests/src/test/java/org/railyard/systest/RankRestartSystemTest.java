@@ -1,0 +1,97 @@
+package org.railyard.systest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.railyard.systest.ranks.AnySourceRestartRanks;
+
+/**
+ * A rank SIGKILLed in the middle of a job and started again by the launcher ({@code railyard run
+ * --relays 1 --restart 1}) through the real command line: the job ends as it would have without
+ * the failure. The obstacle demo (rank 2 kills itself after 30 iterations) converges to the
+ * sequential answer, bit for bit, in the same iterations as an unfailed run; a program whose rank
+ * 0 takes every message with ANY_SOURCE receives and is killed half way hands rank 1 one
+ * consistent match order (the one its first run began, continued by the run started again). And
+ * --restart without relays is refused, naming what is missing.
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+class RankRestartSystemTest {
+    private static final String DEMO = "org.railyard.apps.obstacle.ObstacleDemo";
+    private static final Pattern RESULT = Pattern.compile("RESULT obstacle .* iterations=(\\d+) converged=(\\w+) residual=(\\S+)");
+    private static final Pattern FINAL = Pattern.compile("\\[(\\d)] FINAL ([0-9a-f]+)");
+
+    private static Jobs.CommandRun run(List<String> options, String main, String... args) {
+        List<String> argv = new ArrayList<>(List.of("--timeout", "300s"));
+        argv.addAll(options);
+        for (String j : Jobs.RANK_JVM) {
+            argv.add("--jvm-arg=" + j);
+        }
+        argv.add(main);
+        argv.addAll(List.of(args));
+        return Jobs.command(argv);
+    }
+
+    private static Matcher result(Jobs.CommandRun r) {
+        Matcher m = RESULT.matcher(r.stdout());
+        assertThat(m.find()).as("a RESULT line in\n%s", r.report()).isTrue();
+        return m;
+    }
+
+    @Test
+    void obstacleDemoWithARankKilledAndStartedAgainGivesTheUnfailedAnswer() {
+        List<String> job = List.of("-np", "4", "--relays", "1", "--restart", "1");
+        String[] demo = {"--n", "20", "--check-every", "5", "--quiet"};
+        Jobs.CommandRun clean = run(job, DEMO, demo);
+        assertThat(clean.code()).as(clean.report()).isZero();
+        assertThat(clean.stdout()).as(clean.report()).contains("OK: parallel solution agrees with sequential");
+        Matcher expected = result(clean);
+
+        String[] killing = {"--n", "20", "--check-every", "5", "--quiet", "--kill", "2:30"};
+        Jobs.CommandRun failed = run(job, DEMO, killing);
+        assertThat(failed.code()).as(failed.report()).isZero();
+        assertThat(failed.stderr()).as(failed.report())
+                .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
+                .containsPattern("railyard: rank 2 .*was killed by signal 9 \\(SIGKILL\\); starting it again \\(restart 1 of 1\\)");
+        assertThat(failed.stdout()).as(failed.report()).contains("OK: parallel solution agrees with sequential");
+        Matcher got = result(failed);
+        assertThat(got.group(1)).as("iterations\n%s", failed.report()).isEqualTo(expected.group(1));
+        assertThat(got.group(2)).as("converged\n%s", failed.report()).isEqualTo("true");
+        assertThat(got.group(3)).as("residual, bit for bit\n%s", failed.report()).isEqualTo(expected.group(3));
+    }
+
+    @Test
+    void anySourceMatchesAreReplayedAsFirstMadeAfterARestart() {
+        Jobs.CommandRun r = run(List.of("-np", "4", "--relays", "1", "--restart", "1"), AnySourceRestartRanks.class.getName(),
+                "400", "600");
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report()).contains("rank 0 kills itself after 600 matches")
+                .contains("[1] OK anysource chain of 1200");
+        assertThat(r.stderr()).as(r.report()).containsPattern("railyard: rank 0 .*starting it again \\(restart 1 of 1\\)");
+        String[] finals = new String[2];
+        Matcher m = FINAL.matcher(r.stdout());
+        while (m.find()) {
+            finals[Integer.parseInt(m.group(1))] = m.group(2);
+        }
+        assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
+        assertThat(finals[1]).as("the hash rank 1 checked, against rank 0's after its restart\n%s", r.report())
+                .isEqualTo(finals[0]);
+    }
+
+    @Test
+    void restartWithoutRelaysOrWithDirectTransportsIsRefused() {
+        Jobs.CommandRun r = run(List.of("-np", "2", "--restart", "1"), AnySourceRestartRanks.class.getName(), "1", "1");
+        assertThat(r.code()).as(r.report()).isNotZero();
+        assertThat(r.stderr()).as(r.report()).contains("--restart needs relays: add --relays N");
+        Jobs.CommandRun direct = run(List.of("-np", "2", "--relays", "1", "--restart", "1", "--transports", "shm,relay"),
+                AnySourceRestartRanks.class.getName(), "1", "1");
+        assertThat(direct.code()).as(direct.report()).isNotZero();
+        assertThat(direct.stderr()).as(direct.report())
+                .contains("--restart sends every pair through the relays: --transports must be self,relay (or left out), not 'shm,relay'");
+    }
+}
