@@ -6,9 +6,12 @@
 # (sts0 at 10.77.0.1:7430, sts1 at 10.77.0.2:7430); only they cross the WAN in the gateway runs.
 # Root.
 #
-#   bench/lab/gwbench.sh [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N] [--connections K]
+#   bench/lab/gwbench.sh [-n SITES] [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N] [--connections K]
 #
-# Defaults: 10 ms one way, 200 Mbit/s, no loss, 2 rounds, 1 WAN connection. Output goes to stdout
+# Defaults: 2 sites, 10 ms one way, 200 Mbit/s, no loss, 2 rounds, 1 WAN connection. With -n 3,
+# three sites (wanlab.sh -n 3: each behind its own access link), the ping-pong between sites 0 and
+# 1, and the alltoall over 6 ranks (3 sites x 2). STLAB_ID and STLAB_DIR name the lab as for
+# wanlab.sh. Output goes to stdout
 # and to bench/lab/results/gwbench.txt (appended), with the load average of the machine.
 set -euo pipefail
 
@@ -16,9 +19,11 @@ here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
 repo=$(cd -- "$here/../.." && pwd -P)
 dir=${STLAB_DIR:-/tmp/stlab}
 out="$here/results/gwbench.txt"
-delay=10 rate=200 loss=0 rounds=2 connections=1
+delay=10 rate=200 loss=0 rounds=2 connections=1 sites=2
+id=${STLAB_ID:-}
 while (($#)); do
     case $1 in
+        -n) sites=$2; shift 2 ;;
         -d) delay=$2; shift 2 ;;
         -r) rate=$2; shift 2 ;;
         -l) loss=$2; shift 2 ;;
@@ -36,7 +41,7 @@ fi
 cp="$repo/railyard-cli/target/lib/*"
 java=$JAVA_HOME/bin/java
 
-"$here/wanlab.sh" up -d "$delay" -r "$rate" -l "$loss"
+"$here/wanlab.sh" up -n "$sites" -d "$delay" -r "$rate" -l "$loss"
 gw_pids=()
 cleanup() {
     for p in "${gw_pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -44,31 +49,35 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$dir" "$(dirname "$out")"
-cat >"$dir/rsh" <<'EOR'
-#!/bin/sh
-# rsh of the WAN lab: host = site namespace = the rank's site and node
-host=$1
-shift
-exec ip netns exec "$host" env RAILYARD_SITE="$host" RAILYARD_NODE="$host" /bin/sh -c "$*"
-EOR
-chmod +x "$dir/rsh"
+"$here/wanrsh.sh" "$dir/rsh" node
 
 gateway() { # site, address, peer
     ip netns exec "$1" "$java" -Xmx256m -cp "$cp" org.railyard.cli.Main gateway --site "$1" --bind "$2" \
         --port 7430 --peers "$3" --connections "$connections" >"$dir/gw-$1.log" 2>&1 &
     gw_pids+=($!)
 }
-gateway sts0 10.77.0.1 sts1=10.77.0.2:7430
-gateway sts1 10.77.0.2 sts0=10.77.0.1:7430
-for i in $(seq 1 100); do
-    grep -q listening "$dir/gw-sts0.log" 2>/dev/null && grep -q listening "$dir/gw-sts1.log" 2>/dev/null && break
+site_ns() { echo "sts$1$id"; }
+for ((i = 0; i < sites; i++)); do
+    peers=()
+    for ((j = 0; j < sites; j++)); do
+        ((j == i)) || peers+=("$(site_ns "$j")=10.77.0.$((j + 1)):7430")
+    done
+    gateway "$(site_ns "$i")" "10.77.0.$((i + 1))" "$(IFS=,; echo "${peers[*]}")"
+done
+for _ in $(seq 1 100); do
+    ready=1
+    for ((i = 0; i < sites; i++)); do
+        grep -q listening "$dir/gw-$(site_ns "$i").log" 2>/dev/null || ready=0
+    done
+    ((ready)) && break
     sleep 0.2
 done
 
-hosts() { printf 'sts0 slots=%s\nsts1 slots=%s\n' "$1" "$1" >"$dir/hosts"; }
+hosts() { for ((i = 0; i < sites; i++)); do printf '%s slots=%s\n' "$(site_ns "$i")" "$1"; done >"$dir/hosts"; }
 sites() {
-    printf 'site sts0 gateway 10.77.0.1:7430\nsts0 slots=%s\nsite sts1 gateway 10.77.0.2:7430\nsts1 slots=%s\n' \
-        "$1" "$1" >"$dir/sites"
+    for ((i = 0; i < sites; i++)); do
+        printf 'site %s gateway 10.77.0.%s:7430\n%s slots=%s\n' "$(site_ns "$i")" $((i + 1)) "$(site_ns "$i")" "$1"
+    done >"$dir/sites"
 }
 run() { # mode np main args...
     local mode=$1 np=$2
@@ -76,14 +85,14 @@ run() { # mode np main args...
     # the site namespaces share one node identity: tcp only, inside a site too, in both modes
     local where=(--hosts "$dir/hosts") transports=tcp
     [[ $mode == gateway ]] && where=(--sites "$dir/sites") transports=tcp,gateway
-    ip netns exec sts0 "$java" --sun-misc-unsafe-memory-access=allow -Drailyard.launcher.host=10.77.0.1 -cp "$cp" \
+    ip netns exec "$(site_ns 0)" "$java" --sun-misc-unsafe-memory-access=allow -Drailyard.launcher.host=10.77.0.1 -cp "$cp" \
         org.railyard.cli.Main run -np "$np" "${where[@]}" --rsh "$dir/rsh" --timeout 900s --transports "$transports" \
         --env RAILYARD_RAIL_NETS=10.77.0.0/24 --jvm-arg=-Xmx384m --jvm-arg=-XX:+UseSerialGC "$@" 2>&1 \
         | grep -E "^\[0\] (latency|bw|alltoall)|rror|FAIL" | sed "s/^\[0\] /$mode\t/" || true
 }
 
 {
-    echo "## $(date -u +%Y-%m-%dT%H:%MZ) bench/lab/gwbench.sh -d $delay -r $rate -l $loss --rounds $rounds --connections $connections"
+    echo "## $(date -u +%Y-%m-%dT%H:%MZ) bench/lab/gwbench.sh -n $sites -d $delay -r $rate -l $loss --rounds $rounds --connections $connections"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
     head -1 "$dir/wanem.log"
     echo "# mode benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s"
@@ -95,13 +104,15 @@ run() { # mode np main args...
             run "$mode" 2 org.railyard.bench.BenchRank latency --sizes 1,4m --iters 50 --no-jit-warmup
         done
     done
-    hosts 4
-    sites 4
+    per=$((sites == 2 ? 4 : 2))
+    hosts "$per"
+    sites "$per"
     for r in $(seq 1 "$rounds"); do
         for mode in direct gateway; do
-            run "$mode" 8 org.railyard.bench.CollectiveBenchRank alltoall --sizes 2m --iters 4 --no-jit-warmup
+            run "$mode" $((sites * per)) org.railyard.bench.CollectiveBenchRank alltoall --sizes 2m --iters 4 --no-jit-warmup
         done
     done
-    echo "# gateway sts0 counters after the runs:"
-    ip netns exec sts0 "$java" -cp "$cp" org.railyard.cli.Main gateway --stats 10.77.0.1:7430 2>&1 | sed 's/^/#   /' || true
+    echo "# gateway $(site_ns 0) counters after the runs:"
+    ip netns exec "$(site_ns 0)" "$java" -cp "$cp" org.railyard.cli.Main gateway --stats 10.77.0.1:7430 2>&1 \
+        | sed 's/^/#   /' || true
 } | tee -a "$out"

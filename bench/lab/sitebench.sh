@@ -43,14 +43,7 @@ java=$JAVA_HOME/bin/java
 "$here/wanlab.sh" up -d "$delay" -r "$rate" -l "$loss"
 trap '"$here/wanlab.sh" down' EXIT
 mkdir -p "$dir" "$(dirname "$out")"
-cat >"$dir/rsh" <<'EOF'
-#!/bin/sh
-# rsh of the WAN lab: host = site namespace; the rank's site is its namespace
-host=$1
-shift
-exec ip netns exec "$host" env RAILYARD_SITE="$host" /bin/sh -c "$*"
-EOF
-chmod +x "$dir/rsh"
+"$here/wanrsh.sh" "$dir/rsh"
 printf 'sts0%s slots=4\nsts1%s slots=4\n' "$id" "$id" >"$dir/hosts"
 
 job() {

@@ -334,6 +334,9 @@ public final class GatewayServer implements AutoCloseable {
             if (h.type() != GatewayFrame.DATA) {
                 throw new BadInput("sent " + GatewayFrame.typeName(h.type()) + " where DATA was due");
             }
+            if (ep.address != null && h.has(GatewayFrame.FLAG_CUT)) {
+                throw new BadInput("a rank sent a DATA frame flagged as cut (only gateways cut frames)");
+            }
             if (h.job() != job.hash) {
                 throw new BadInput("a frame of another job (" + Long.toHexString(h.job()) + ") on a connection of job "
                         + job.id);
@@ -488,15 +491,23 @@ public final class GatewayServer implements AutoCloseable {
 
     /**
      * Forwards the frame whose header is in {@code chunk} to {@code r}, cut-through: the header and
-     * the first piece of the body in one write, then each piece as it is read. A destination that
-     * fails drops the rest of the frame (the source hears UNREACHABLE); a source that ends inside a
-     * frame leaves a torn frame on the destination's connection, which is therefore closed.
+     * the first piece of the body in one write, then each piece as it is read. A frame whose body
+     * was not whole in that first piece, or that came cut, goes out flagged {@link GatewayFrame#FLAG_CUT}
+     * and is followed, under the same hold of the destination, by its END, or by ABORT when the
+     * source ended inside the body (the rest is filled with zeros so the destination's framing
+     * holds): the destination drops that frame and fails that source's flow only. A destination
+     * that fails drops the rest of the frame (the source hears UNREACHABLE).
      */
     private void forward(Endpoint src, DataInputStream in, byte[] chunk, GatewayFrame.Header h, Route r)
             throws IOException {
         int remaining = h.bodyLength();
         Endpoint dst = r.to();
         String lost = r.unreachable();
+        boolean cutIn = h.has(GatewayFrame.FLAG_CUT);
+        boolean cut = cutIn;
+        boolean first = true;
+        boolean headerOut = false;
+        String torn = null;
         if (dst != null) {
             dst.writing.lock();
         }
@@ -506,17 +517,23 @@ public final class GatewayServer implements AutoCloseable {
                 int want = Math.min(remaining, chunk.length - have);
                 int n = want == 0 ? 0 : in.read(chunk, have, want);
                 if (n < 0) {
-                    if (dst != null && lost == null) {
-                        dst.close();
-                    }
-                    throw new BadInput("truncated DATA frame: the connection ended with " + remaining + " of "
-                            + h.bodyLength() + " body bytes to come");
+                    torn = "truncated DATA frame: the connection ended with " + remaining + " of " + h.bodyLength()
+                            + " body bytes to come";
+                    break;
                 }
                 remaining -= n;
                 have += n;
+                if (first) {
+                    first = false;
+                    cut |= remaining > 0;
+                    if (cut) {
+                        chunk[GatewayFrame.FLAGS_OFFSET] |= GatewayFrame.FLAG_CUT;
+                    }
+                }
                 if (dst != null && lost == null) {
                     try {
                         dst.out.write(chunk, 0, have);
+                        headerOut = true;
                     } catch (IOException e) {
                         dst.close();
                         lost = "the connection to " + (dst.address != null ? "rank " + dst.address.process()
@@ -525,6 +542,17 @@ public final class GatewayServer implements AutoCloseable {
                     }
                 }
                 have = 0;
+            }
+            boolean out = dst != null && lost == null && headerOut;
+            if (torn != null) {
+                if (out) {
+                    abort(dst, h, remaining, chunk, "the connection of " + h.source() + " ended inside the frame");
+                }
+                counters.dropped();
+                throw new BadInput(torn);
+            }
+            if (cut) {
+                trailer(src, in, chunk, h, cutIn, out ? dst : null);
             }
         } finally {
             if (dst != null) {
@@ -540,6 +568,62 @@ public final class GatewayServer implements AutoCloseable {
             } else {
                 log.accept("railyard gateway: dropped a frame from " + h.source() + " to " + h.destination() + ": " + lost);
             }
+        }
+    }
+
+    /**
+     * The END or ABORT after a cut frame, to {@code dst} (null: the frame did not go out, the
+     * trailer is only consumed): this gateway's own END when it cut the frame, else the one that
+     * follows it from the peer, or an ABORT of its own when the peer's connection ends first.
+     */
+    private void trailer(Endpoint src, DataInputStream in, byte[] chunk, GatewayFrame.Header h, boolean cutIn,
+                         Endpoint dst) throws IOException {
+        if (!cutIn) {
+            if (dst != null) {
+                dst.sendQuietly(GatewayFrame.END, h.source(), h.destination(), new byte[0]);
+            }
+            return;
+        }
+        GatewayFrame.Header t;
+        byte[] body;
+        try {
+            t = GatewayFrame.readHeader(in, chunk, GatewayFrame.MAX_TEXT);
+            body = GatewayFrame.readBody(in, t);
+        } catch (IOException e) {
+            if (dst != null) {
+                abort(dst, h, 0, chunk, "the gateway of site '" + counters.siteName(src.peerSite)
+                        + "' ended before the end of a cut frame");
+            }
+            throw e instanceof java.net.SocketException ? e : new BadInput(e.getMessage());
+        }
+        if ((t.type() != GatewayFrame.END && t.type() != GatewayFrame.ABORT) || !t.source().equals(h.source())
+                || !t.destination().equals(h.destination())) {
+            if (dst != null) {
+                abort(dst, h, 0, chunk, "the gateway of site '" + counters.siteName(src.peerSite)
+                        + "' did not end a cut frame");
+            }
+            throw new BadInput("sent " + GatewayFrame.typeName(t.type()) + " from " + t.source() + " to "
+                    + t.destination() + " where the END of a cut frame from " + h.source() + " to " + h.destination()
+                    + " was due");
+        }
+        if (dst != null) {
+            dst.sendQuietly(t.type(), t.source(), t.destination(), body);
+        }
+    }
+
+    /** Fills the {@code missing} body bytes of a torn frame on {@code dst} with zeros, then sends its ABORT. */
+    private void abort(Endpoint dst, GatewayFrame.Header h, int missing, byte[] chunk, String why) {
+        try {
+            java.util.Arrays.fill(chunk, (byte) 0);
+            for (int left = missing; left > 0; ) {
+                int n = Math.min(left, chunk.length);
+                dst.out.write(chunk, 0, n);
+                left -= n;
+            }
+            dst.sendQuietly(GatewayFrame.ABORT, h.source(), h.destination(), GatewayFrame.text(why));
+            log.accept("railyard gateway: aborted a cut frame from " + h.source() + " to " + h.destination() + ": " + why);
+        } catch (IOException e) {
+            dst.close();
         }
     }
 

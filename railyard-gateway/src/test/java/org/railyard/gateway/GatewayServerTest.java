@@ -70,6 +70,20 @@ class GatewayServerTest {
         return h;
     }
 
+    /** The next DATA frame; a cut one must be followed by its END, which is read too. */
+    private static GatewayFrame.Header data(GatewayClient.Opened c, byte[][] body) throws IOException {
+        GatewayFrame.Header h = next(c, body);
+        assertThat(h.type()).isEqualTo(GatewayFrame.DATA);
+        if (h.has(GatewayFrame.FLAG_CUT)) {
+            byte[][] none = new byte[1][];
+            GatewayFrame.Header end = next(c, none);
+            assertThat(end.type()).isEqualTo(GatewayFrame.END);
+            assertThat(end.source()).isEqualTo(h.source());
+            assertThat(end.destination()).isEqualTo(h.destination());
+        }
+        return h;
+    }
+
     @Test
     void framesCrossTwoGatewaysIntactAndInOrder() throws IOException {
         GatewayFrame.Address e0 = addr("east", "n1", 0);
@@ -85,8 +99,7 @@ class GatewayServerTest {
         }
         byte[][] got = new byte[1][];
         for (byte[] s : sent) {
-            GatewayFrame.Header h = next(b, got);
-            assertThat(h.type()).isEqualTo(GatewayFrame.DATA);
+            GatewayFrame.Header h = data(b, got);
             assertThat(h.source()).isEqualTo(e0);
             assertThat(h.destination()).isEqualTo(w1);
             assertThat(got[0]).isEqualTo(s);
@@ -182,6 +195,45 @@ class GatewayServerTest {
         assertThat(got[0]).containsExactly(7);
         assertThat(GatewayClient.stats(east.address(), T)).contains("connections.rejected 6");
         assertThat(logs).anyMatch(l -> l.contains("closed the connection from") && l.contains("truncated header"));
+    }
+
+    /**
+     * A rank whose connection ends inside a 1 MiB frame: the far rank gets the frame cut, filled
+     * out, and an ABORT from that source (through both gateways), then a frame from another rank
+     * on the same connection, which stays open.
+     */
+    @Test
+    void aSourceThatDiesInsideAFrameFailsOnlyThatFlow() throws IOException {
+        GatewayFrame.Address e0 = addr("east", "n1", 0);
+        GatewayFrame.Address e1 = addr("east", "n1", 1);
+        GatewayFrame.Address w2 = addr("west", "n2", 2);
+        GatewayClient.Opened dying = rank(east, "job-a", SECRET, e0, 3, "east");
+        GatewayClient.Opened other = rank(east, "job-a", SECRET, e1, 3, "east");
+        GatewayClient.Opened far = rank(west, "job-a", SECRET, w2, 3, "west");
+        send(other, "job-a", e1, w2, new byte[] {5});
+        byte[][] got = new byte[1][];
+        assertThat(data(far, got).source()).isEqualTo(e1);
+        byte[] frame = new byte[GatewayFrame.HEADER + 200_000];
+        GatewayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(frame), 0, GatewayFrame.HEADER + (1 << 20),
+                GatewayFrame.DATA, (byte) 0, GatewayFrame.jobId("job-a"), e0.site(), e0.node(), e0.process(), w2.site(),
+                w2.node(), w2.process());
+        java.util.Arrays.fill(frame, GatewayFrame.HEADER, frame.length, (byte) 0x5a);
+        dying.out().write(frame);
+        dying.out().flush();
+        dying.socket().close();
+        GatewayFrame.Header h = next(far, got);
+        assertThat(h.type()).isEqualTo(GatewayFrame.DATA);
+        assertThat(h.has(GatewayFrame.FLAG_CUT)).isTrue();
+        assertThat(got[0]).hasSize(1 << 20);
+        GatewayFrame.Header abort = next(far, got);
+        assertThat(abort.type()).isEqualTo(GatewayFrame.ABORT);
+        assertThat(abort.source()).isEqualTo(e0);
+        assertThat(abort.destination()).isEqualTo(w2);
+        assertThat(new String(got[0], StandardCharsets.UTF_8)).contains("ended inside the frame");
+        send(other, "job-a", e1, w2, new byte[] {6});
+        assertThat(data(far, got).source()).isEqualTo(e1);
+        assertThat(got[0]).containsExactly(6);
+        assertThat(logs).anyMatch(l -> l.contains("aborted a cut frame from " + e0));
     }
 
     @Test

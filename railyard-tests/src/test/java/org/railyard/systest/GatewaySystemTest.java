@@ -153,6 +153,61 @@ class GatewaySystemTest {
                 .anyMatch(l -> l.contains("gateway of site 'east' connected"));
     }
 
+    /**
+     * Site west names two gateways; the first is SIGKILLed while both cross-site pairs play
+     * ping-pong with every byte checked: the channels reroute through the second (the east
+     * gateway opens its stripe there, the west ranks connect there), send again what the dead
+     * gateway may have lost, and the job goes on to the end with no message lost or left over.
+     */
+    @Test
+    void aKilledGatewayHandsItsOpenChannelsToTheSitesSecondGateway() throws Exception {
+        List<String> firstLog = new CopyOnWriteArrayList<>();
+        Process first = gateway("west", null, firstLog);
+        String firstAt = address(firstLog);
+        List<String> secondLog = new CopyOnWriteArrayList<>();
+        gateway("west", null, secondLog);
+        String secondAt = address(secondLog);
+        List<String> eastLog = new CopyOnWriteArrayList<>();
+        Process east = gateway("east", "west=" + firstAt + ",west=" + secondAt, eastLog);
+        String eastAt = address(eastLog);
+        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=2\nsite west gateway " + firstAt + ","
+                + secondAt + "\nlocalhost slots=2\n");
+        Path stop = dir.resolve("stop");
+        try (SiteJob sj = SiteJob.prepare(s, 4, false, (rank, line) -> { })) {
+            Transcript t = new Transcript();
+            JobSpec spec = spec(4, GatewayPingPongRanks.class.getName(), Map.of("RAILYARD_PARTITION_TIMEOUT", "30s"),
+                    "until", stop.toString());
+            CompletableFuture<JobResult> f = new CompletableFuture<>();
+            Thread.ofPlatform().daemon().start(() -> f.complete(Launcher.run(spec, sj.rankEnv(), t.out(), t.err())));
+            Await.awaitUntil(() -> rounds(t) >= 20, Duration.ofSeconds(90), () -> "the ping-pong to start\n" + t.tail(60));
+            first.destroyForcibly();
+            first.waitFor(20, TimeUnit.SECONDS);
+            long atKill = rounds(t);
+            Await.awaitUntil(() -> rounds(t) >= atKill + 60 || f.isDone(), Duration.ofSeconds(120),
+                    () -> "60 more rounds after the first west gateway died\n" + t.tail(60));
+            Files.writeString(stop, "stop");
+            JobResult r = f.get(120, TimeUnit.SECONDS);
+            t.save("gateway-failover");
+            assertThat(r.exitCode()).as("the job outlives its first west gateway\n%s", t.tail(80)).isZero();
+            assertThat(t.find(l -> l.text().startsWith("PINGPONG OK"))).as(t.tail(60)).isPresent();
+            assertThat(secondLog).as("the west ranks and the east gateway moved to the second west gateway")
+                    .anyMatch(l -> l.contains("rank 2 of 4 connected")).anyMatch(l -> l.contains("rank 3 of 4 connected"))
+                    .anyMatch(l -> l.contains("gateway of site 'east' connected"));
+            assertThat(east.isAlive()).isTrue();
+        }
+    }
+
+    /** The last {@code PINGPONG AT n} of rank 0, or 0. */
+    private static long rounds(Transcript t) {
+        long n = 0;
+        for (Transcript.Line l : t.lines()) {
+            if (l.text().startsWith("PINGPONG AT ")) {
+                n = Math.max(n, Long.parseLong(l.text().substring("PINGPONG AT ".length()).trim()));
+            }
+        }
+        return n;
+    }
+
     private static long counter(String stats, String name) {
         for (String line : stats.split("\n")) {
             if (line.startsWith(name + " ")) {

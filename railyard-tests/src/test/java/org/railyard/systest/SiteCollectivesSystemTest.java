@@ -40,7 +40,7 @@ class SiteCollectivesSystemTest {
         List<String> awareDigests = digests(aware);
         assertThat(awareDigests).as("digests of the site-aware run").hasSizeGreaterThan(np * 50);
         for (String what : List.of("world gatherv", "reversed alltoallv", "half allgatherv", "world reduce n=3000",
-                "inter allreduce")) {
+                "inter allreduce", "world igatherv", "reversed iscatterv", "world ialltoallv")) {
             assertThat(awareDigests).as("results of " + what).anyMatch(d -> d.startsWith("DIGEST " + what));
         }
         assertThat(awareDigests).as("every result of the site-aware run, against the flat run's")

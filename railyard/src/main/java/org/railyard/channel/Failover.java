@@ -22,7 +22,8 @@ import org.railyard.wire.LinkControl;
  * <li>With no rail left (a partition) the channel probes the peer and waits up to
  *     {@code partitionTimeout} for a rail to return, then goes down naming the peer and the bound.</li>
  * </ul>
- * A single-rail channel has none of this. Driven only by the thread that drives its channel.
+ * A single-rail channel has none of this, unless its link {@link Link#reroutes}. Driven only by the
+ * thread that drives its channel.
  */
 final class Failover {
     private final VirtualChannel channel;
@@ -104,6 +105,10 @@ final class Failover {
     void onAck(Rail r, MemorySegment seg, long off, long now) {
         long next = LinkControl.nextExpectedPsn(seg, off);
         long bytes = LinkControl.railBytes(seg, off);
+        // a rerouted rail's two ends change links at slightly different frames: its byte count may run ahead
+        if (r.link.reroutes()) {
+            bytes = Math.min(bytes, r.linkBytesSent);
+        }
         if (next > order.nextPsn() || bytes > r.linkBytesSent) {
             channel.protocolError("acknowledgement of packets below " + next + " and " + bytes + " bytes on rail " + r.index
                     + ", but only " + order.nextPsn() + " packets and " + r.linkBytesSent + " bytes were sent");
@@ -241,8 +246,9 @@ final class Failover {
                 if (now - r.lastSendNanos >= settings.heartbeat().toNanos()) {
                     sendHeartbeat(r, now);
                 }
-            } else if (table.rank() < peer && now - r.nextAttemptNanos >= 0) {
-                // the lower rank reconnects; the connector ignores the request while an attempt is under way
+            } else if ((table.rank() < peer || (r.link != null && r.link.reroutes())) && now - r.nextAttemptNanos >= 0) {
+                // the lower rank reconnects (a rerouted rail: both, there is no handshake to break a tie);
+                // the connector ignores the request while an attempt is under way
                 r.backoffNanos = r.backoffNanos == 0 ? settings.reconnectMin().toNanos()
                         : Math.min(settings.reconnectMax().toNanos(), 2 * r.backoffNanos);
                 r.nextAttemptNanos = now + r.backoffNanos;

@@ -25,7 +25,8 @@ import org.railyard.wire.Handshake;
  * held back, rendezvous data ahead of its turn goes up at once (it names its offset), and a
  * duplicate is dropped.
  *
- * <p>A channel whose peer can be reached by more than one rail is <em>reliable</em>: it loses no
+ * <p>A channel whose peer can be reached by more than one rail, or whose one rail can be rerouted
+ * ({@link Link#reroutes}: a site's second gateway), is <em>reliable</em>: it loses no
  * byte when rails fail and waits, bounded, for one to return ({@link Failover}); a striped message
  * completes on the sender only once the peer acknowledged all of it. A channel with a single
  * possible rail (shared memory, one path) keeps none of this: no acknowledgements, no copies, and
@@ -184,7 +185,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         if (rails.slots() == 0) {
             int n = Math.min(slots, MAX_RAILS);
             rails.open(n, RailPolicies.create(settings.policy(), table.rank(), peer));
-            reliable = n > 1;
+            reliable = n > 1 || link.reroutes();
             if (reliable) {
                 failover = new Failover(this, table, rails, order);
                 order.expectReordering();

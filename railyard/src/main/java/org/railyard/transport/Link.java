@@ -64,6 +64,16 @@ public interface Link {
         return false;
     }
 
+    /**
+     * True if, when this link breaks, the rail it carries can be linked again by another route (a
+     * site's second gateway): the channel then keeps acknowledgements and retransmission even on
+     * a single rail, so nothing in flight is lost, and either side may link the rail again (an
+     * intermediary needs no tie-break). Both ends of a link must answer the same.
+     */
+    default boolean reroutes() {
+        return false;
+    }
+
     /** Why the link closed: null while open or after an orderly close. */
     String failure();
 

@@ -57,7 +57,14 @@ import java.security.MessageDigest;
  * reason) and the connection closes. Then DATA frames, whose body is one Railyard frame that no
  * gateway reads. UNREACHABLE (gateway to rank; source = the address that could not be reached, body
  * the UTF-8 reason) says that frames to that process are lost; with process -1, to every process of
- * that site (the gateway lost its connection to that site's gateway). STATS_REQUEST or IDENT_REQUEST, sent
+ * that site (the gateway lost its connection to that site's gateway).
+ *
+ * <p>Cut-through. A gateway writes a DATA frame's header before it has read the whole body; when
+ * it did (or the frame came to it already cut), the header carries {@link #FLAG_CUT} and the frame
+ * is followed at once, on the same connection, by END (the body was whole) or ABORT (the source's
+ * connection ended inside the body: the rest of it is filler, and the UTF-8 body of the ABORT says
+ * why), both with the frame's source and destination. A receiver holds a cut frame until its END,
+ * and drops it on ABORT, failing only that source's flow. Ranks never send either. STATS_REQUEST or IDENT_REQUEST, sent
  * instead of HELLO without any proof, get STATS (UTF-8 lines {@code name value}) or IDENT (the
  * gateway's site name).
  *
@@ -101,17 +108,27 @@ public final class GatewayFrame {
     public static final byte ERROR = 9;
     public static final byte IDENT_REQUEST = 10;
     public static final byte IDENT = 11;
+    public static final byte END = 12;
+    public static final byte ABORT = 13;
 
     /** CHALLENGE, PROOF: the gateway does not know this job; the proof carries the verifier. */
     public static final byte FLAG_NEW_JOB = 0x04;
     /** HELLO, CHALLENGE, PROOF, WELCOME: the opener is a peer gateway, not a rank. */
     public static final byte FLAG_GATEWAY = 0x08;
+    /** DATA from a gateway: forwarded before its body was whole; END or ABORT follows it at once. */
+    public static final byte FLAG_CUT = 0x10;
+    /**
+     * DATA from a rank, body one zero byte: the source closed its link to the destination (to
+     * link it again); frames from the source before this one belong to the old link, frames after
+     * it to a new one.
+     */
+    public static final byte FLAG_RESET = 0x20;
 
     public static final int NONCE_BYTES = 16;
     public static final int MAC_BYTES = 32;
     public static final int VERIFIER_BYTES = 32;
     public static final int MAX_NAME = 255;
-    /** Longest text body (STATS, ERROR, UNREACHABLE, IDENT). */
+    /** Longest text body (STATS, ERROR, UNREACHABLE, IDENT, ABORT). */
     public static final int MAX_TEXT = 65536;
 
     public static final int HELLO_VERSION_OFFSET = 0;
@@ -188,6 +205,8 @@ public final class GatewayFrame {
             case ERROR -> "ERROR";
             case IDENT_REQUEST -> "IDENT_REQUEST";
             case IDENT -> "IDENT";
+            case END -> "END";
+            case ABORT -> "ABORT";
             default -> "type " + t;
         };
     }
@@ -295,10 +314,14 @@ public final class GatewayFrame {
                 bodyRule = body != 0 ? "exactly 0" : null;
             }
             case DATA -> {
-                allowedFlags = 0;
+                allowedFlags = FLAG_CUT | FLAG_RESET;
                 bodyRule = body < 1 ? "at least 1" : null;
             }
-            case STATS, ERROR, UNREACHABLE, IDENT -> {
+            case END -> {
+                allowedFlags = 0;
+                bodyRule = body != 0 ? "exactly 0" : null;
+            }
+            case STATS, ERROR, UNREACHABLE, IDENT, ABORT -> {
                 allowedFlags = 0;
                 bodyRule = body > MAX_TEXT ? "at most " + MAX_TEXT : null;
             }
@@ -312,8 +335,8 @@ public final class GatewayFrame {
         if (bodyRule != null) {
             return "malformed " + typeName(type) + " frame: body of " + body + " bytes, must be " + bodyRule;
         }
-        if (type == DATA && (srcProcess(s, o) < 0 || dstProcess(s, o) < 0)) {
-            return "malformed DATA frame: source process " + srcProcess(s, o) + ", destination process "
+        if ((type == DATA || type == END || type == ABORT) && (srcProcess(s, o) < 0 || dstProcess(s, o) < 0)) {
+            return "malformed " + typeName(type) + " frame: source process " + srcProcess(s, o) + ", destination process "
                     + dstProcess(s, o) + " (world ranks are never negative)";
         }
         if (type == HELLO && (flags & FLAG_GATEWAY) == 0 && srcProcess(s, o) < 0) {

@@ -57,6 +57,23 @@ class GatewayFrameTest {
     }
 
     @Test
+    void aCutFrameAndItsTrailersAreChecked() throws IOException {
+        assertThat(decode(frame(GatewayFrame.DATA, GatewayFrame.FLAG_CUT, JOB, EAST_2, WEST_5, new byte[] {1}))
+                .has(GatewayFrame.FLAG_CUT)).isTrue();
+        assertThat(decode(frame(GatewayFrame.END, (byte) 0, JOB, EAST_2, WEST_5, new byte[0])).type())
+                .isEqualTo(GatewayFrame.END);
+        assertThat(decode(frame(GatewayFrame.ABORT, (byte) 0, JOB, EAST_2, WEST_5, GatewayFrame.text("gone")))
+                .bodyLength()).isEqualTo(4);
+        assertThatThrownBy(() -> decode(frame(GatewayFrame.END, (byte) 0, JOB, EAST_2, WEST_5, new byte[] {1})))
+                .hasMessageContaining("malformed END frame: body of 1 bytes, must be exactly 0");
+        assertThatThrownBy(() -> decode(frame(GatewayFrame.END, GatewayFrame.FLAG_CUT, JOB, EAST_2, WEST_5, new byte[0])))
+                .hasMessageContaining("malformed END frame: flags 0x10");
+        GatewayFrame.Address gateway = new GatewayFrame.Address(EAST_2.site(), 0, -1);
+        assertThatThrownBy(() -> decode(frame(GatewayFrame.ABORT, (byte) 0, JOB, gateway, WEST_5, new byte[0])))
+                .hasMessageContaining("malformed ABORT frame: source process -1");
+    }
+
+    @Test
     void aHelloReadsBackAsWritten() throws IOException {
         byte[] nonce = new byte[GatewayFrame.NONCE_BYTES];
         Arrays.fill(nonce, (byte) 9);

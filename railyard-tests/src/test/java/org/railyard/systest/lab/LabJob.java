@@ -41,11 +41,19 @@ public final class LabJob implements AutoCloseable {
      */
     public static LabJob start(NetLab lab, int np, Class<?> main, Map<String, String> settings, Duration timeout,
                                String... args) {
+        return start(lab, Host.readFile(lab.hostsFile(1)), r -> Map.of(), np, main, settings, timeout, args);
+    }
+
+    /**
+     * Starts {@code main} on the given lab hosts, each rank with {@code rankEnv}'s settings on top
+     * (a multi-site job: {@code SiteJob.rankEnv()}).
+     */
+    public static LabJob start(NetLab lab, List<Host> hosts, java.util.function.IntFunction<Map<String, String>> rankEnv,
+                               int np, Class<?> main, Map<String, String> settings, Duration timeout, String... args) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("RAILYARD_TRANSPORTS", "tcp");
         env.put("RAILYARD_RAIL_NETS", lab.railNets());
         env.putAll(settings);
-        List<Host> hosts = Host.readFile(lab.hostsFile(1));
         JobSpec spec = new JobSpec(np, hosts, main.getName(), List.of(args), List.of(), env,
                 List.of("-Xmx512m", "-XX:+UseSerialGC"), timeout, lab.rsh().toString());
         LabJob job = new LabJob();
@@ -56,7 +64,7 @@ public final class LabJob implements AutoCloseable {
             try {
                 // the ranks reach the key-value server over their management link
                 System.setProperty(Launcher.LAUNCHER_HOST_PROP, lab.launcherHost());
-                job.result.complete(Launcher.run(spec, out, err));
+                job.result.complete(Launcher.run(spec, rankEnv, out, err));
             } catch (Throwable e) {
                 job.result.completeExceptionally(e);
             } finally {
@@ -68,6 +76,26 @@ public final class LabJob implements AutoCloseable {
             }
         });
         return job;
+    }
+
+    private static final java.util.regex.Pattern RAIL_UP =
+            java.util.regex.Pattern.compile("rank (\\d+) -> rank (\\d+): rail 0 up: transport (\\w+)");
+
+    /**
+     * The transports each pair's rail 0 came up on, as "a-b" (a &lt; b) to the transports printed
+     * by either side (the job runs with {@code RAILYARD_PRINT_CHOICES}).
+     */
+    public Map<String, java.util.Set<String>> transportsByPair() {
+        Map<String, java.util.Set<String>> out = new java.util.HashMap<>();
+        for (Line l : lines()) {
+            java.util.regex.Matcher m = RAIL_UP.matcher(l.text());
+            if (m.find() && !m.group(1).equals(m.group(2))) {
+                int a = Integer.parseInt(m.group(1));
+                int b = Integer.parseInt(m.group(2));
+                out.computeIfAbsent(Math.min(a, b) + "-" + Math.max(a, b), k -> new java.util.TreeSet<>()).add(m.group(3));
+            }
+        }
+        return out;
     }
 
     private synchronized void add(Line l) {

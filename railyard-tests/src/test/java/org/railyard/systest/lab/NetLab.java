@@ -91,10 +91,21 @@ public final class NetLab implements AutoCloseable {
      * as {@code 400mbit}, or null for no limit).
      */
     public static NetLab create(int hosts, List<String> railRates) {
-        return new NetLab(hosts, railRates);
+        return new NetLab("ry", hosts, railRates);
     }
 
-    private NetLab(int hosts, List<String> railRates) {
+    /**
+     * A lab whose names carry {@code tag} (two lower-case letters): its namespaces are
+     * {@code rylab-<pid>-<tag><hex>-h<n>}, its root-side veths {@code <tag><hex>m<n>}.
+     */
+    public static NetLab create(String tag, int hosts, List<String> railRates) {
+        if (!tag.matches("[a-z]{2}")) {
+            throw new IllegalArgumentException("a lab tag is two lower-case letters, not '" + tag + "'");
+        }
+        return new NetLab(tag, hosts, railRates);
+    }
+
+    private NetLab(String tag, int hosts, List<String> railRates) {
         if (hosts < 2) {
             throw new IllegalArgumentException("a lab needs at least 2 hosts, got " + hosts);
         }
@@ -106,8 +117,8 @@ public final class NetLab implements AutoCloseable {
         byte[] b = new byte[3];
         random.nextBytes(b);
         String hex = HexFormat.of().formatHex(b);
-        this.id = PREFIX + ProcessHandle.current().pid() + "-" + hex;
-        this.dev = "ry" + hex;
+        this.id = PREFIX + ProcessHandle.current().pid() + "-" + (tag.equals("ry") ? "" : tag) + hex;
+        this.dev = tag + hex;
         this.hosts = hosts;
         this.rates = new ArrayList<>(railRates);
         this.mgmt = freeManagementNet(random);

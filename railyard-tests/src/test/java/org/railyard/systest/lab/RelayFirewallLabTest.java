@@ -7,8 +7,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,7 +31,6 @@ import org.railyard.systest.ranks.RelayMixRanks;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class RelayFirewallLabTest {
     private static final Duration JOB = Duration.ofMinutes(4);
-    private static final Pattern UP = Pattern.compile("rank (\\d+) -> rank (\\d+): rail 0 up: transport (\\w+)");
     private static NetLab lab;
     private static RelayProcess relay;
 
@@ -68,20 +65,6 @@ class RelayFirewallLabTest {
         return env;
     }
 
-    /** The transport each pair's link came up on, as "a-b" (a &lt; b) to the transports printed by either side. */
-    private static Map<String, java.util.Set<String>> links(LabJob job) {
-        Map<String, java.util.Set<String>> out = new HashMap<>();
-        for (LabJob.Line l : job.lines()) {
-            Matcher m = UP.matcher(l.text());
-            if (m.find() && !m.group(1).equals(m.group(2))) {
-                int a = Integer.parseInt(m.group(1));
-                int b = Integer.parseInt(m.group(2));
-                out.computeIfAbsent(Math.min(a, b) + "-" + Math.max(a, b), k -> new java.util.TreeSet<>()).add(m.group(3));
-            }
-        }
-        return out;
-    }
-
     @Test
     void pingPongGoesThroughTheRelayForFirewalledRanksAndDirectForTheOthers() throws Exception {
         try (LabJob job = LabJob.start(lab, 4, RelayMixRanks.class, settings(), JOB, MpiJavaPingPong.class.getName(), "5")) {
@@ -90,7 +73,7 @@ class RelayFirewallLabTest {
             for (int k = 0; k < 4; k++) {
                 assertThat(job.out(k, "OK pingpong rank " + k)).as(job.tail(60)).hasSize(1);
             }
-            Map<String, java.util.Set<String>> links = links(job);
+            Map<String, java.util.Set<String>> links = job.transportsByPair();
             for (String pair : List.of("0-1", "0-2", "0-3")) {
                 assertThat(links.get(pair)).as("pair %s (rank 0 listens for nothing)\n%s", pair, job.tail(80))
                         .containsExactly("relay");
@@ -117,7 +100,7 @@ class RelayFirewallLabTest {
             JobResult r = job.end(JOB.plusSeconds(30));
             assertThat(r.exitCode()).as("obstacle job\n%s", job.tail(80)).isZero();
             assertThat(job.out(0, "OK: parallel solution agrees with sequential")).as(job.tail(60)).hasSize(1);
-            Map<String, java.util.Set<String>> links = links(job);
+            Map<String, java.util.Set<String>> links = job.transportsByPair();
             links.forEach((pair, used) -> {
                 if (pair.startsWith("0-")) {
                     assertThat(used).as("pair %s: rank 0 listens for nothing", pair).containsExactly("relay");

@@ -193,8 +193,16 @@ public final class SiteCollRanks {
             c.scatterv(me == root ? everyone : null, 0, counts, displs, part, 0, counts[me], root);
             check(name + " scatterv root=" + root, mine, part);
         }
-        Request ig = c.igatherv(mine, 0, counts[me], me == 0 ? new long[len] : null, 0, counts, displs, 0);
-        ig.await(java.time.Duration.ofSeconds(60));
+        // the non-blocking forms, gatherv and scatterv at two roots and alltoallv below, all in flight at once
+        int[] roots = {0, p - 1};
+        long[][] ig = new long[2][len];
+        long[][] is = new long[2][counts[me]];
+        Request[] pending = new Request[4];
+        for (int x = 0; x < 2; x++) {
+            pending[2 * x] = c.igatherv(mine, 0, counts[me], ig[x], 0, counts, displs, roots[x]);
+            pending[2 * x + 1] = c.iscatterv(me == roots[x] ? everyone : null, 0, counts, displs, is[x], 0, counts[me],
+                    roots[x]);
+        }
         long[] agv = new long[len];
         c.allgatherv(mine, 0, counts[me], agv, 0, counts, displs);
         check(name + " allgatherv", everyone, agv);
@@ -214,6 +222,18 @@ public final class SiteCollRanks {
             r2 += rc[j];
         }
         long[] send = data(name, tag + 1, me, s);
+        long[] irecv = new long[r2];
+        Request ia = c.ialltoallv(send, 0, sc, sd, irecv, 0, rc, rd);
+        for (Request q : pending) {
+            q.await(java.time.Duration.ofSeconds(60));
+        }
+        ia.await(java.time.Duration.ofSeconds(60));
+        for (int x = 0; x < 2; x++) {
+            if (me == roots[x]) {
+                check(name + " igatherv root=" + roots[x], everyone, ig[x]);
+            }
+            check(name + " iscatterv root=" + roots[x], mine, is[x]);
+        }
         long[] recv = new long[r2];
         c.alltoallv(send, 0, sc, sd, recv, 0, rc, rd);
         long[] expected = new long[r2];
@@ -230,6 +250,7 @@ public final class SiteCollRanks {
             System.arraycopy(data(name, tag + 1, i, total), off, expected, rd[i], rc[i]);
         }
         check(name + " alltoallv", expected, recv);
+        check(name + " ialltoallv", expected, irecv);
     }
 
     /** allreduce and allgather across the intercommunicator: each group gets the other group's data. */

@@ -90,10 +90,17 @@ final class CollMoves {
         if (c.rank == root) {
             checkBlocks("gatherv", true, rbuf, rk, roff, counts, displs, p);
         }
-        CollSites sites = blocking ? coll.sitesFor(c, GATHERV) : null;
+        CollSites sites = coll.sitesFor(c, GATHERV);
         if (sites != null) {
             // only the root knows every count: each site's leader learns its members' first
-            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, GATHERV, new int[] {scount * sk.size});
+            int[] mine = {scount * sk.size};
+            if (!blocking) {
+                CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, SITE_AWARE);
+                CollSitesMoves.collectThen(s, sites, c.rank, mine, bytes -> CollSitesMoves.gatherv(s, sites, c.rank, root,
+                        sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, bytes));
+                return coll.start(s);
+            }
+            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, GATHERV, mine);
             CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, SITE_AWARE);
             CollSitesMoves.gatherv(s, sites, c.rank, root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, bytes);
             return coll.start(s);
@@ -152,9 +159,16 @@ final class CollMoves {
         if (c.rank == root) {
             checkBlocks("scatterv", false, sbuf, sk, soff, counts, displs, p);
         }
-        CollSites sites = blocking ? coll.sitesFor(c, SCATTERV) : null;
+        CollSites sites = coll.sitesFor(c, SCATTERV);
         if (sites != null) {
-            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, SCATTERV, new int[] {rcount * rk.size});
+            int[] mine = {rcount * rk.size};
+            if (!blocking) {
+                CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, SITE_AWARE);
+                CollSitesMoves.collectThen(s, sites, c.rank, mine, bytes -> CollSitesMoves.scatterv(s, sites, c.rank, root,
+                        sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, bytes));
+                return coll.start(s);
+            }
+            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, SCATTERV, mine);
             CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, SITE_AWARE);
             CollSitesMoves.scatterv(s, sites, c.rank, root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, bytes);
             return coll.start(s);
@@ -301,7 +315,7 @@ final class CollMoves {
             CollInter.alltoall(s, c, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk);
             return coll.start(s);
         }
-        CollSites sites = blocking ? coll.sitesFor(c, ALLTOALLV) : null;
+        CollSites sites = coll.sitesFor(c, ALLTOALLV);
         if (sites != null) {
             // a leader regroups its members' blocks: it learns their sizes, both ways, first
             int[] mine = new int[2 * p];
@@ -309,21 +323,29 @@ final class CollMoves {
                 mine[r] = scounts[r] * sk.size;
                 mine[p + r] = rcounts[r] * rk.size;
             }
-            int[] all = CollSitesMoves.collectAtLeaders(coll, sites, c, ALLTOALLV, mine);
-            int[] sendBytes = null;
-            int[] recvBytes = null;
-            if (all != null) {
-                int m = all.length / (2 * p);
-                sendBytes = new int[m * p];
-                recvBytes = new int[m * p];
-                for (int x = 0; x < m; x++) {
-                    System.arraycopy(all, 2 * p * x, sendBytes, p * x, p);
-                    System.arraycopy(all, 2 * p * x + p, recvBytes, p * x, p);
+            java.util.function.BiConsumer<CollSchedule, int[]> build = (s, all) -> {
+                int[] sendBytes = null;
+                int[] recvBytes = null;
+                if (all != null) {
+                    int m = all.length / (2 * p);
+                    sendBytes = new int[m * p];
+                    recvBytes = new int[m * p];
+                    for (int x = 0; x < m; x++) {
+                        System.arraycopy(all, 2 * p * x, sendBytes, p * x, p);
+                        System.arraycopy(all, 2 * p * x + p, recvBytes, p * x, p);
+                    }
                 }
+                CollSitesMoves.alltoallv(s, sites, c.rank, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls,
+                        rk, sendBytes, recvBytes);
+            };
+            if (!blocking) {
+                CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, SITE_AWARE);
+                CollSitesMoves.collectThen(s, sites, c.rank, mine, all -> build.accept(s, all));
+                return coll.start(s);
             }
+            int[] all = CollSitesMoves.collectAtLeaders(coll, sites, c, ALLTOALLV, mine);
             CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, SITE_AWARE);
-            CollSitesMoves.alltoallv(s, sites, c.rank, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls, rk,
-                    sendBytes, recvBytes);
+            build.accept(s, all);
             return coll.start(s);
         }
         String algo = coll.pick(ALLTOALLV, most / p >= coll.alltoallLong(c) ? PAIRWISE : LINEAR, ALLTOALLV_ALGOS);

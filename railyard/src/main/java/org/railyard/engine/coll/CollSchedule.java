@@ -44,6 +44,8 @@ final class CollSchedule extends Transfer {
     private static final byte REDUCE = 3;
     /** A send whose receiver is not offered a read of the buffer: see {@link #sendCopied}. */
     private static final byte SEND_COPIED = 4;
+    /** Builds the rest of the schedule: see {@link #then}. */
+    private static final byte EXTEND = 5;
 
     /**
      * Intermediate buffers up to this size stay with a pooled schedule for its next use
@@ -326,6 +328,21 @@ final class CollSchedule extends Transfer {
         }
     }
 
+    /**
+     * Ends the current round with a step that builds the rest of the schedule once every round
+     * before it is complete: for an algorithm whose later rounds depend on what the earlier ones
+     * received (the sizes a site leader collects for a non-blocking gatherv, scatterv or
+     * alltoallv). {@code rest} runs under the progress lock, adds steps and rounds as a builder
+     * would, and may allocate; the schedule is not built completely before it starts.
+     */
+    void then(Runnable rest) {
+        round();
+        int i = add(EXTEND);
+        bufA[i] = rest;
+        comms[i] = target;
+        round();
+    }
+
     /** Ends the current round: what follows starts once every send and receive before is complete. */
     void round() {
         int start = rounds == 0 ? 0 : roundEnd[rounds - 1];
@@ -395,6 +412,9 @@ final class CollSchedule extends Transfer {
         int to = roundEnd[round++];
         inflightCount = 0;
         checked = 0;
+        if (inflight.length < maxPosts) {
+            inflight = new Transfer[maxPosts]; // rounds added by an EXTEND step post more
+        }
         for (int i = from; i < to; i++) {
             switch (type[i]) {
                 case SEND, SEND_COPIED -> {
@@ -409,6 +429,11 @@ final class CollSchedule extends Transfer {
                 case RECV -> inflight[inflightCount++] = p2p.irecvScheduled(comms[i], comms[i].context + 1, bufA[i],
                         kindA[i], offA[i], count[i], peer[i], tagBase | offB[i]);
                 case COPY -> copyNow(kindA[i], bufA[i], offA[i], count[i], kindB[i], bufB[i], offB[i]);
+                case EXTEND -> {
+                    target = comms[i];
+                    ((Runnable) bufA[i]).run();
+                    round();
+                }
                 default -> op.apply(kindA[i], bufA[i], offA[i], bufB[i], offB[i], count[i]);
             }
         }

@@ -14,17 +14,19 @@ import org.railyard.error.RailyardException;
  *
  * <p>A site leader must know the size of each block it packs or unpacks. Where only the member
  * itself knows it (the v-variants), the caller first collects the members' sizes at their
- * leaders ({@link #collectAtLeaders}, a message inside each site) and passes them in; sizes are
- * in bytes.
+ * leaders ({@link #collectAtLeaders}, a message inside each site; for a non-blocking call
+ * {@link #collectThen}, the first round of its schedule) and passes them in; sizes are in bytes.
  *
  * <p>Sub-tags: 0 for blocks between members of one site, 1 for packs between a leader and its
- * members, 2 for packs between leaders; a member and its leader exchange both a block and a pack
- * in one round, and the sub-tag keeps them apart.
+ * members, 2 for packs between leaders, 3 for the sizes of a non-blocking call; a member and its
+ * leader exchange both a block and a pack in one round, and the sub-tag keeps them apart.
  */
 final class CollSitesMoves {
     private static final int BLOCK = 0;
     private static final int MEMBER_PACK = 1;
     private static final int LEADER_PACK = 2;
+    /** The sizes a member tells its leader first in a non-blocking v-collective. */
+    private static final int SIZES = 3;
 
     private CollSitesMoves() {
     }
@@ -61,6 +63,28 @@ final class CollSitesMoves {
         s.round();
         coll.finish(coll.start(s));
         return all;
+    }
+
+    /**
+     * The non-blocking form of {@link #collectAtLeaders}: the collection is the first round of
+     * {@code s} (sub-tag {@link #SIZES}), and {@code rest} builds the remaining rounds once it is
+     * in, given what {@link #collectAtLeaders} returns.
+     */
+    static void collectThen(CollSchedule s, CollSites sites, int rank, int[] mine, java.util.function.Consumer<int[]> rest) {
+        int[] site = sites.members[sites.siteOf[rank]];
+        int len = mine.length;
+        int[] all;
+        if (rank == site[0]) {
+            all = new int[site.length * len];
+            System.arraycopy(mine, 0, all, 0, len);
+            for (int x = 1; x < site.length; x++) {
+                s.recv(s.comm, all, Kind.INT, x * len, len, site[x], SIZES);
+            }
+        } else {
+            all = null;
+            s.send(s.comm, mine, Kind.INT, 0, len, site[0], SIZES);
+        }
+        s.then(() -> rest.accept(all));
     }
 
     // ---------------------------------------------------------------- gather, scatter

@@ -7,7 +7,7 @@
  * <table>
  * <tr><th>collective</th><th>choice</th></tr>
  * <tr><td>any of barrier, bcast, reduce and allreduce (commutative operations), gather, scatter,
- *   allgather(v), alltoall; gatherv, scatterv, alltoallv when blocking</td><td>site-aware
+ *   allgather(v), alltoall, gatherv, scatterv, alltoallv</td><td>site-aware
  *   ({@link org.railyard.engine.coll.CollSites}, {@link org.railyard.engine.coll.CollSitesMoves}) when the intracommunicator's members run on several
  *   sites ({@code railyard.site}), {@code railyard.coll.sites} is on and no other algorithm is forced:
  *   each pair of sites exchanges one message each way at most, and each site runs the node-aware

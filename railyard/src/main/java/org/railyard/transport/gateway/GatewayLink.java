@@ -20,6 +20,7 @@ final class GatewayLink implements Link {
     private final FrameRing inbox;
     private volatile GatewayFrame.Address to;
     private volatile String peerSite = "";
+    private volatile boolean reroutes;
     private volatile String unreachable;
     private volatile boolean closed;
     private int claimed;
@@ -30,10 +31,14 @@ final class GatewayLink implements Link {
         this.inbox = inbox;
     }
 
-    /** The connector asked for this link: frames to the peer go to {@code to}. */
-    void joined(GatewayFrame.Address to, String site) {
+    /**
+     * The connector asked for this link: frames to the peer go to {@code to}; {@code reroutes} when
+     * either site has a second gateway (see {@link #reroutes()}).
+     */
+    void joined(GatewayFrame.Address to, String site, boolean reroutes) {
         this.to = to;
         this.peerSite = site;
+        this.reroutes = reroutes;
     }
 
     /** The site id of the peer, or 0 before the connector asked for this link. */
@@ -67,6 +72,9 @@ final class GatewayLink implements Link {
         GatewayFrame.Address dst = to;
         if (discarded() || !session.isOpen() || dst == null) {
             return CLOSED;
+        }
+        if (!session.sendResets()) {
+            return BACK_PRESSURED;
         }
         int routed = GatewayFrame.HEADER + frameLength;
         long off = session.claim(routed);
@@ -136,6 +144,16 @@ final class GatewayLink implements Link {
         return isOpen() && session.pendingOutput();
     }
 
+    /**
+     * True when this site or the peer's lists a second gateway: the channel keeps its frames until
+     * acknowledged, and when the gateway dies it links the peer again through the session opened
+     * on the next gateway, sending again what was not acknowledged (the peer drops duplicates).
+     */
+    @Override
+    public boolean reroutes() {
+        return reroutes;
+    }
+
     @Override
     public String failure() {
         if (unreachable != null) {
@@ -156,6 +174,11 @@ final class GatewayLink implements Link {
         if (!closed) {
             closed = true;
             session.forget(this);
+            GatewayFrame.Address dst = to;
+            if (reroutes && unreachable == null && dst != null && session.isOpen()) {
+                // the peer's link must break too, or its rail would go on counting this one's bytes
+                session.reset(dst);
+            }
         }
     }
 }

@@ -50,6 +50,9 @@ final class GatewaySession {
     private final FrameRing out;
     private final GatewayLink[] links;
     private final IntConsumer arrived;
+    private final Runnable broken;
+    /** Peers owed a RESET (their link closed here), oldest first; progress thread only. */
+    private final java.util.ArrayDeque<GatewayFrame.Address> resets = new java.util.ArrayDeque<>();
     private final Thread writer;
     private final Thread reader;
     private volatile boolean writerParked;
@@ -59,7 +62,7 @@ final class GatewaySession {
     private volatile String failure;
 
     GatewaySession(Transport transport, GatewayClient.Opened opened, GatewayFrame.Address self, long job, String site,
-                   String gateway, int size, int maxFrame, IntConsumer arrived) {
+                   String gateway, int size, int maxFrame, IntConsumer arrived, Runnable broken) {
         this.job = job;
         this.transport = transport;
         this.socket = opened.socket();
@@ -71,6 +74,7 @@ final class GatewaySession {
         this.maxFrame = maxFrame;
         this.links = new GatewayLink[size];
         this.arrived = arrived;
+        this.broken = broken;
         long outCapacity = ringCapacity(maxFrame + GatewayFrame.HEADER, 4L << 20);
         this.inboxCapacity = ringCapacity(maxFrame, 2L << 20);
         this.out = new FrameRing(Arena.ofAuto().allocate(FrameRing.bytesFor(outCapacity), 64), outCapacity,
@@ -118,7 +122,7 @@ final class GatewaySession {
     }
 
     /** The link to {@code peer}: the pending one its first frames made, or a new one. */
-    synchronized GatewayLink link(int peer, GatewayFrame.Address to, String peerSite) throws IOException {
+    synchronized GatewayLink link(int peer, GatewayFrame.Address to, String peerSite, boolean reroutes) throws IOException {
         if (!isOpen()) {
             throw new IOException("the connection to the gateway " + gateway + " is down: " + failure);
         }
@@ -127,7 +131,7 @@ final class GatewaySession {
             l = new GatewayLink(this, peer, newInbox());
             links[peer] = l;
         }
-        l.joined(to, peerSite);
+        l.joined(to, peerSite, reroutes);
         return l;
     }
 
@@ -157,6 +161,34 @@ final class GatewaySession {
         if (links[l.peer()] == l) {
             links[l.peer()] = null;
         }
+    }
+
+    /**
+     * The link to {@code to} was closed here while the session is up: the peer is told (a DATA
+     * frame flagged {@link GatewayFrame#FLAG_RESET}), so that its link breaks too and both ends
+     * start the next one from the same frame. Progress thread.
+     */
+    void reset(GatewayFrame.Address to) {
+        resets.add(to);
+        sendResets();
+    }
+
+    /** Sends the RESETs owed; false while the out ring has no room for one (a claim retries first). */
+    boolean sendResets() {
+        while (!resets.isEmpty()) {
+            int routed = GatewayFrame.HEADER + 1;
+            long off = out.tryClaim(routed);
+            if (off < 0) {
+                return false;
+            }
+            GatewayFrame.Address dst = resets.poll();
+            MemorySegment seg = out.segment();
+            GatewayFrame.writeHeader(seg, off, routed, GatewayFrame.DATA, GatewayFrame.FLAG_RESET, job, self.site(),
+                    self.node(), self.process(), dst.site(), dst.node(), dst.process());
+            seg.set(ValueLayout.JAVA_BYTE, off + GatewayFrame.HEADER, (byte) 0);
+            commit(routed);
+        }
+        return true;
     }
 
     // ---- output: the progress thread produces, the writer consumes
@@ -217,7 +249,7 @@ final class GatewaySession {
             while (!closed) {
                 GatewayFrame.Header h = GatewayFrame.readHeader(in, header, Math.max(maxFrame, GatewayFrame.MAX_TEXT));
                 switch (h.type()) {
-                    case GatewayFrame.DATA -> deliver(h, body);
+                    case GatewayFrame.DATA -> deliver(h, body, header);
                     case GatewayFrame.UNREACHABLE -> {
                         String why = new String(GatewayFrame.readBody(in, h), StandardCharsets.UTF_8);
                         int peer = h.source().process();
@@ -256,16 +288,39 @@ final class GatewaySession {
         }
     }
 
-    /** One DATA frame: checked, then copied into its source's inbox (waiting while that is full). */
-    private void deliver(GatewayFrame.Header h, byte[] body) throws IOException {
+    /**
+     * One DATA frame: checked, then copied into its source's inbox (waiting while that is full). A
+     * cut frame counts only once its END follows; on ABORT it is dropped and the link from its
+     * source breaks, naming why (the other sources' links go on).
+     */
+    private void deliver(GatewayFrame.Header h, byte[] body, byte[] scratch) throws IOException {
         int peer = h.source().process();
         int len = h.bodyLength();
+        boolean reset = h.has(GatewayFrame.FLAG_RESET);
         if (peer >= links.length || h.destination().process() != self.process() || len > maxFrame
-                || len < FrameHeader.LENGTH) {
+                || (len < FrameHeader.LENGTH && !reset)) {
             throw new IOException("the gateway forwarded a frame from " + h.source() + " to " + h.destination()
                     + " of " + len + " bytes to rank " + self.process() + " of a job of " + links.length);
         }
         in.readFully(body, 0, len);
+        if (h.has(GatewayFrame.FLAG_CUT)) {
+            GatewayFrame.Header t = GatewayFrame.readHeader(in, scratch, GatewayFrame.MAX_TEXT);
+            if ((t.type() != GatewayFrame.END && t.type() != GatewayFrame.ABORT) || !t.source().equals(h.source())
+                    || !t.destination().equals(h.destination())) {
+                throw new IOException("the gateway followed a cut frame from rank " + peer + " with "
+                        + GatewayFrame.typeName(t.type()) + " from " + t.source() + " instead of its END or ABORT");
+            }
+            if (t.type() == GatewayFrame.ABORT) {
+                String why = new String(GatewayFrame.readBody(in, t), StandardCharsets.UTF_8);
+                breakLink(peer, "the gateway of site '" + site + "' (" + gateway + ") could not complete a frame from rank "
+                        + peer + ": " + why);
+                return;
+            }
+        }
+        if (reset) {
+            breakLink(peer, "rank " + peer + " closed its link to this rank through the gateway (to link again)");
+            return;
+        }
         MemorySegment b = MemorySegment.ofArray(body);
         if (b.get(INT, 0) != len) {
             throw new IOException("rank " + peer + " sent through the gateway a frame of " + len
@@ -284,11 +339,30 @@ final class GatewaySession {
         ring.commit();
     }
 
+    /** The link from {@code peer}, if any, breaks with {@code why} (no pending link is made for it). */
+    private void breakLink(int peer, String why) {
+        GatewayLink l;
+        synchronized (this) {
+            l = links[peer];
+        }
+        if (l != null) {
+            l.unreachable(why);
+        }
+    }
+
+    /** The connection broke (not closed here): its links fail, and the transport is told once. */
     private void fail(String why) {
-        if (failure == null && !closed) {
-            failure = why;
+        boolean first;
+        synchronized (this) {
+            first = failure == null && !closed;
+            if (first) {
+                failure = why;
+            }
         }
         close();
+        if (first) {
+            broken.run();
+        }
     }
 
     void close() {

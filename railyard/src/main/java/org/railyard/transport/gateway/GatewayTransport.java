@@ -6,6 +6,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.IntConsumer;
 import org.railyard.bootstrap.AddressCard;
@@ -26,15 +27,22 @@ import org.railyard.wire.GatewayFrame;
  * the frames the session sorted by source.
  *
  * <p>Failover: the session connects to the first gateway of the setting that answers; when its
- * connection breaks, every link through it fails (their channels report PEER_FAILED naming the
- * site's gateway), and the next link asked for opens a new session on the first gateway that
- * answers then, the second one when the first stays down.
+ * connection breaks, every link through it fails, and a new session opens at once (retried with
+ * backoff, bounded by {@code railyard.partition.timeout}) on the first gateway that answers then,
+ * the second one when the first stays down, so that frames from other sites find this rank again.
+ * When this site or the peer's names a second gateway (the card entry {@value #CARD_KEY} counts
+ * them), the links {@link GatewayLink#reroutes reroute}: the channel above keeps acknowledgements
+ * and retransmission, links the peer again through the new session and sends again what the dead
+ * gateway may have lost, and the peer drops duplicates by PSN. Otherwise the channels through the
+ * broken session fail (PEER_FAILED naming the site's gateway).
  */
 public final class GatewayTransport implements Transport {
     private static final Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
             Capability.REMOTE, Capability.DETECTS_FAILURE, Capability.INDIRECT);
     /** Smallest frame limit. */
     private static final int MIN_FRAME = 4096;
+    /** Address card entry: how many gateways this rank's site has (a second one lets links reroute). */
+    static final String CARD_KEY = "gateways";
 
     private List<InetSocketAddress> gateways = List.of();
     private TransportEnv env;
@@ -44,6 +52,8 @@ public final class GatewayTransport implements Transport {
     private byte[] verifier;
     private volatile IntConsumer arrivals = p -> { };
     private GatewaySession session;
+    private volatile boolean closed;
+    private Thread reopening;
 
     @Override public String name() { return "gateway"; }
     @Override public int priority() { return 30; }
@@ -110,8 +120,8 @@ public final class GatewayTransport implements Transport {
             try {
                 GatewayClient.Opened o = GatewayClient.open(resolved, env.jobId(), verifier, self, env.size(), 0, site,
                         false, timeout);
-                session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site, g.getHostString() + ":" + g.getPort(), env.size(),
-                        maxFrame, p -> arrivals.accept(p));
+                session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site,
+                        g.getHostString() + ":" + g.getPort(), env.size(), maxFrame, p -> arrivals.accept(p), this::reopen);
                 return session;
             } catch (IOException e) {
                 why.append(why.isEmpty() ? "" : "; ").append(g.getHostString()).append(':').append(g.getPort())
@@ -119,6 +129,35 @@ public final class GatewayTransport implements Transport {
             }
         }
         throw new IOException("no gateway of site '" + site + "' (setting " + Config.GATEWAY_PROP + ") answered: " + why);
+    }
+
+    /**
+     * The session broke: open a new one in the background, so that ranks of other sites reach this
+     * one again; tries with backoff (100 ms doubling to 2 s) for up to railyard.partition.timeout.
+     */
+    private synchronized void reopen() {
+        if (closed || (reopening != null && reopening.isAlive())) {
+            return;
+        }
+        Duration bound = Config.duration(Config.PARTITION_TIMEOUT_PROP, Config.PARTITION_TIMEOUT_DEFAULT);
+        reopening = Thread.ofVirtual().name("railyard-gateway-reopen-" + env.rank()).start(() -> {
+            long deadline = System.nanoTime() + bound.toNanos();
+            long pause = 100_000_000L;
+            while (!closed && System.nanoTime() - deadline < 0) {
+                try {
+                    session();
+                    return;
+                } catch (IOException e) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(pause);
+                    pause = Math.min(2_000_000_000L, 2 * pause);
+                }
+            }
+        });
+    }
+
+    @Override
+    public Map<String, String> cardEntries() {
+        return Map.of(CARD_KEY, Integer.toString(gateways.size()));
     }
 
     @Override
@@ -135,7 +174,16 @@ public final class GatewayTransport implements Transport {
     public Link join(int peer, AddressCard self, AddressCard peerCard) throws IOException {
         GatewayFrame.Address to = new GatewayFrame.Address(GatewayFrame.siteId(peerCard.site()),
                 GatewayFrame.nodeId(peerCard.node()), peer);
-        return session().link(peer, to, peerCard.site());
+        boolean reroutes = gateways.size() > 1 || secondGateway(peerCard);
+        return session().link(peer, to, peerCard.site(), reroutes);
+    }
+
+    private static boolean secondGateway(AddressCard card) {
+        try {
+            return Integer.parseInt(card.entries().getOrDefault(CARD_KEY, "1")) > 1;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     @Override
@@ -164,6 +212,7 @@ public final class GatewayTransport implements Transport {
 
     @Override
     public synchronized void close() {
+        closed = true;
         if (session != null) {
             session.close();
         }
