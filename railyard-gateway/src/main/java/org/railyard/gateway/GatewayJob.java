@@ -12,15 +12,15 @@ final class GatewayJob {
     /** Opens a WAN stripe. */
     @FunctionalInterface
     interface Opener {
-        GatewayServer.Endpoint open() throws IOException;
+        Endpoint open() throws IOException;
     }
 
     final String id;
     final long hash;
     final byte[] verifier;
     final int size;
-    private final ConcurrentHashMap<Integer, GatewayServer.Endpoint> ranks = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Long, GatewayServer.Endpoint> stripes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Endpoint> ranks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Endpoint> stripes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Object> opening = new ConcurrentHashMap<>();
 
     GatewayJob(String id, long hash, byte[] verifier, int size) {
@@ -31,8 +31,8 @@ final class GatewayJob {
     }
 
     /** A rank connected (again: its earlier connection, if any, is closed). */
-    void register(int rank, GatewayServer.Endpoint ep) {
-        GatewayServer.Endpoint old;
+    void register(int rank, Endpoint ep) {
+        Endpoint old;
         synchronized (this) {
             old = ranks.put(rank, ep);
             notifyAll();
@@ -43,19 +43,19 @@ final class GatewayJob {
     }
 
     /** The rank's connection ended; true if no rank of the job is connected here any more. */
-    synchronized boolean unregister(int rank, GatewayServer.Endpoint ep) {
+    synchronized boolean unregister(int rank, Endpoint ep) {
         ranks.remove(rank, ep);
         return ranks.isEmpty();
     }
 
     void closeStripes() {
-        for (GatewayServer.Endpoint e : java.util.List.copyOf(stripes.values())) {
+        for (Endpoint e : java.util.List.copyOf(stripes.values())) {
             e.close();
         }
         stripes.clear();
     }
 
-    java.util.Collection<GatewayServer.Endpoint> ranks() {
+    java.util.Collection<Endpoint> ranks() {
         return java.util.List.copyOf(ranks.values());
     }
 
@@ -68,8 +68,8 @@ final class GatewayJob {
     }
 
     /** The connection of {@code rank}, waiting up to {@code wait} for it to connect; null if it did not. */
-    GatewayServer.Endpoint awaitRank(int rank, Duration wait) {
-        GatewayServer.Endpoint e = ranks.get(rank);
+    Endpoint awaitRank(int rank, Duration wait) {
+        Endpoint e = ranks.get(rank);
         if (e != null && e.isOpen()) {
             return e;
         }
@@ -95,9 +95,9 @@ final class GatewayJob {
     }
 
     /** WAN stripe {@code k} to {@code site}, opened by {@code opener} the first time (and after it closed). */
-    GatewayServer.Endpoint stripe(int site, int k, Opener opener) throws IOException {
+    Endpoint stripe(int site, int k, Opener opener) throws IOException {
         long key = ((long) site << 32) | (k & 0xffffffffL);
-        GatewayServer.Endpoint e = stripes.get(key);
+        Endpoint e = stripes.get(key);
         if (e != null && e.isOpen()) {
             return e;
         }
@@ -113,17 +113,17 @@ final class GatewayJob {
     }
 
     /** WAN stripe {@code k} to {@code site} if one is open (opened by either side), else null. */
-    GatewayServer.Endpoint openStripe(int site, int k) {
-        GatewayServer.Endpoint e = stripes.get(((long) site << 32) | (k & 0xffffffffL));
+    Endpoint openStripe(int site, int k) {
+        Endpoint e = stripes.get(((long) site << 32) | (k & 0xffffffffL));
         return e != null && e.isOpen() ? e : null;
     }
 
     /** A stripe the peer opened: used for frames to its site unless this side has one open already. */
-    void offerStripe(int site, int k, GatewayServer.Endpoint e) {
+    void offerStripe(int site, int k, Endpoint e) {
         stripes.compute(((long) site << 32) | (k & 0xffffffffL), (key, old) -> old != null && old.isOpen() ? old : e);
     }
 
-    void dropStripe(GatewayServer.Endpoint e) {
+    void dropStripe(Endpoint e) {
         stripes.values().remove(e);
     }
 }
