@@ -34,10 +34,10 @@
  * <h3>The agent's states</h3>
  * <ol>
  * <li><b>WATCHING</b> (the application is inside, or was during the last look). The agent runs no
- *     cycle and keeps off the lock and the processor: it parks from {@code LOOK_MIN_NANOS} (100 us)
- *     doubling to {@code LOOK_MAX_NANOS} (1 ms) between two looks. After {@code AGENT_BUSY_LOOKS}
+ *     cycle and keeps off the lock and the processor: it parks from {@code LOOK_MIN_NANOS}
+ *     doubling to {@code LOOK_MAX_NANOS} between two looks. After {@code AGENT_BUSY_LOOKS}
  *     looks in a row with a waiter inside, it parks long, for {@code railyard.idle.maxsleep} but at
- *     least {@code LONG_PARK_MIN_NANOS} (1 ms), and the last waiter to leave unparks it; woken before
+ *     least {@code LONG_PARK_MIN_NANOS}, and the last waiter to leave unparks it; woken before
  *     half that bound, it counts its looks again from zero before parking long again (each unpark
  *     costs the leaving thread a system call).</li>
  * <li><b>WATCHING &rarr; DRIVING: how the agent learns the application is away.</b> At a look,

@@ -37,6 +37,11 @@ import org.railyard.wire.GatewayFrame;
  * broken session fail (PEER_FAILED naming the site's gateway).
  */
 public final class GatewayTransport implements Transport {
+    /** The first pause between two attempts to reopen a broken gateway session; it doubles. */
+    static final long REOPEN_FIRST_PAUSE_NANOS = 100_000_000L;
+    /** The longest pause between two attempts to reopen a broken gateway session. */
+    static final long REOPEN_MAX_PAUSE_NANOS = 2_000_000_000L;
+
     private static final Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
             Capability.REMOTE, Capability.DETECTS_FAILURE, Capability.INDIRECT);
     /** Smallest frame limit. */
@@ -133,7 +138,8 @@ public final class GatewayTransport implements Transport {
 
     /**
      * The session broke: open a new one in the background, so that ranks of other sites reach this
-     * one again; tries with backoff (100 ms doubling to 2 s) for up to railyard.partition.timeout.
+     * one again; tries with backoff ({@link #REOPEN_FIRST_PAUSE_NANOS} doubling to
+     * {@link #REOPEN_MAX_PAUSE_NANOS}) for up to railyard.partition.timeout.
      */
     private synchronized void reopen() {
         if (closed || (reopening != null && reopening.isAlive())) {
@@ -142,14 +148,14 @@ public final class GatewayTransport implements Transport {
         Duration bound = Config.duration(Config.PARTITION_TIMEOUT_PROP, Config.PARTITION_TIMEOUT_DEFAULT);
         reopening = Thread.ofVirtual().name("railyard-gateway-reopen-" + env.rank()).start(() -> {
             long deadline = System.nanoTime() + bound.toNanos();
-            long pause = 100_000_000L;
+            long pause = REOPEN_FIRST_PAUSE_NANOS;
             while (!closed && System.nanoTime() - deadline < 0) {
                 try {
                     session();
                     return;
                 } catch (IOException e) {
                     java.util.concurrent.locks.LockSupport.parkNanos(pause);
-                    pause = Math.min(2_000_000_000L, 2 * pause);
+                    pause = Math.min(REOPEN_MAX_PAUSE_NANOS, 2 * pause);
                 }
             }
         });
