@@ -186,7 +186,15 @@ class GatewaySystemTest {
             Await.awaitUntil(() -> rounds(t) >= atKill + 60 || f.isDone(), Duration.ofSeconds(120),
                     () -> "60 more rounds after the first west gateway died\n" + t.tail(60));
             Files.writeString(stop, "stop");
-            JobResult r = f.get(120, TimeUnit.SECONDS);
+            JobResult r;
+            try {
+                r = f.get(120, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                String stacks = StackDumps.ofDescendants("gateway-failover");
+                t.save("gateway-failover");
+                throw new AssertionError("the job did not end within 120 s of the stop file\n" + stacks + "\n"
+                        + t.tail(80), e);
+            }
             t.save("gateway-failover");
             assertThat(r.exitCode()).as("the job outlives its first west gateway\n%s", t.tail(80)).isZero();
             assertThat(t.find(l -> l.text().startsWith("PINGPONG OK"))).as(t.tail(60)).isPresent();
