@@ -24,7 +24,12 @@ final class Epochs {
     private final Target target;
     /** The node barrier of a mapped window, else null. */
     private final SharedHeader shared;
+    /** The passive-target locks and PSCW counters of a mapped window, else null: no message then. */
+    private final SharedSync sync;
     private final int n;
+    private final int me;
+    /** Members known to have failed, as last read under the progress lock (mapped windows' waits). */
+    private final boolean[] dead;
 
     boolean fenceOpen;
     int[] startGroup;
@@ -48,7 +53,10 @@ final class Epochs {
         this.out = out;
         this.target = target;
         this.shared = shared;
+        this.sync = shared == null ? null : shared.sync();
         this.n = n;
+        this.me = comm.rank();
+        this.dead = new boolean[n];
         this.lockType = new int[n];
         this.lockNoCheck = new boolean[n];
         this.grantsWanted = new long[n];
@@ -143,6 +151,12 @@ final class Epochs {
             lockNoCheck[t] = true;
             return;
         }
+        if (sync != null) {
+            sync.lock(t, me, type == RmaWindow.LOCK_EXCLUSIVE, () -> lockWatch(t), w.name());
+            lockType[t] = type;
+            lockNoCheck[t] = false;
+            return;
+        }
         long wanted = out.locked(() -> {
             out.control(t, RmaHeader.OP_LOCK, type, 0);
             return ++grantsWanted[t];
@@ -181,6 +195,10 @@ final class Epochs {
         if ((assertions & RmaWindow.MODE_NOCHECK) != 0) {
             lockAllOn = true;
             lockAllNoCheck = true;
+            return;
+        }
+        if (sync != null) {
+            lockAllMapped();
             return;
         }
         long[] wanted = new long[n];
@@ -225,6 +243,20 @@ final class Epochs {
 
     /** Completes every operation to {@code targets} remotely and releases their locks (unless taken with NOCHECK). */
     void release(int[] targets, boolean noCheck) {
+        if (sync != null) {
+            // the operations were loads and stores, complete when issued; the release of the lock
+            // word orders them before the next holder's acquire
+            for (int t : targets) {
+                sync.unlock(t, me);
+            }
+            refreshDead();
+            for (int t : targets) {
+                if (dead[t]) {
+                    throw failedPeer(t);
+                }
+            }
+            return;
+        }
         out.locked(() -> {
             for (int t : targets) {
                 if (out.failed[t] != null) {
@@ -251,6 +283,61 @@ final class Epochs {
         for (int t : targets) {
             out.throwDeferred(t);
         }
+    }
+
+    /** Between two sleeps of a wait for {@code t}'s mapped lock: fails if {@code t} failed, reclaims failed holders' shares. */
+    private void lockWatch(int t) {
+        refreshDead();
+        if (dead[t]) {
+            throw failedPeer(t);
+        }
+        for (int o = 0; o < n; o++) {
+            if (dead[o] && o != me && sync.reclaim(t, o)) {
+                s.choice("rank " + s.rank() + ": window " + w.name() + ": released the lock share of failed rank "
+                        + o + " at rank " + t);
+            }
+        }
+    }
+
+    /** lockAll on a mapped window: the shared lock of every live member, in rank order; all or none. */
+    private void lockAllMapped() {
+        refreshDead();
+        int taken = 0;
+        try {
+            for (; taken < n; taken++) {
+                int t = taken;
+                if (!dead[t]) {
+                    sync.lock(t, me, false, () -> lockWatch(t), w.name());
+                }
+            }
+        } catch (RuntimeException e) {
+            for (int t = 0; t < taken; t++) {
+                sync.unlock(t, me);
+            }
+            throw e;
+        }
+        lockAllOn = true;
+        lockAllNoCheck = false;
+        for (int t = 0; t < n; t++) {
+            if (dead[t]) {
+                throw failedPeer(t);
+            }
+        }
+    }
+
+    /** The PEER_FAILED error of member {@code t}, read under the progress lock. */
+    private RailyardException failedPeer(int t) {
+        return out.locked(() -> out.peerFailed(t));
+    }
+
+    /** Copies which members failed into {@link #dead}, under the progress lock. */
+    private void refreshDead() {
+        out.locked(() -> {
+            for (int t = 0; t < n; t++) {
+                dead[t] = out.failed[t] != null;
+            }
+            return null;
+        });
     }
 
     void sync() {
@@ -353,6 +440,17 @@ final class Epochs {
         }
         int[] g = members(worldRanks, "post");
         VarHandle.fullFence();
+        if (sync != null) {
+            refreshDead();
+            for (int r : g) {
+                completesWanted[r]++;
+                if (!dead[r]) {
+                    sync.post(me, r);
+                }
+            }
+            postGroup = g;
+            return;
+        }
         out.locked(() -> {
             for (int r : g) {
                 completesWanted[r]++;
@@ -372,6 +470,29 @@ final class Epochs {
                     + " while an access epoch is open (complete first)");
         }
         int[] g = members(worldRanks, "start");
+        if (sync != null) {
+            for (int r : g) {
+                postsWanted[r]++;
+            }
+            if ((assertions & RmaWindow.MODE_NOCHECK) == 0) {
+                refreshDead();
+                sync.awaitBell(me, () -> {
+                    for (int r : g) {
+                        if (sync.posts(r, me) < postsWanted[r] && !dead[r]) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }, this::refreshDead, () -> "window " + w.name() + ": the post of every target of start");
+                for (int r : g) {
+                    if (dead[r]) {
+                        throw failedPeer(r);
+                    }
+                }
+            }
+            startGroup = g;
+            return;
+        }
         out.locked(() -> {
             for (int r : g) {
                 postsWanted[r]++;
@@ -404,6 +525,15 @@ final class Epochs {
         }
         startGroup = null;
         VarHandle.fullFence();
+        if (sync != null) {
+            refreshDead();
+            for (int r : g) {
+                if (!dead[r]) {
+                    sync.complete(me, r);
+                }
+            }
+            return;
+        }
         out.locked(() -> {
             for (int r : g) {
                 if (out.failed[r] == null) {
@@ -429,6 +559,13 @@ final class Epochs {
     void waitFor() {
         w.checkUsable();
         int[] g = exposure("waitFor");
+        if (sync != null) {
+            refreshDead();
+            sync.awaitBell(me, () -> exposureDone(g), this::refreshDead,
+                    () -> "window " + w.name() + ": the complete of every origin of post");
+            endExposure(g);
+            return;
+        }
         out.waitUntil(() -> exposureDone(g), "the complete of every origin of post");
         endExposure(g);
     }
@@ -436,6 +573,14 @@ final class Epochs {
     boolean test() {
         w.checkUsable();
         int[] g = exposure("test");
+        if (sync != null) {
+            refreshDead();
+            if (!exposureDone(g)) {
+                return false;
+            }
+            endExposure(g);
+            return true;
+        }
         if (!s.driveUntil(() -> exposureDone(g), 0)) {
             return false;
         }
@@ -451,6 +596,14 @@ final class Epochs {
     }
 
     boolean exposureDone(int[] g) {
+        if (sync != null) {
+            for (int r : g) {
+                if (sync.completes(me, r) < completesWanted[r] && !dead[r]) {
+                    return false;
+                }
+            }
+            return true;
+        }
         for (int r : g) {
             if (completes[r] < completesWanted[r] && out.failed[r] == null) {
                 return false;

@@ -128,6 +128,10 @@ public final class Rma {
                     parts, header, arena);
             windows.add(w);
             w.start();
+            s.choice("rank " + s.rank() + ": window " + w.name() + ": " + (header != null
+                    ? "mapped: operations are loads, stores and atomics; fence, lock/unlock and post/start/complete/wait "
+                    + "through the mapping's header"
+                    : "messages: operations and every synchronisation are messages to the targets' progress"));
             return w;
         } finally {
             lock.unlock();

@@ -23,6 +23,8 @@ import org.railyard.util.Futex;
  *  +-------------------+--------------------------------------------------+
  *  | ... one line per member                                              |
  *  +----------------------------------------------------------------------+
+ *  | passive-target locks, bells, post and complete counters               |  {@link SharedSync}, 64 * (2 + members)
+ *  +----------------------------------------------------------------------+
  * </pre>
  *
  * <p>Barrier: a member reads {@code gen}, then adds one to {@code arrived}; the last to arrive sets
@@ -57,9 +59,14 @@ final class SharedHeader {
     private final MemorySegment words;
     private final int members;
     private final RmaWindow w;
+    private final SharedSync sync;
 
     /** Bytes of the header of a window of {@code members} members; a multiple of {@link #LINE}. */
     static long bytes(int members) {
+        return syncAt(members) + SharedSync.bytes(members);
+    }
+
+    private static long syncAt(int members) {
         return LOCKS + (long) LINE * members;
     }
 
@@ -67,6 +74,12 @@ final class SharedHeader {
         this.words = words;
         this.members = members;
         this.w = w;
+        this.sync = new SharedSync(words.asSlice(syncAt(members), SharedSync.bytes(members)), members);
+    }
+
+    /** The passive-target locks and the post/complete counters of the window. */
+    SharedSync sync() {
+        return sync;
     }
 
     // ================================================================== barrier
