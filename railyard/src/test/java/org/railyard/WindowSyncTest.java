@@ -35,8 +35,6 @@ class WindowSyncTest {
         EngineJob.run(n, "shm", e -> {
             Comm w = new Comm(e, e.world());
             try (Window win = window(w, path, 2)) {
-                win.fence();
-                win.fence(Window.MODE_NOSUCCEED);
                 int[] v = new int[1];
                 int[] inside = new int[1];
                 for (int i = 0; i < rounds; i++) {
@@ -68,8 +66,6 @@ class WindowSyncTest {
         EngineJob.run(n, "shm", e -> {
             Comm w = new Comm(e, e.world());
             try (Window win = window(w, path, 1)) {
-                win.fence();
-                win.fence(Window.MODE_NOSUCCEED);
                 int[] v = new int[1];
                 win.lock(Window.LOCK_SHARED, 0);
                 // every rank is inside the shared epoch at once (else this barrier would not pass)
@@ -103,8 +99,6 @@ class WindowSyncTest {
                 Comm w = new Comm(e, e.world());
                 int me = w.rank();
                 try (Window win = window(w, path, 3)) {
-                    win.fence();
-                    win.fence(Window.MODE_NOSUCCEED);
                     if (me == 0) {
                         win.lockAll();
                         for (int t = 0; t < 3; t++) {
@@ -153,8 +147,6 @@ class WindowSyncTest {
             Comm w = new Comm(e, e.world());
             int me = w.rank();
             try (Window win = window(w, path, 1)) {
-                win.fence();
-                win.fence(Window.MODE_NOSUCCEED);
                 if (me == 1) {
                     win.lock(Window.LOCK_EXCLUSIVE, 0);
                     win.put(new int[] {1}, 0, 1, 0, 0);
@@ -230,8 +222,6 @@ class WindowSyncTest {
             Comm w = new Comm(e, e.world());
             int me = w.rank();
             Window win = window(w, "alloc", 1);
-            win.fence();
-            win.fence(Window.MODE_NOSUCCEED);
             if (me == 2) {
                 win.lock(Window.LOCK_EXCLUSIVE, 0);
                 win.put(new int[] {7}, 0, 1, 0, 0);

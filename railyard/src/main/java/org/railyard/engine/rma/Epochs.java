@@ -15,6 +15,10 @@ import org.railyard.wire.RmaHeader;
  * and complete return once the operations they cover are complete (remotely, except a local flush)
  * and throw what a target deferred; every wait is bounded by the RMA timeout and ends early when the
  * peer failed. The on* methods are called from {@link Target} with the progress lock held.
+ *
+ * <p>Paths: on a mapped window ({@link SharedSync} not null) locks and PSCW are words of the
+ * mapping's header and send nothing; otherwise LOCK, GRANT, UNLOCK, POST and COMPLETE messages
+ * (the target's {@link LockTable}).
  */
 final class Epochs {
     private final RmaWindow w;

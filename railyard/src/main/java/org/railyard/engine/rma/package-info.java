@@ -4,10 +4,13 @@
  * <h2>Paths</h2>
  * A window whose members all share a node and whose memory the library allocates is mapped by
  * every member ({@link org.railyard.engine.rma.Rma}): an origin reaches any member's memory itself,
- * puts and gets are copies, flush is a memory fence, and fence is a barrier over the mapping's
- * header ({@link org.railyard.engine.rma.SharedHeader}). Any other window (user memory, or members on
- * several nodes) carries each operation as messages on the window's private communicator, applied
- * at the target by its {@link org.railyard.engine.rma.Target} in a duty cycle.
+ * puts and gets are copies, flush is a memory fence, fence is a barrier over the mapping's
+ * header ({@link org.railyard.engine.rma.SharedHeader}), and lock/unlock, lockAll and
+ * post/start/complete/wait are words of that header ({@link org.railyard.engine.rma.SharedSync}:
+ * writers first, an acquire on lock and a release on unlock). Any other window (user memory, or members on
+ * several nodes) carries each operation and each synchronisation as messages on the window's
+ * private communicator, applied at the target by its {@link org.railyard.engine.rma.Target} in a
+ * duty cycle. The path is chosen per window at creation and printed in the choice log.
  *
  * <h2>Accumulates are atomic per element</h2>
  * MPI-3 makes accumulate, getAccumulate, fetchAndOp and compareAndSwap atomic per element with
