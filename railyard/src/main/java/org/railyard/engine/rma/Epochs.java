@@ -1,6 +1,7 @@
 package org.railyard.engine.rma;
 
 import java.lang.invoke.VarHandle;
+import java.util.function.IntConsumer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -32,6 +33,8 @@ final class Epochs {
     private final SharedSync sync;
     private final int n;
     private final int me;
+    /** {@link #lockWatch(int)}, made once (a lock of a mapped window allocates nothing). */
+    private final IntConsumer lockWatch = this::lockWatch;
     /** Members known to have failed, as last read under the progress lock (mapped windows' waits). */
     private final boolean[] dead;
 
@@ -156,7 +159,7 @@ final class Epochs {
             return;
         }
         if (sync != null) {
-            sync.lock(t, me, type == RmaWindow.LOCK_EXCLUSIVE, () -> lockWatch(t), w.name());
+            sync.lock(t, me, type == RmaWindow.LOCK_EXCLUSIVE, lockWatch, w.name());
             lockType[t] = type;
             lockNoCheck[t] = false;
             return;
@@ -185,6 +188,14 @@ final class Epochs {
         }
         boolean noCheck = lockNoCheck[t];
         lockType[t] = 0;
+        if (sync != null) {
+            // the epoch's puts were stores; the release of the lock word publishes them
+            sync.unlock(t, me);
+            if (out.failed[t] != null) {
+                throw failedPeer(t);
+            }
+            return;
+        }
         release(new int[] {t}, noCheck);
     }
 
@@ -311,7 +322,7 @@ final class Epochs {
             for (; taken < n; taken++) {
                 int t = taken;
                 if (!dead[t]) {
-                    sync.lock(t, me, false, () -> lockWatch(t), w.name());
+                    sync.lock(t, me, false, lockWatch, w.name());
                 }
             }
         } catch (RuntimeException e) {

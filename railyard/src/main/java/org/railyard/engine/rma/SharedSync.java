@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -192,8 +193,8 @@ final class SharedSync {
         return sb.isEmpty() ? "nobody holds it" : sb.toString();
     }
 
-    /** Waits until {@code me} holds {@code t}'s lock; {@code between} runs between sleeps and may throw. */
-    void lock(int t, int me, boolean exclusive, Runnable between, String window) {
+    /** Waits until {@code me} holds {@code t}'s lock; {@code between} runs with {@code t} between sleeps and may throw. */
+    void lock(int t, int me, boolean exclusive, IntConsumer between, String window) {
         if (exclusive) {
             announceExclusive(t, me);
         }
@@ -201,7 +202,7 @@ final class SharedSync {
             return;
         }
         try {
-            await(() -> tryLock(t, me, exclusive), lockAt(t) + 8, between,
+            await(() -> tryLock(t, me, exclusive), lockAt(t) + 8, () -> between.accept(t),
                     () -> "window " + window + ": the " + (exclusive ? "exclusive" : "shared") + " lock of rank " + t
                             + " (" + holders(t) + ")");
         } catch (RuntimeException e) {

@@ -20,7 +20,7 @@ class SharedSyncTest {
             SharedSync sync = new SharedSync(arena.allocate(SharedSync.bytes(N), 64), N);
             assertThat(sync.tryLock(0, 1, false)).as("first shared locker").isTrue();
             assertThat(sync.tryLock(0, 2, false)).as("shared lockers coexist").isTrue();
-            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> sync.lock(0, 3, true, () -> { }, "w"));
+            CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> sync.lock(0, 3, true, t -> { }, "w"));
             Await.awaitUntil(() -> sync.held(0, 3) == SharedSync.WAITING, BOUND, "the writer's announcement");
             assertThat(sync.holders(0)).contains("rank 3 waits for it exclusively").contains("rank 1 holds it shared");
             assertThat(sync.tryLock(0, 0, false)).as("a new shared locker while a writer waits").isFalse();
