@@ -43,6 +43,16 @@ class RankRestartSystemTest {
         return m;
     }
 
+    /** The FINAL hashes ranks 0 and 1 printed. */
+    private static String[] finals(Jobs.CommandRun r) {
+        String[] finals = new String[2];
+        Matcher m = FINAL.matcher(r.stdout());
+        while (m.find()) {
+            finals[Integer.parseInt(m.group(1))] = m.group(2);
+        }
+        return finals;
+    }
+
     @Test
     void obstacleDemoWithARankKilledAndStartedAgainGivesTheUnfailedAnswer() {
         List<String> job = List.of("-np", "4", "--relays", "1", "--restart", "1");
@@ -73,14 +83,42 @@ class RankRestartSystemTest {
         assertThat(r.stdout()).as(r.report()).contains("rank 0 kills itself after 600 matches")
                 .contains("[1] OK anysource chain of 1200");
         assertThat(r.stderr()).as(r.report()).containsPattern("railyard: rank 0 .*starting it again \\(restart 1 of 1\\)");
-        String[] finals = new String[2];
-        Matcher m = FINAL.matcher(r.stdout());
-        while (m.find()) {
-            finals[Integer.parseInt(m.group(1))] = m.group(2);
-        }
+        String[] finals = finals(r);
         assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
         assertThat(finals[1]).as("the hash rank 1 checked, against rank 0's after its restart\n%s", r.report())
                 .isEqualTo(finals[0]);
+    }
+
+    @Test
+    void obstacleDemoResumesFromItsLastCheckpointWithTheUnfailedAnswer() {
+        List<String> job = List.of("-np", "4", "--relays", "1", "--restart", "1");
+        Jobs.CommandRun clean = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet");
+        assertThat(clean.code()).as(clean.report()).isZero();
+        Matcher expected = result(clean);
+
+        Jobs.CommandRun failed = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet", "--checkpoint-every", "40",
+                "--kill", "2:100");
+        assertThat(failed.code()).as(failed.report()).isZero();
+        assertThat(failed.stderr()).as(failed.report())
+                .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
+                .contains("ObstacleDemo: rank 2 (run 2) resumes from its checkpoint after 80 iterations");
+        assertThat(failed.stdout()).as(failed.report()).contains("OK: parallel solution agrees with sequential");
+        Matcher got = result(failed);
+        assertThat(got.group(1)).as("iterations\n%s", failed.report()).isEqualTo(expected.group(1));
+        assertThat(got.group(3)).as("residual, bit for bit\n%s", failed.report()).isEqualTo(expected.group(3));
+    }
+
+    @Test
+    void anySourceMatchesAfterACheckpointAreReplayedAsFirstMade() {
+        Jobs.CommandRun r = run(List.of("-np", "4", "--relays", "1", "--restart", "1"), AnySourceRestartRanks.class.getName(),
+                "400", "900", "500");
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report()).contains("rank 0 kills itself after 900 matches")
+                .contains("rank 0 resumes after 500 matches")
+                .contains("[1] OK anysource chain of 1200");
+        String[] finals = finals(r);
+        assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
+        assertThat(finals[1]).as("the hash rank 1 checked\n%s", r.report()).isEqualTo(finals[0]);
     }
 
     @Test
