@@ -10,14 +10,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.systest.ranks.AnySourceRestartRanks;
+import org.railyard.systest.ranks.CheckpointGcRanks;
 
 /**
  * A rank SIGKILLed in the middle of a job and started again by the launcher ({@code railyard run
  * --relays 1 --restart 1}) through the real command line: the job ends as it would have without
  * the failure. The obstacle demo (rank 2 kills itself after 30 iterations) converges to the
- * sequential answer, bit for bit, in the same iterations as an unfailed run; a program whose rank
+ * sequential answer, bit for bit, in the same iterations as an unfailed run, and so it does when
+ * the rank goes on from its last checkpoint ({@code --checkpoint-every 40}, killed after 100); a program whose rank
  * 0 takes every message with ANY_SOURCE receives and is killed half way hands rank 1 one
- * consistent match order (the one its first run began, continued by the run started again). And
+ * consistent match order (the one its first run began, continued by the run started again), also
+ * when it goes on from a checkpoint taken in the middle. And
  * --restart without relays is refused, naming what is missing.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -68,6 +71,20 @@ class RankRestartSystemTest {
         assertThat(failed.stderr()).as(failed.report())
                 .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
                 .containsPattern("railyard: rank 2 .*was killed by signal 9 \\(SIGKILL\\); starting it again \\(restart 1 of 1\\)");
+        assertSameAnswer(failed, expected);
+
+        // with checkpoints every 40 iterations, rank 2 goes on from the one after 80, not from the start
+        Jobs.CommandRun resumed = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet", "--checkpoint-every", "40",
+                "--kill", "2:100");
+        assertThat(resumed.code()).as(resumed.report()).isZero();
+        assertThat(resumed.stderr()).as(resumed.report())
+                .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
+                .contains("ObstacleDemo: rank 2 (run 2) resumes from its checkpoint after 80 iterations");
+        assertSameAnswer(resumed, expected);
+    }
+
+    /** The run agrees with the sequential solve, in the same iterations and the same residual, bit for bit, as {@code expected}. */
+    private static void assertSameAnswer(Jobs.CommandRun failed, Matcher expected) {
         assertThat(failed.stdout()).as(failed.report()).contains("OK: parallel solution agrees with sequential");
         Matcher got = result(failed);
         assertThat(got.group(1)).as("iterations\n%s", failed.report()).isEqualTo(expected.group(1));
@@ -90,25 +107,6 @@ class RankRestartSystemTest {
     }
 
     @Test
-    void obstacleDemoResumesFromItsLastCheckpointWithTheUnfailedAnswer() {
-        List<String> job = List.of("-np", "4", "--relays", "1", "--restart", "1");
-        Jobs.CommandRun clean = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet");
-        assertThat(clean.code()).as(clean.report()).isZero();
-        Matcher expected = result(clean);
-
-        Jobs.CommandRun failed = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet", "--checkpoint-every", "40",
-                "--kill", "2:100");
-        assertThat(failed.code()).as(failed.report()).isZero();
-        assertThat(failed.stderr()).as(failed.report())
-                .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
-                .contains("ObstacleDemo: rank 2 (run 2) resumes from its checkpoint after 80 iterations");
-        assertThat(failed.stdout()).as(failed.report()).contains("OK: parallel solution agrees with sequential");
-        Matcher got = result(failed);
-        assertThat(got.group(1)).as("iterations\n%s", failed.report()).isEqualTo(expected.group(1));
-        assertThat(got.group(3)).as("residual, bit for bit\n%s", failed.report()).isEqualTo(expected.group(3));
-    }
-
-    @Test
     void anySourceMatchesAfterACheckpointAreReplayedAsFirstMade() {
         Jobs.CommandRun r = run(List.of("-np", "4", "--relays", "1", "--restart", "1"), AnySourceRestartRanks.class.getName(),
                 "400", "900", "500");
@@ -119,6 +117,21 @@ class RankRestartSystemTest {
         String[] finals = finals(r);
         assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
         assertThat(finals[1]).as("the hash rank 1 checked\n%s", r.report()).isEqualTo(finals[0]);
+    }
+
+    @Test
+    void theRelayFreesWhatACheckpointCoversAndARestartAfterItStillComputesRight() {
+        Jobs.CommandRun r = run(List.of("-np", "2", "--relays", "1", "--restart", "1"), CheckpointGcRanks.class.getName(), "200");
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report())
+                .contains("[1] refused: checkpoint of rank 1 refused: it must be taken where nothing is pending, and"
+                        + " 1 send(s) or receive(s) in flight")
+                .contains("rank 0 kills itself after 300 messages")
+                .contains("rank 0 resumes after 200 messages")
+                .contains("[1] OK checkpoint gc");
+        Matcher held = Pattern.compile("relay held (\\d+) before the checkpoint, (\\d+) after").matcher(r.stdout());
+        assertThat(held.find()).as(r.report()).isTrue();
+        assertThat(Long.parseLong(held.group(1))).as("200 messages of 4 KiB held in replay mode").isGreaterThanOrEqualTo(200L * 4096);
     }
 
     @Test
