@@ -108,7 +108,8 @@ public final class Railyard implements AutoCloseable {
 
     /**
      * How many times the launcher has started this rank again after it died ({@code railyard run
-     * --restart N}): 0 in its first run. A rank started again runs the program from the start; its
+     * --restart N}): 0 in its first run. A rank started again runs the program from the start (or
+     * goes on from its last {@link #checkpoint}, see {@link #restore}); its
      * owner relay gives it the messages of its first run again, in their order, and what it sends
      * again that its peers already have is dropped. So the program must repeat its first run (the
      * same sends for the same receives); it may use this number only for what never reaches a peer,
