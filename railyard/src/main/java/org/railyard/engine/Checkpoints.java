@@ -122,9 +122,12 @@ final class Checkpoints {
             } finally {
                 lock.unlock();
             }
-            if (img == null && System.nanoTime() - deadline > 0) {
-                throw new RailyardException(ErrorClass.TIMEOUT, "checkpoint of rank " + rank
-                        + ": frames stayed queued for " + bound.toSeconds() + " s (" + Config.RELAY_ABSENCE_PROP + ")");
+            if (img == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new RailyardException(ErrorClass.TIMEOUT, "checkpoint of rank " + rank
+                            + ": frames stayed queued for " + bound.toSeconds() + " s (" + Config.RELAY_ABSENCE_PROP + ")");
+                }
+                Thread.yield(); // the progress agent writes what is queued; the relays' STOREDs come meanwhile
             }
         }
         try {
