@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
+import org.railyard.util.Config;
 import org.railyard.wire.CheckpointImage;
 import java.util.Arrays;
 import java.util.List;
@@ -53,8 +54,12 @@ public final class Communicators {
         return self;
     }
 
-    /** Every communicator made here, in order (for a checkpoint); freed ones too. */
+    /**
+     * Every communicator made by dup, in order, freed ones too, kept only where checkpoints may be
+     * taken ({@code railyard.checkpoint.dir} set): a checkpoint records their counters.
+     */
     private final List<CommState> made = new ArrayList<>();
+    private final boolean recording = !Config.string(Config.CHECKPOINT_DIR_PROP, Config.CHECKPOINT_DIR_DEFAULT).isEmpty();
     /** Communicators whose contexts were agreed with the peers, and how many of them by an intracommunicator dup (the one creation a restart can replay). */
     private int creations;
     private int dupCreations;
@@ -145,7 +150,9 @@ public final class Communicators {
         }
         int ctx = agree(c, 2);
         CommState s = new CommState(ctx, c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
-        made.add(s);
+        if (recording) {
+            made.add(s);
+        }
         dupCreations++;
         return s;
     }
