@@ -53,6 +53,12 @@ public final class RmaHeader {
     public static final int OP_GRANT = 11;
     /** Target to origin: an exposure epoch is open to it. */
     public static final int OP_POST = 12;
+    /**
+     * Origin to target: the origin gave up waiting for its LOCK (its wait timed out). The target
+     * takes it out of turn: a LOCK still queued is dropped and answered with GRANT (so that the
+     * origin's count of answers stays one per request), a lock already granted is released.
+     */
+    public static final int OP_WITHDRAW = 13;
 
     /** The error field: the operation's range lay outside the target's (attached) memory. */
     public static final int ERR_RANGE = 1;
@@ -154,7 +160,7 @@ public final class RmaHeader {
             return "one-sided header of " + messageBytes + " bytes, shorter than " + INLINE_OFFSET;
         }
         int op = op(h);
-        if (op < OP_PUT || op > OP_POST) {
+        if (op < OP_PUT || op > OP_WITHDRAW) {
             return "unknown one-sided opcode " + op;
         }
         if (kind(h) >= kinds || reduction(h) >= reductions) {

@@ -168,7 +168,12 @@ final class Epochs {
             out.control(t, RmaHeader.OP_LOCK, type, 0);
             return ++grantsWanted[t];
         });
-        out.waitUntil(() -> grants[t] >= wanted || out.failed[t] != null, "the lock of rank " + t);
+        try {
+            out.waitUntil(() -> grants[t] >= wanted || out.failed[t] != null, "the lock of rank " + t);
+        } catch (RailyardException e) {
+            withdraw(new int[] {t});
+            throw e;
+        }
         if (out.failed[t] != null) {
             throw out.peerFailed(t);
         }
@@ -226,14 +231,23 @@ final class Epochs {
             }
             return null;
         });
-        out.waitUntil(() -> {
-            for (int t = 0; t < n; t++) {
-                if (out.failed[t] == null && grants[t] < wanted[t]) {
-                    return false;
+        try {
+            out.waitUntil(() -> {
+                for (int t = 0; t < n; t++) {
+                    if (out.failed[t] == null && grants[t] < wanted[t]) {
+                        return false;
+                    }
                 }
+                return true;
+            }, "the shared lock of every rank");
+        } catch (RailyardException e) {
+            int[] all = new int[n];
+            for (int t = 0; t < n; t++) {
+                all[t] = t;
             }
-            return true;
-        }, "the shared lock of every rank");
+            withdraw(all);
+            throw e;
+        }
         lockAllOn = true;
         lockAllNoCheck = false;
         for (int t = 0; t < n; t++) {
@@ -254,6 +268,22 @@ final class Epochs {
             all[t] = t;
         }
         release(all, lockAllNoCheck);
+    }
+
+    /**
+     * A lock wait on the message path gave up: each target drops the request still queued, or
+     * releases the lock it granted meanwhile (see {@link RmaHeader#OP_WITHDRAW}), so that a lock
+     * no one waits for any more holds no later request back. Sent, not waited for.
+     */
+    private void withdraw(int[] targets) {
+        out.locked(() -> {
+            for (int t : targets) {
+                if (out.failed[t] == null) {
+                    out.control(t, RmaHeader.OP_WITHDRAW, 0, 0);
+                }
+            }
+            return null;
+        });
     }
 
     /** Completes every operation to {@code targets} remotely and releases their locks (unless taken with NOCHECK). */

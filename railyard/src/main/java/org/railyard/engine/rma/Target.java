@@ -145,8 +145,27 @@ final class Target {
             case RmaHeader.OP_ACK -> w.onAck(src, h);
             case RmaHeader.OP_GRANT -> w.onGrant(src);
             case RmaHeader.OP_POST -> w.onPost(src);
+            case RmaHeader.OP_WITHDRAW -> withdraw(src);
             default -> queue[src].add(receivesOf(src, h));
         }
+    }
+
+    /**
+     * {@code src} gave up its lock request: a LOCK of it still queued leaves the queue (and its
+     * place among the waiting writers) and is answered with GRANT, which the origin counts but
+     * does not take; if none is queued the lock was granted already, and is released.
+     */
+    private void withdraw(int src) {
+        for (java.util.Iterator<Op> it = queue[src].iterator(); it.hasNext(); ) {
+            Op o = it.next();
+            if (RmaHeader.op(o.h) == RmaHeader.OP_LOCK) {
+                it.remove();
+                locks.release(src);
+                send(src, RmaHeader.make(RmaHeader.OP_GRANT, 0, 0, 0, 0, 0, 0, 0, 0));
+                return;
+            }
+        }
+        locks.release(src);
     }
 
     /** The operation of header {@code h}, with the receives of its shape and data posted. */
