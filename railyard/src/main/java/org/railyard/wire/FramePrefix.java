@@ -99,31 +99,68 @@ final class FramePrefix {
     }
 
     /**
-     * Whether a frame of a known type keeps its type's rule: no flag outside {@code allowedFlags},
-     * and a body length that broke no rule ({@code bodyRule} null; else what the length must be, for
-     * example "exactly 0").
+     * What a format with typed bodies ({@link RelayFrame}, {@link GatewayFrame}) allows of each of
+     * its types: the flags it may carry and the length its body must have. One constant instance
+     * per format, so that a check allocates nothing unless it fails.
      */
-    static String checkTypeRule(String typeName, byte flags, int allowedFlags, int body, String bodyRule) {
-        if ((flags & ~allowedFlags) != 0) {
-            return String.format("malformed %s frame: flags 0x%02x, allowed 0x%02x", typeName, flags & 0xff, allowedFlags);
+    interface TypeRules {
+        /** The flags {@code type} may carry, or -1 if the format has no such type. */
+        int allowedFlags(byte type);
+
+        /**
+         * Null if a body of {@code body} bytes fits {@code type} with {@code flags}, else what its
+         * length must be ("exactly 0", "between 26 and 280"; see {@link #exactly}).
+         */
+        String bodyRule(byte type, byte flags, int body);
+
+        String typeName(byte type);
+    }
+
+    /**
+     * Checks the prefix of a frame of a typed format: the magic, the frame length against
+     * [{@code header}, {@code header + maxBody}], that the type is the format's, that it carries
+     * only its flags, and its body length. The caller has made sure the {@code header} bytes are there
+     * and checks the format's other fields after.
+     */
+    static String checkTyped(MemorySegment s, long o, short magic, int header, int maxBody, TypeRules rules) {
+        String fault = check(s, o, magic, header, (long) header + maxBody);
+        if (fault != null) {
+            return fault;
         }
+        byte type = type(s, o);
+        int allowed = rules.allowedFlags(type);
+        if (allowed < 0) {
+            return unknownType(type);
+        }
+        byte flags = flags(s, o);
+        if ((flags & ~allowed) != 0) {
+            return String.format("malformed %s frame: flags 0x%02x, allowed 0x%02x", rules.typeName(type), flags & 0xff,
+                    allowed);
+        }
+        int body = frameLength(s, o) - header;
+        String bodyRule = rules.bodyRule(type, flags, body);
         if (bodyRule != null) {
-            return "malformed " + typeName + " frame: body of " + body + " bytes, must be " + bodyRule;
+            return "malformed " + rules.typeName(type) + " frame: body of " + body + " bytes, must be " + bodyRule;
         }
         return null;
     }
 
-    /** A body-length rule for {@link #checkTypeRule}: null if {@code body == n}. */
+    /** A body-length rule for {@link TypeRules#bodyRule}: null if {@code body == n}. */
     static String exactly(int body, int n) {
         return body != n ? "exactly " + n : null;
     }
 
-    /** A body-length rule for {@link #checkTypeRule}: null if {@code body <= n}. */
+    /** A body-length rule for {@link TypeRules#bodyRule}: null if {@code body <= n}. */
     static String atMost(int body, int n) {
         return body > n ? "at most " + n : null;
     }
 
-    /** A body-length rule for {@link #checkTypeRule}: null if {@code min <= body <= max}. */
+    /** A body-length rule for {@link TypeRules#bodyRule}: null if {@code body >= n}. */
+    static String atLeast(int body, int n) {
+        return body < n ? "at least " + n : null;
+    }
+
+    /** A body-length rule for {@link TypeRules#bodyRule}: null if {@code min <= body <= max}. */
     static String between(int body, int min, int max) {
         return body < min || body > max ? "between " + min + " and " + max : null;
     }

@@ -250,63 +250,49 @@ public final class GatewayFrame {
         return s.get(INT, o + DST_PROCESS_OFFSET);
     }
 
+    /** The flags and body length each type allows. */
+    private static final FramePrefix.TypeRules RULES = new FramePrefix.TypeRules() {
+        @Override
+        public int allowedFlags(byte type) {
+            return switch (type) {
+                case HELLO, WELCOME -> FLAG_GATEWAY;
+                case CHALLENGE, PROOF -> FLAG_NEW_JOB | FLAG_GATEWAY;
+                case DATA -> FLAG_CUT | FLAG_RESET;
+                case STATS_REQUEST, IDENT_REQUEST, END, STATS, ERROR, UNREACHABLE, IDENT, ABORT -> 0;
+                default -> -1;
+            };
+        }
+
+        @Override
+        public String bodyRule(byte type, byte flags, int body) {
+            return switch (type) {
+                case HELLO -> FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1 + 1, HELLO_JOB_ID_OFFSET + 1 + 2 * MAX_NAME);
+                case CHALLENGE -> FramePrefix.exactly(body, CHALLENGE_BODY);
+                case PROOF -> RelayFrame.proofBodyRule(flags, body);
+                case DATA -> FramePrefix.atLeast(body, 1);
+                case STATS, ERROR, UNREACHABLE, IDENT, ABORT -> FramePrefix.atMost(body, MAX_TEXT);
+                default -> FramePrefix.exactly(body, 0);
+            };
+        }
+
+        @Override
+        public String typeName(byte type) {
+            return GatewayFrame.typeName(type);
+        }
+    };
+
     /**
      * Checks a header read from the other side; null if sound, else the reason it is not. Checks the
      * magic, the length against {@code maxBody}, the type, the flags the type may carry, the body
      * length the type must have, and the processes of DATA frames. Reads only the 40 header bytes.
      */
     public static String validate(MemorySegment s, long o, int maxBody) {
-        String fault = FramePrefix.check(s, o, MAGIC, HEADER, (long) HEADER + maxBody);
+        String fault = FramePrefix.checkTyped(s, o, MAGIC, HEADER, maxBody, RULES);
         if (fault != null) {
             return fault;
         }
-        int len = FramePrefix.frameLength(s, o);
         byte type = FramePrefix.type(s, o);
-        int body = len - HEADER;
         byte flags = FramePrefix.flags(s, o);
-        int allowedFlags;
-        String bodyRule;
-        switch (type) {
-            case HELLO -> {
-                allowedFlags = FLAG_GATEWAY;
-                bodyRule = FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1 + 1, HELLO_JOB_ID_OFFSET + 1 + 2 * MAX_NAME);
-            }
-            case CHALLENGE -> {
-                allowedFlags = FLAG_NEW_JOB | FLAG_GATEWAY;
-                bodyRule = FramePrefix.exactly(body, CHALLENGE_BODY);
-            }
-            case PROOF -> {
-                allowedFlags = FLAG_NEW_JOB | FLAG_GATEWAY;
-                bodyRule = RelayFrame.proofBodyRule(flags, body);
-            }
-            case WELCOME -> {
-                allowedFlags = FLAG_GATEWAY;
-                bodyRule = FramePrefix.exactly(body, 0);
-            }
-            case STATS_REQUEST, IDENT_REQUEST -> {
-                allowedFlags = 0;
-                bodyRule = FramePrefix.exactly(body, 0);
-            }
-            case DATA -> {
-                allowedFlags = FLAG_CUT | FLAG_RESET;
-                bodyRule = body < 1 ? "at least 1" : null;
-            }
-            case END -> {
-                allowedFlags = 0;
-                bodyRule = FramePrefix.exactly(body, 0);
-            }
-            case STATS, ERROR, UNREACHABLE, IDENT, ABORT -> {
-                allowedFlags = 0;
-                bodyRule = FramePrefix.atMost(body, MAX_TEXT);
-            }
-            default -> {
-                return FramePrefix.unknownType(type);
-            }
-        }
-        fault = FramePrefix.checkTypeRule(typeName(type), flags, allowedFlags, body, bodyRule);
-        if (fault != null) {
-            return fault;
-        }
         if ((type == DATA || type == END || type == ABORT) && (srcProcess(s, o) < 0 || dstProcess(s, o) < 0)) {
             return "malformed " + typeName(type) + " frame: source process " + srcProcess(s, o) + ", destination process "
                     + dstProcess(s, o) + " (world ranks are never negative)";

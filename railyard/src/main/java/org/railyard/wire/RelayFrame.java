@@ -170,55 +170,48 @@ public final class RelayFrame {
         return s.get(LONG, o + SEQUENCE_OFFSET);
     }
 
+    /** The flags and body length each type allows. */
+    private static final FramePrefix.TypeRules RULES = new FramePrefix.TypeRules() {
+        @Override
+        public int allowedFlags(byte type) {
+            return switch (type) {
+                case HELLO -> FLAG_RECEIVE;
+                case CHALLENGE, PROOF -> FLAG_NEW_JOB;
+                case STORE, DELIVER -> FLAG_CONTROL;
+                case WELCOME, STORED, DELIVERED, STATS_REQUEST, PRESENCE_REQUEST, PRESENCE, STATS, ERROR -> 0;
+                default -> -1;
+            };
+        }
+
+        @Override
+        public String bodyRule(byte type, byte flags, int body) {
+            return switch (type) {
+                case HELLO -> FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1, HELLO_JOB_ID_OFFSET + MAX_JOB_ID);
+                case CHALLENGE -> FramePrefix.exactly(body, CHALLENGE_BODY);
+                case PROOF -> proofBodyRule(flags, body);
+                case STORE, DELIVER -> null;
+                case STATS, ERROR -> FramePrefix.atMost(body, MAX_TEXT);
+                default -> FramePrefix.exactly(body, 0);
+            };
+        }
+
+        @Override
+        public String typeName(byte type) {
+            return RelayFrame.typeName(type);
+        }
+    };
+
     /**
      * Checks a header read from the other side; null if sound, else the reason it is not. Checks
      * the magic, the length against {@code maxBody}, the type, the flags the type may carry, the
      * body length the type must have, and the ranks and sequence number of message frames.
      */
     public static String validate(MemorySegment s, long o, int maxBody) {
-        String fault = FramePrefix.check(s, o, MAGIC, HEADER, (long) HEADER + maxBody);
+        String fault = FramePrefix.checkTyped(s, o, MAGIC, HEADER, maxBody, RULES);
         if (fault != null) {
             return fault;
         }
-        int len = FramePrefix.frameLength(s, o);
         byte type = FramePrefix.type(s, o);
-        int body = len - HEADER;
-        byte flags = FramePrefix.flags(s, o);
-        int allowedFlags;
-        String bodyRule;
-        switch (type) {
-            case HELLO -> {
-                allowedFlags = FLAG_RECEIVE;
-                bodyRule = FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1, HELLO_JOB_ID_OFFSET + MAX_JOB_ID);
-            }
-            case CHALLENGE -> {
-                allowedFlags = FLAG_NEW_JOB;
-                bodyRule = FramePrefix.exactly(body, CHALLENGE_BODY);
-            }
-            case PROOF -> {
-                allowedFlags = FLAG_NEW_JOB;
-                bodyRule = proofBodyRule(flags, body);
-            }
-            case STORE, DELIVER -> {
-                allowedFlags = FLAG_CONTROL;
-                bodyRule = null;
-            }
-            case WELCOME, STORED, DELIVERED, STATS_REQUEST, PRESENCE_REQUEST, PRESENCE -> {
-                allowedFlags = 0;
-                bodyRule = FramePrefix.exactly(body, 0);
-            }
-            case STATS, ERROR -> {
-                allowedFlags = 0;
-                bodyRule = FramePrefix.atMost(body, MAX_TEXT);
-            }
-            default -> {
-                return FramePrefix.unknownType(type);
-            }
-        }
-        fault = FramePrefix.checkTypeRule(typeName(type), flags, allowedFlags, body, bodyRule);
-        if (fault != null) {
-            return fault;
-        }
         if (type == STORE || type == STORED || type == DELIVER || type == DELIVERED) {
             if (source(s, o) < 0 || destination(s, o) < 0) {
                 return "malformed " + typeName(type) + " frame: source " + source(s, o) + ", destination "
