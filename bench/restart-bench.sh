@@ -5,18 +5,23 @@
 # Per run: the job's wall time, the solve time the demo reports, and for the killed run the time
 # from the SIGKILL to the rank started again being past the iteration it died at (its replay done,
 # computing again), from the two wall-clock lines the demo prints.
-# Usage: bench/restart-bench.sh [ROUNDS] [N] [AFTER]     (after mvn -DskipTests package)
+# With EVERY above 0, each round also runs a third case, "ckpt": the same kill with
+# --checkpoint-every EVERY, where the rank started again goes on from its last checkpoint instead of
+# from the start (Railyard.checkpoint); its recovery ends at the same line.
+# Usage: bench/restart-bench.sh [ROUNDS] [N] [AFTER] [EVERY]     (after mvn -DskipTests package)
 set -eu
 ROUNDS=${1:-3}
 N=${2:-32}
 AFTER=${3:-100}
+EVERY=${4:-0}
 CP="railyard-cli/target/lib/*"
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 OUT=${OUT:-bench/results/restart}
 mkdir -p "$OUT"
 LOG=$(mktemp /tmp/restart-bench.XXXXXX)
 trap 'rm -f "$LOG"' EXIT INT TERM
-printf '# np 4, n %s, check every 5, kill rank 2 after %s iterations; rounds %s\n' "$N" "$AFTER" "$ROUNDS" | tee "$OUT/runs.tsv"
+printf '# np 4, n %s, check every 5, kill rank 2 after %s iterations; checkpoint every %s (0: none); rounds %s\n' \
+    "$N" "$AFTER" "$EVERY" "$ROUNDS" | tee "$OUT/runs.tsv"
 printf 'round\tcase\tjob_s\tsolve_s\titerations\trecovery_ms\n' | tee -a "$OUT/runs.tsv"
 one() { # round, case, extra demo options
     round=$1; case=$2; shift 2
@@ -39,5 +44,8 @@ r=1
 while [ "$r" -le "$ROUNDS" ]; do
     one "$r" none
     one "$r" kill --kill "2:$AFTER"
+    if [ "$EVERY" -gt 0 ]; then
+        one "$r" ckpt --kill "2:$AFTER" --checkpoint-every "$EVERY"
+    fi
     r=$((r+1))
 done

@@ -108,7 +108,8 @@ public final class Railyard implements AutoCloseable {
 
     /**
      * How many times the launcher has started this rank again after it died ({@code railyard run
-     * --restart N}): 0 in its first run. A rank started again runs the program from the start; its
+     * --restart N}): 0 in its first run. A rank started again runs the program from the start (or
+     * goes on from its last {@link #checkpoint}, see {@link #restore}); its
      * owner relay gives it the messages of its first run again, in their order, and what it sends
      * again that its peers already have is dropped. So the program must repeat its first run (the
      * same sends for the same receives); it may use this number only for what never reaches a peer,
@@ -121,6 +122,42 @@ public final class Railyard implements AutoCloseable {
                     + " is not a restart count (0 or more)");
         }
         return (int) n;
+    }
+
+    /**
+     * Stores this rank's checkpoint: {@code state}, the application's own bytes, and the library
+     * state a rank started again needs to go on from here. After a SIGKILL, the rank the launcher
+     * starts again ({@code railyard run --relays N --restart M}) gets {@code state} back from
+     * {@link #restore()}, and its owner relay gives it the messages that arrived after this point
+     * in their first order; the messages before it are freed at the relay once this returns.
+     *
+     * <p>Taken at a quiescent point of this rank: no send, receive or non-blocking collective in
+     * flight, and no rendezvous message held unmatched; otherwise it is refused (ARG) naming what
+     * is pending. Eager messages that arrived and no receive took yet are kept in the checkpoint
+     * and held again after a restart, in their order. Frames this rank sent are first waited for
+     * until the relays store them (bounded by {@code railyard.relay.absence}). The communicators
+     * made before it must all be {@link Comm#dup()}s of intracommunicators (a restarted rank makes
+     * them again by the same calls, answered from the record without its peers); one made
+     * otherwise refuses the checkpoint. Windows (one-sided) and value flows are not recorded.
+     * No other thread may call Railyard meanwhile. Each call replaces the previous checkpoint.
+     *
+     * @throws RailyardException ARG without relays in replay mode and a checkpoint directory, or
+     *         naming what is pending; IO if it cannot be written; TIMEOUT if the relays do not store
+     *         this rank's frames within the bound
+     */
+    public void checkpoint(byte[] state) {
+        engine.checkpoint(state);
+    }
+
+    /**
+     * In a rank the launcher started again, the state of its last {@link #checkpoint}; empty in a
+     * first run or if it died before its first checkpoint (it then runs again from the start).
+     * A rank that resumes must go on from the checkpoint: make the communicators it had made by the
+     * same {@code dup} calls, in the same order, and skip every other communication it did before
+     * the checkpoint (its peers did their part long ago).
+     */
+    public java.util.Optional<byte[]> restore() {
+        return java.util.Optional.ofNullable(engine.restoredState());
     }
 
     /** The engine; for the facades and tools built on this API. */

@@ -134,11 +134,20 @@ public final class Launcher {
             if (restarts > 0) {
                 kv.allowRestarts();
             }
+            // --restart: the ranks' checkpoints (Railyard.checkpoint) go to a directory of the job's,
+            // unless one is given; ranks are started again on this host only, so a local one serves
+            String ckptName = Config.envName(Config.CHECKPOINT_DIR_PROP);
+            Path ckptDir = restarts > 0 && !spec.env().containsKey(ckptName) && System.getenv(ckptName) == null
+                    ? Files.createTempDirectory("railyard-ckpt-" + jobId + "-") : null;
+            Map<String, String> jobEnv = new LinkedHashMap<>(launch);
+            if (ckptDir != null) {
+                jobEnv.put(ckptName, ckptDir.toString());
+            }
             String kvAddress = advertisedHost(placement) + ":" + kv.port();
             List<Job.Launch> launches = new ArrayList<>(spec.np());
             for (int r = 0; r < spec.np(); r++) {
                 Map<String, String> env = new LinkedHashMap<>(spec.env());
-                env.putAll(launch);
+                env.putAll(jobEnv);
                 env.put(KvBootstrap.ENV_KV, kvAddress);
                 env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
                 env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
@@ -151,7 +160,12 @@ public final class Launcher {
                         ? Job.Launch.local(r, inOwnSession(withAot(command, aot, r)), env)
                         : Job.Launch.remote(r, host.name(), rshCommand(spec.rsh(), host.name(), env, command)));
             }
-            JobResult result = new Job(launches, spec.timeout(), restarts, serialOut, serialErr).run();
+            JobResult result;
+            try {
+                result = new Job(launches, spec.timeout(), restarts, serialOut, serialErr).run();
+            } finally {
+                deleteTree(ckptDir);
+            }
             String kept = aot == null ? null : aot.finish(result.exitCode() == 0);
             if (kept != null) {
                 serialErr.line(LineSink.LAUNCHER, "railyard run: " + kept);
@@ -159,6 +173,21 @@ public final class Launcher {
             return result;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the job's key-value server: " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes a directory of the job's (the checkpoints) and what it holds; null: nothing. */
+    private static void deleteTree(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // a temporary directory left behind; the job's result stands
         }
     }
 

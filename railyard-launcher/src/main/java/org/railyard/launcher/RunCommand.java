@@ -121,8 +121,9 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--restart", paramLabel = "N",
             description = "Start a rank that dies from a signal (SIGKILL, a crash) again, up to N times per rank,"
                     + " instead of ending the job; needs relays (--relays or --relay): every pair goes through them,"
-                    + " they keep each rank's messages, and a rank started again runs from the start and is given"
-                    + " them again in the same order (sets RAILYARD_RESTARTS). Local ranks only.")
+                    + " they keep each rank's messages, and a rank started again runs from the start, or from its"
+                    + " last Railyard.checkpoint, and is given them again in the same order (sets RAILYARD_RESTARTS,"
+                    + " and RAILYARD_CHECKPOINT_DIR to a directory of the job's unless set). Local ranks only.")
     private Integer restart;
 
     @Option(names = "--aot", paramLabel = "DIR", arity = "0..1", fallbackValue = "on",

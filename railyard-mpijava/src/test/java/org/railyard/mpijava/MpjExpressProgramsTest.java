@@ -1,55 +1,61 @@
 package org.railyard.mpijava;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.mpijava.ranks.BsendObjectsRank;
 import org.railyard.mpijava.ranks.ConstantsRank;
 import org.railyard.mpijava.ranks.EmptyTypeRank;
 import org.railyard.mpijava.ranks.MpjbufRank;
+import org.railyard.mpijava.ranks.ProgramsSuiteRank;
 import org.railyard.mpijava.ranks.RangeRank;
 import org.railyard.mpijava.ranks.ReinitRank;
 
 /**
- * The programs of issue 26, which MPJ Express 0.44 runs, on real jobs of 2 and 8 ranks: one test
- * per item (objects in Bsend, Range_incl/excl, an empty derived type, MPJ Express's constants,
- * the mpjbuf/mpjdev API, Init after Finalize). {@link MpjExpressApiTest} compares the API itself.
+ * The programs of issue 26, which MPJ Express 0.44 runs, on real jobs: one test per item at 2
+ * ranks (objects in Bsend, Range_incl/excl, an empty derived type, MPJ Express's constants, the
+ * mpjbuf/mpjdev API, Init after Finalize), and all six one after the other in one job of 8 ranks
+ * ({@link ProgramsSuiteRank}). {@link MpjExpressApiTest} compares the API itself.
  */
 @Timeout(300)
 class MpjExpressProgramsTest {
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void bsendOfObjects(int np) {
-        MpiJob.run(np, BsendObjectsRank.class).succeeded(np);
+    @Test
+    void bsendOfObjects() {
+        MpiJob.run(2, BsendObjectsRank.class).succeeded(2);
     }
 
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void rangesCheckOnlyTheRanksTheyProduce(int np) {
-        MpiJob.run(np, RangeRank.class).succeeded(np);
+    @Test
+    void rangesCheckOnlyTheRanksTheyProduce() {
+        MpiJob.run(2, RangeRank.class).succeeded(2);
     }
 
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void anEmptyTypeFitsAnyBuffer(int np) {
-        MpiJob.run(np, EmptyTypeRank.class).succeeded(np);
+    @Test
+    void anEmptyTypeFitsAnyBuffer() {
+        MpiJob.run(2, EmptyTypeRank.class).succeeded(2);
     }
 
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void specialValuesAreMpjExpresss(int np) {
-        MpiJob.run(np, ConstantsRank.class).succeeded(np);
+    @Test
+    void specialValuesAreMpjExpresss() {
+        MpiJob.run(2, ConstantsRank.class).succeeded(2);
     }
 
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void mpjbufAndMpjdev(int np) {
-        MpiJob.run(np, MpjbufRank.class).succeeded(np);
+    @Test
+    void mpjbufAndMpjdev() {
+        MpiJob.run(2, MpjbufRank.class).succeeded(2);
     }
 
-    @ParameterizedTest(name = "np {0}")
-    @ValueSource(ints = {2, 8})
-    void initAfterFinalize(int np) {
-        MpiJob.run(np, ReinitRank.class).succeeded(np);
+    @Test
+    void initAfterFinalize() {
+        MpiJob.run(2, ReinitRank.class).succeeded(2);
+    }
+
+    @Test
+    void allSixOnEightRanksOneAfterTheOther() {
+        MpiJob.Output out = MpiJob.run(8, ProgramsSuiteRank.class).succeeded(8);
+        for (int r = 0; r < 8; r++) {
+            assertThat(out.of(r).stream().filter("done"::equals)).as("rank %d: each program's done and the suite's\n%s",
+                    r, out.report()).hasSize(7);
+        }
     }
 }

@@ -29,7 +29,7 @@ final class Relays {
     static RelayServer start(Path log, RelayLog.Fsync fsync, long maxBytes, long compactMin, List<String> lines)
             throws IOException {
         return RelayServer.start(new RelayServer.Settings(new InetSocketAddress("127.0.0.1", 0), log, fsync, maxBytes,
-                1 << 24, Duration.ofSeconds(5), compactMin), lines::add);
+                1 << 24, Duration.ofSeconds(3), compactMin), lines::add);
     }
 
     static List<String> lines() {

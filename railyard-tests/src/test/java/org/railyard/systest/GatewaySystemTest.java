@@ -184,7 +184,8 @@ class GatewaySystemTest {
             first.waitFor(20, TimeUnit.SECONDS);
             long atKill = rounds(t);
             Await.awaitUntil(() -> rounds(t) >= atKill + 60 || f.isDone(), Duration.ofSeconds(120),
-                    () -> "60 more rounds after the first west gateway died\n" + t.tail(60));
+                    () -> "60 more rounds of both pairs after the first west gateway died\n"
+                            + StackDumps.ofDescendants("gateway-failover-stalled") + "\n" + t.tail(60));
             Files.writeString(stop, "stop");
             JobResult r;
             try {
@@ -205,15 +206,15 @@ class GatewaySystemTest {
         }
     }
 
-    /** The last {@code PINGPONG AT n} of rank 0, or 0. */
+    /** The rounds of the slower pair: the least over the pairs' leaders (ranks 0 and 1) of their last {@code PINGPONG AT n}. */
     private static long rounds(Transcript t) {
-        long n = 0;
+        long[] n = new long[2];
         for (Transcript.Line l : t.lines()) {
-            if (l.text().startsWith("PINGPONG AT ")) {
-                n = Math.max(n, Long.parseLong(l.text().substring("PINGPONG AT ".length()).trim()));
+            if (l.rank() >= 0 && l.rank() < n.length && l.text().startsWith("PINGPONG AT ")) {
+                n[l.rank()] = Math.max(n[l.rank()], Long.parseLong(l.text().substring("PINGPONG AT ".length()).trim()));
             }
         }
-        return n;
+        return Math.min(n[0], n[1]);
     }
 
     private static long counter(String stats, String name) {

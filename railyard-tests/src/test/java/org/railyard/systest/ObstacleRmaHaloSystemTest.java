@@ -33,7 +33,7 @@ class ObstacleRmaHaloSystemTest {
     private static String run(String name, int np, String... args) {
         List<String> a = new ArrayList<>(List.of("--n", "20", "--quiet"));
         a.addAll(List.of(args));
-        JobSpec spec = new JobSpec(np, List.of(), DEMO, a, List.of(), Map.of(), List.of("-Xmx256m"),
+        JobSpec spec = new JobSpec(np, List.of(), DEMO, a, List.of(), Map.of(), Jobs.RANK_JVM,
                 Duration.ofSeconds(240), null);
         Jobs.Finished job = Jobs.run(name, spec);
         String report = job.report();

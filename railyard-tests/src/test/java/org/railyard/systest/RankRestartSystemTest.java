@@ -10,14 +10,17 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.systest.ranks.AnySourceRestartRanks;
+import org.railyard.systest.ranks.CheckpointGcRanks;
 
 /**
  * A rank SIGKILLed in the middle of a job and started again by the launcher ({@code railyard run
  * --relays 1 --restart 1}) through the real command line: the job ends as it would have without
  * the failure. The obstacle demo (rank 2 kills itself after 30 iterations) converges to the
- * sequential answer, bit for bit, in the same iterations as an unfailed run; a program whose rank
+ * sequential answer, bit for bit, in the same iterations as an unfailed run, and so it does when
+ * the rank goes on from its last checkpoint ({@code --checkpoint-every 40}, killed after 100); a program whose rank
  * 0 takes every message with ANY_SOURCE receives and is killed half way hands rank 1 one
- * consistent match order (the one its first run began, continued by the run started again). And
+ * consistent match order (the one its first run began, continued by the run started again), also
+ * when it goes on from a checkpoint taken in the middle. And
  * --restart without relays is refused, naming what is missing.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
@@ -43,6 +46,16 @@ class RankRestartSystemTest {
         return m;
     }
 
+    /** The FINAL hashes ranks 0 and 1 printed. */
+    private static String[] finals(Jobs.CommandRun r) {
+        String[] finals = new String[2];
+        Matcher m = FINAL.matcher(r.stdout());
+        while (m.find()) {
+            finals[Integer.parseInt(m.group(1))] = m.group(2);
+        }
+        return finals;
+    }
+
     @Test
     void obstacleDemoWithARankKilledAndStartedAgainGivesTheUnfailedAnswer() {
         List<String> job = List.of("-np", "4", "--relays", "1", "--restart", "1");
@@ -58,6 +71,20 @@ class RankRestartSystemTest {
         assertThat(failed.stderr()).as(failed.report())
                 .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
                 .containsPattern("railyard: rank 2 .*was killed by signal 9 \\(SIGKILL\\); starting it again \\(restart 1 of 1\\)");
+        assertSameAnswer(failed, expected);
+
+        // with checkpoints every 40 iterations, rank 2 goes on from the one after 80, not from the start
+        Jobs.CommandRun resumed = run(job, DEMO, "--n", "20", "--check-every", "5", "--quiet", "--checkpoint-every", "40",
+                "--kill", "2:100");
+        assertThat(resumed.code()).as(resumed.report()).isZero();
+        assertThat(resumed.stderr()).as(resumed.report())
+                .contains("ObstacleDemo: rank 2 kills itself (SIGKILL")
+                .contains("ObstacleDemo: rank 2 (run 2) resumes from its checkpoint after 80 iterations");
+        assertSameAnswer(resumed, expected);
+    }
+
+    /** The run agrees with the sequential solve, in the same iterations and the same residual, bit for bit, as {@code expected}. */
+    private static void assertSameAnswer(Jobs.CommandRun failed, Matcher expected) {
         assertThat(failed.stdout()).as(failed.report()).contains("OK: parallel solution agrees with sequential");
         Matcher got = result(failed);
         assertThat(got.group(1)).as("iterations\n%s", failed.report()).isEqualTo(expected.group(1));
@@ -73,14 +100,38 @@ class RankRestartSystemTest {
         assertThat(r.stdout()).as(r.report()).contains("rank 0 kills itself after 600 matches")
                 .contains("[1] OK anysource chain of 1200");
         assertThat(r.stderr()).as(r.report()).containsPattern("railyard: rank 0 .*starting it again \\(restart 1 of 1\\)");
-        String[] finals = new String[2];
-        Matcher m = FINAL.matcher(r.stdout());
-        while (m.find()) {
-            finals[Integer.parseInt(m.group(1))] = m.group(2);
-        }
+        String[] finals = finals(r);
         assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
         assertThat(finals[1]).as("the hash rank 1 checked, against rank 0's after its restart\n%s", r.report())
                 .isEqualTo(finals[0]);
+    }
+
+    @Test
+    void anySourceMatchesAfterACheckpointAreReplayedAsFirstMade() {
+        Jobs.CommandRun r = run(List.of("-np", "4", "--relays", "1", "--restart", "1"), AnySourceRestartRanks.class.getName(),
+                "400", "900", "500");
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report()).contains("rank 0 kills itself after 900 matches")
+                .contains("rank 0 resumes after 500 matches")
+                .contains("[1] OK anysource chain of 1200");
+        String[] finals = finals(r);
+        assertThat(finals[0]).as("rank 0's final hash\n%s", r.report()).isNotNull();
+        assertThat(finals[1]).as("the hash rank 1 checked\n%s", r.report()).isEqualTo(finals[0]);
+    }
+
+    @Test
+    void theRelayFreesWhatACheckpointCoversAndARestartAfterItStillComputesRight() {
+        Jobs.CommandRun r = run(List.of("-np", "2", "--relays", "1", "--restart", "1"), CheckpointGcRanks.class.getName(), "200");
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report())
+                .contains("[1] refused: checkpoint of rank 1 refused: it must be taken where nothing is pending, and"
+                        + " 1 send(s) or receive(s) in flight")
+                .contains("rank 0 kills itself after 300 messages")
+                .contains("rank 0 resumes after 200 messages")
+                .contains("[1] OK checkpoint gc");
+        Matcher held = Pattern.compile("relay held (\\d+) before the checkpoint, (\\d+) after").matcher(r.stdout());
+        assertThat(held.find()).as(r.report()).isTrue();
+        assertThat(Long.parseLong(held.group(1))).as("200 messages of 4 KiB held in replay mode").isGreaterThanOrEqualTo(200L * 4096);
     }
 
     @Test

@@ -18,7 +18,7 @@ import org.railyard.systest.ranks.SiteCollRanks;
  * and across an intercommunicator ({@link SiteCollRanks}); each result is checked against a
  * sequential computation. The same job with {@code railyard.coll.sites} off (the flat
  * algorithms) must print the same digest of every result, and only the first may say it chose the
- * site-aware algorithms.
+ * site-aware algorithms (at 2 sites; at 3 sites the flat run is a {@link FullMatrix} row).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SiteCollectivesSystemTest {
@@ -31,26 +31,31 @@ class SiteCollectivesSystemTest {
         Jobs.Finished aware = Jobs.run("site-collectives-aware-" + np, Jobs.spec(np, SiteCollRanks.class,
                 Map.of("RAILYARD_PRINT_CHOICES", "true"), BOUND, sites, Long.toString(seed)));
         aware.requireSuccessSaying("site-aware", ": site-aware");
-        Jobs.Finished flat = Jobs.run("site-collectives-flat-" + np, Jobs.spec(np, SiteCollRanks.class,
-                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_COLL_SITES", "off"), BOUND, sites,
-                Long.toString(seed)));
-        flat.requireSuccessSaying("flat", "OK site-collectives rank 0");
-        assertThat(flat.transcript().find(l -> l.text().contains(": site-aware"))).as("a flat run chose site-aware")
-                .isEmpty();
         List<String> awareDigests = digests(aware);
         assertThat(awareDigests).as("digests of the site-aware run").hasSizeGreaterThan(np * 50);
         for (String what : List.of("world gatherv", "reversed alltoallv", "half allgatherv", "world reduce n=3000",
                 "inter allreduce", "world igatherv", "reversed iscatterv", "world ialltoallv")) {
             assertThat(awareDigests).as("results of " + what).anyMatch(d -> d.startsWith("DIGEST " + what));
         }
-        assertThat(awareDigests).as("every result of the site-aware run, against the flat run's")
-                .containsExactlyInAnyOrderElementsOf(digests(flat));
         // every kind of collective that has a site-aware form chose it somewhere
         for (String coll : List.of("barrier", "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "scatterv",
                 "allgather", "allgatherv", "alltoall", "alltoallv")) {
             assertThat(aware.transcript().find(l -> l.text().matches(".*: " + coll + " .*: site-aware.*")))
                     .as(coll + " chose site-aware").isPresent();
         }
+        if (!FullMatrix.on() && np > 5) {
+            // each result was already checked against a sequential computation inside the job; the flat run of the
+            // 2-site row shows the flat algorithms agree, the 3-site row's flat run is a heavy row
+            return;
+        }
+        Jobs.Finished flat = Jobs.run("site-collectives-flat-" + np, Jobs.spec(np, SiteCollRanks.class,
+                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_COLL_SITES", "off"), BOUND, sites,
+                Long.toString(seed)));
+        flat.requireSuccessSaying("flat", "OK site-collectives rank 0");
+        assertThat(flat.transcript().find(l -> l.text().contains(": site-aware"))).as("a flat run chose site-aware")
+                .isEmpty();
+        assertThat(awareDigests).as("every result of the site-aware run, against the flat run's")
+                .containsExactlyInAnyOrderElementsOf(digests(flat));
     }
 
     private static List<String> digests(Jobs.Finished job) {

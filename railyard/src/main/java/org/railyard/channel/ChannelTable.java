@@ -24,6 +24,7 @@ import org.railyard.stats.StatsGroup;
 import org.railyard.transport.Connector;
 import org.railyard.transport.Bell;
 import org.railyard.transport.LinkSource;
+import org.railyard.transport.ReplayLog;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.util.Config;
@@ -57,6 +58,7 @@ public final class ChannelTable {
     private long nextSample;
     private String node;
     private List<String> transportNames = List.of();
+    private ReplayLog replayLog;
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
@@ -116,6 +118,11 @@ public final class ChannelTable {
             table.doorbell = Bell.of(started);
             connector.doorbell(table.doorbell);
             table.transportNames = offered;
+            for (Transport t : started) {
+                if (t instanceof ReplayLog r) {
+                    table.replayLog = r;
+                }
+            }
             table.bootstrap = bootstrap;
             table.plannedNodes = plannedNodes(bootstrap);
             table.cards = new HashMap<>();
@@ -303,6 +310,14 @@ public final class ChannelTable {
             active[activeCount++] = c;
         }
         return c;
+    }
+
+    /**
+     * The started transport that keeps every frame outside this process for a restart (the relay
+     * transport in replay mode), or null.
+     */
+    public ReplayLog replayLog() {
+        return replayLog;
     }
 
     /** The channel to {@code peer} if one exists, else null. */

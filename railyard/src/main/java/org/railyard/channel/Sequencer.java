@@ -75,6 +75,13 @@ final class Sequencer {
         return ackedPsn;
     }
 
+    /** A rank started from a checkpoint: the sequence numbers continue from where they were. */
+    void resume(long next, long expected, long acked) {
+        nextPsn = next;
+        expectedPsn = expected;
+        ackedPsn = acked;
+    }
+
     /** True if {@code psn} is the next frame to deliver. */
     boolean inTurn(long psn) {
         return psn == expectedPsn;

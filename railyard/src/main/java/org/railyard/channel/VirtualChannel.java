@@ -142,6 +142,16 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         return !reliable || failover.drained() || byeReceived;
     }
 
+    /** The packet numbers a checkpoint records: the next PSN to stamp, the expected PSN, the acknowledged mark. */
+    public long[] sequenceState() {
+        return new long[] {order.nextPsn(), order.expected(), order.acked()};
+    }
+
+    /** A rank started from a checkpoint: the channel numbers its packets on from {@link #sequenceState}. */
+    public void resumeSequence(long next, long expected, long acked) {
+        order.resume(next, expected, acked);
+    }
+
     /** True once the peer said it leaves the job. */
     public boolean peerLeft() {
         return byeReceived;

@@ -73,6 +73,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private final Communicators communicators;
     private final ValueFlows values = new ValueFlows(this);
     private final Rma rma;
+    private final Checkpoints checkpoints;
 
     private Engine(Bootstrap bootstrap) {
         // the processors this process may use (cgroup quota included), counted before the binding below narrows them to one
@@ -116,7 +117,19 @@ public final class Engine implements FrameSink, Transfer.Owner {
                 + ", cross-memory reads of native buffers "
                 + (remoteRead ? "on from " + remoteReadMin + " B"
                         : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
+        this.checkpoints = new Checkpoints(rank, size, channels, p2p, communicators, collectives, progress);
         progress.startAgent("railyard-progress-" + rank);
+    }
+
+    /** Stores an application checkpoint with the library state a restart resumes from (see {@code Railyard.checkpoint}). */
+    public void checkpoint(byte[] state) {
+        checkComm(world());
+        checkpoints.take(state);
+    }
+
+    /** The application bytes of the checkpoint this rank resumed from, or null. */
+    public byte[] restoredState() {
+        return checkpoints.restoredState();
     }
 
     /** The parts of one duty cycle: the channel floor, the collective schedules, the windows. */

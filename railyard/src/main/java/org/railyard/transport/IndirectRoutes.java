@@ -43,7 +43,10 @@ final class IndirectRoutes {
      * connect failed (a firewall one way): follow it there, unless a direct link is up or being made.
      */
     void arrived(int peer, Transport via) {
-        if (peer < 0 || peer >= conn.size || peer == conn.rank || conn.closing) {
+        if (conn.closing) {
+            return; // the job ends here: a late frame's peer needs no link any more
+        }
+        if (peer < 0 || peer >= conn.size || peer == conn.rank) {
             LOG.log(System.Logger.Level.WARNING, "rank " + conn.rank + ": an indirect transport reported a frame from rank "
                     + peer + ", which is not a peer of this job of " + conn.size);
             return;

@@ -284,6 +284,14 @@ public final class Config {
     public static final String RESTARTS_PROP = "railyard.restarts";
     public static final long RESTARTS_DEFAULT = 0;
 
+    /**
+     * The directory where {@code Railyard.checkpoint} writes this rank's checkpoint
+     * ({@code rank-R.ckpt}) and where a restarted rank finds it; set by {@code railyard run
+     * --restart}. Empty: checkpoints are refused.
+     */
+    public static final String CHECKPOINT_DIR_PROP = "railyard.checkpoint.dir";
+    public static final String CHECKPOINT_DIR_DEFAULT = "";
+
     /** How many times the launcher has restarted this rank: 0 for its first run. */
     public static final String INCARNATION_PROP = "railyard.incarnation";
     public static final long INCARNATION_DEFAULT = 0;

@@ -187,6 +187,24 @@ final class GridBlock {
         next = t;
     }
 
+    /** Writes both iterate arrays (ghost planes included), for a checkpoint. */
+    void save(java.io.DataOutputStream out) throws java.io.IOException {
+        for (double[] a : new double[][] {current, next}) {
+            for (double v : a) {
+                out.writeDouble(v);
+            }
+        }
+    }
+
+    /** Reads back what {@link #save} wrote, bit for bit. */
+    void load(java.io.DataInputStream in) throws java.io.IOException {
+        for (double[] a : new double[][] {current, next}) {
+            for (int i = 0; i < a.length; i++) {
+                a[i] = in.readDouble();
+            }
+        }
+    }
+
     /** {@code max |u^{k+1} - u^k|} over the points swept since {@link #beginIteration}. */
     double maxDiff() {
         return maxDiff;

@@ -73,6 +73,9 @@ public final class ObstacleDemo {
               --kill R:K         rank R kills itself (SIGKILL) at the first convergence test after K
                                  iterations, in its first run only (with railyard run --relays 1
                                  --restart 1 it is started again and the answer is the same)
+              --checkpoint-every K  each rank checkpoints its block and iteration count at the first
+                                 convergence test past every K iterations (Railyard.checkpoint); a
+                                 rank started again (railyard run --restart) goes on from there
               --quiet            no progress bar and no header
               --help             this text""".formatted(DEFAULT_N, RichardsonSettings.DEFAULT_TOLERANCE,
             RichardsonSettings.DEFAULT_MAX_ITERATIONS, RichardsonSettings.DEFAULT_CHECK_EVERY, DEFAULT_DECOMP,
@@ -118,7 +121,7 @@ public final class ObstacleDemo {
      */
     record Options(int n, RichardsonSettings settings, String decomp, boolean check, double agreeTolerance,
                    boolean quiet, boolean help, boolean async, String transport, Slowdown slow, int chunk,
-                   ParallelSolver.Halo halo, SelfKill kill) {
+                   ParallelSolver.Halo halo, SelfKill kill, int checkpointEvery) {
 
         static Options parse(String[] args) {
             int n = DEFAULT_N;
@@ -132,6 +135,7 @@ public final class ObstacleDemo {
             int chunk = -1;
             ParallelSolver.Halo halo = ParallelSolver.Halo.TWO_SIDED;
             SelfKill kill = SelfKill.NONE;
+            int checkpointEvery = 0;
             boolean quiet = false;
             boolean help = false;
             for (int a = 0; a < args.length; a++) {
@@ -148,7 +152,7 @@ public final class ObstacleDemo {
                     case "--quiet", "-q" -> quiet = true;
                     case "--help", "-h" -> help = true;
                     case "--n", "--tol", "--max-iter", "--check-every", "--omega", "--decomp", "--agree-tol", "--scheme",
-                         "--transport", "--slow", "--chunk", "--halo", "--kill" -> {
+                         "--transport", "--slow", "--chunk", "--halo", "--kill", "--checkpoint-every" -> {
                         if (value == null) {
                             if (a + 1 >= args.length) {
                                 throw new IllegalArgumentException(arg + " needs a value");
@@ -178,6 +182,7 @@ public final class ObstacleDemo {
                                 }
                                 case "--slow" -> slow = Slowdown.parse(value);
                                 case "--kill" -> kill = SelfKill.parse(value);
+                                case "--checkpoint-every" -> checkpointEvery = Integer.parseInt(value);
                                 case "--chunk" -> chunk = Integer.parseInt(value);
                                 case "--halo" -> halo = switch (value) {
                                     case "two-sided" -> ParallelSolver.Halo.TWO_SIDED;
@@ -205,10 +210,17 @@ public final class ObstacleDemo {
             if (agree < 0) {
                 throw new IllegalArgumentException("--agree-tol must be >= 0, got " + agree);
             }
+            if (checkpointEvery < 0) {
+                throw new IllegalArgumentException("--checkpoint-every must be >= 0, got " + checkpointEvery);
+            }
+            if (checkpointEvery > 0 && (async || halo == ParallelSolver.Halo.RMA)) {
+                throw new IllegalArgumentException("--checkpoint-every is for --scheme sync with two-sided halos");
+            }
             if (async && halo == ParallelSolver.Halo.RMA) {
                 throw new IllegalArgumentException("--halo rma is for --scheme sync (the asynchronous scheme sends value flows)");
             }
-            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk, halo, kill);
+            return new Options(n, s, decomp, check, agree, quiet, help, async, transport, slow, chunk, halo, kill,
+                    checkpointEvery);
         }
     }
 
@@ -270,8 +282,19 @@ public final class ObstacleDemo {
         } else {
             try (ParallelSolver solver = new ParallelSolver(world, problem, settings, decomposition, o.halo())) {
                 solver.slowdown(o.slow());
-                world.barrier();
-                parallel = withBar(bar, o, settings, err, crash, solver::solve);
+                // --checkpoint-every: a rank started again goes on from its last checkpoint; the
+                // barrier below, like the solver's dup above it, was passed before that checkpoint
+                byte[] saved = ry == null || o.checkpointEvery() == 0 ? null : ry.restore().orElse(null);
+                int done = saved == null ? 0 : solver.load(saved);
+                if (saved == null) {
+                    world.barrier();
+                } else {
+                    err.println("ObstacleDemo: rank " + world.rank() + " (run " + (incarnation + 1)
+                            + ") resumes from its checkpoint after " + done + " iterations at " + System.currentTimeMillis() + " ms");
+                    err.flush();
+                }
+                UnaryOperator<ProgressListener> saving = l -> checkpointing(l, ry, solver, o.checkpointEvery(), done);
+                parallel = withBar(bar, o, settings, err, l -> crash.apply(saving.apply(l)), l -> solver.solveFrom(done, l));
                 solution = solver.gather(0);
                 phases = solver.timeBreakdown();
                 phaseNames = new String[] {"compute", "halo wait", "send wait", "test", "slowdown"};
@@ -341,6 +364,26 @@ public final class ObstacleDemo {
     }
 
     /** Runs {@code solve} with a progress bar on {@code err} when {@code show}. */
+    /**
+     * {@code --checkpoint-every K}: at the first convergence test at or past each multiple of K
+     * iterations after {@code done}, after {@code next}, the solver's state goes to {@link Railyard#checkpoint}
+     * (every halo message of the iteration is complete there).
+     */
+    private static ProgressListener checkpointing(ProgressListener next, Railyard ry, ParallelSolver solver, int every,
+                                                  int done) {
+        if (every == 0 || ry == null) {
+            return next;
+        }
+        int[] due = {(done / every + 1) * every};
+        return (iteration, residual) -> {
+            next.onCheck(iteration, residual);
+            if (iteration >= due[0]) {
+                ry.checkpoint(solver.save(iteration));
+                due[0] = (iteration / every + 1) * every;
+            }
+        };
+    }
+
     private static SolveResult withBar(boolean show, Options o, RichardsonSettings settings, PrintStream err,
                                        UnaryOperator<ProgressListener> crash,
                                        java.util.function.Function<ProgressListener, SolveResult> solve) {

@@ -173,6 +173,40 @@ public final class ParallelSolver implements AutoCloseable {
         return RichardsonLoop.run(settings, listener, this::iterate, this::globalResidual);
     }
 
+    /** As {@link #solve}, going on from a state {@link #load}ed after {@code done} iterations. */
+    public SolveResult solveFrom(int done, ProgressListener listener) {
+        return RichardsonLoop.run(settings, listener, this::iterate, this::globalResidual, done);
+    }
+
+    /**
+     * This rank's part of the iterate after {@code iterations} iterations, as bytes for a
+     * checkpoint (taken at a convergence test, where no halo message of this rank is in flight).
+     */
+    public byte[] save(int iterations) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+            out.writeInt(iterations);
+            block.save(out);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Puts back what {@link #save} returned; returns its iteration count. */
+    public int load(byte[] state) {
+        try (java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(state))) {
+            int k = in.readInt();
+            block.load(in);
+            if (in.available() != 0) {
+                throw new IllegalArgumentException("solver state has " + in.available() + " bytes too many (another grid?)");
+            }
+            return k;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("solver state is shorter than this rank's block (another grid?)", e);
+        }
+    }
+
     /**
      * Makes one rank slower (for the study of heterogeneous ranks); its iterations then take
      * {@code factor} times their computing time. Returns this solver.

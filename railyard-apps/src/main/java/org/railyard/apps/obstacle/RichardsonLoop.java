@@ -18,8 +18,14 @@ final class RichardsonLoop {
      * @param residual the relative residual of the last iteration over the whole problem
      */
     static SolveResult run(RichardsonSettings settings, ProgressListener listener, Runnable step, DoubleSupplier residual) {
+        return run(settings, listener, step, residual, 0);
+    }
+
+    /** As above, going on after {@code done} iterations (a run resumed from a checkpoint taken at a test). */
+    static SolveResult run(RichardsonSettings settings, ProgressListener listener, Runnable step, DoubleSupplier residual,
+                           int done) {
         long start = System.nanoTime();
-        int k = 0;
+        int k = done;
         double last = Double.NaN;
         boolean converged = false;
         while (k < settings.maxIterations() && !converged) {

@@ -17,7 +17,7 @@ import org.railyard.testkit.Allocation;
  * checked once each. Ends with {@code done}.
  */
 public final class CollectiveAllocRank {
-    private static final int WARM = 2000;
+    private static final int WARM = 1000;
     private static final int WINDOWS = 5;
     private static final int PER_WINDOW = 1000;
 

@@ -16,6 +16,11 @@ import org.railyard.Status;
  * order than its first run would break it at the join), every value came exactly once, each
  * sender's in its order; both print the final hash ({@code FINAL h}), and rank 1 {@code OK
  * anysource chain of N}.
+ *
+ * <p>With {@code args[2]} = C, rank 0 also checkpoints ({@link Railyard#checkpoint}) its count of
+ * matches and its hash after C matches; started again, it goes on from there ({@code rank 0
+ * resumes after C matches}) instead of from the start. The senders' values that arrived and were
+ * not yet matched at that point are held in the checkpoint.
  */
 public final class AnySourceRestartRanks {
     private static final int TAG_VALUE = 7;
@@ -32,6 +37,7 @@ public final class AnySourceRestartRanks {
     public static void main(String[] args) throws IOException, InterruptedException {
         int perSender = Integer.parseInt(args[0]);
         int killAfter = Integer.parseInt(args[1]);
+        int checkpointAt = args.length > 2 ? Integer.parseInt(args[2]) : -1;
         try (Railyard ry = Railyard.init(args)) {
             Comm world = ry.world();
             int rank = world.rank();
@@ -41,13 +47,24 @@ public final class AnySourceRestartRanks {
             long[] link = new long[3];
             if (rank == 0) {
                 long h = 0;
-                for (int i = 0; i < total; i++) {
+                int from = 0;
+                byte[] saved = ry.restore().orElse(null);
+                if (saved != null) {
+                    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(saved);
+                    from = b.getInt();
+                    h = b.getLong();
+                    System.out.println("rank 0 resumes after " + from + " matches");
+                }
+                for (int i = from; i < total; i++) {
                     Status s = world.recv(one, 0, 1, Comm.ANY_SOURCE, TAG_VALUE);
                     h = step(h, s.source(), one[0]);
                     link[0] = s.source();
                     link[1] = one[0];
                     link[2] = h;
                     world.send(link, 0, 3, 1, TAG_CHAIN);
+                    if (i + 1 == checkpointAt) {
+                        ry.checkpoint(java.nio.ByteBuffer.allocate(12).putInt(i + 1).putLong(h).array());
+                    }
                     if (i + 1 == killAfter && ry.incarnation() == 0) {
                         System.out.println("rank 0 kills itself after " + killAfter + " matches");
                         System.out.flush();

@@ -27,9 +27,9 @@ import org.railyard.testkit.Allocation;
  * program ends with {@code OK alloc rank R}. The test holds the numbers to its bound.
  */
 public final class CollAllocRanks {
-    private static final int WARM = 3000;
+    private static final int WARM = 1000;
     private static final int WINDOWS = 5;
-    private static final int PER_WINDOW = 2000;
+    private static final int PER_WINDOW = 1000;
     private static final int[] SIZES = {8, 1024};
 
     private CollAllocRanks() {

@@ -13,8 +13,8 @@ import mpi.MPIException;
  * (what a test that kills a gateway waits for).
  *
  * <p>With arguments {@code until FILE}, every rank r of the first half plays with rank
- * {@code size-1-r} (across the sites when each site holds half), and rank 0 prints
- * {@code PINGPONG AT n} every 20 rounds; each pair's leader stops when FILE exists (a message of
+ * {@code size-1-r} (across the sites when each site holds half), and each pair's leader (the lower
+ * rank) prints {@code PINGPONG AT n} every 20 rounds; each pair's leader stops when FILE exists (a message of
  * tag {@link #STOP}). After a barrier no message may be left over: one delivered twice would be
  * ({@code PINGPONG DUPLICATE}, exit 4).
  */
@@ -91,7 +91,7 @@ public final class GatewayPingPongRanks {
                         MPI.COMM_WORLD.Recv(buf, 0, n, MPI.BYTE, partner, i);
                         check(buf, i + 1, "rank " + rank + ", round " + i);
                         rounds++;
-                        if (rank == 0 && rounds % 20 == 0) {
+                        if (rounds % 20 == 0) {
                             System.out.println("PINGPONG AT " + rounds);
                         }
                     } else {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.launcher.JobSpec;
+import org.railyard.systest.FullMatrix;
 import org.railyard.systest.Jobs;
 import org.railyard.systest.Transcript;
 import org.railyard.testkit.Await;
@@ -112,6 +113,9 @@ class SlurmSystemTest {
     @ParameterizedTest(name = "{0} tasks")
     @ValueSource(ints = {1, 2, 4, 8})
     void obstacleDemoUnderSrunAgreesWithRailyardRun(int tasks) throws Exception {
+        if (tasks == 8) {
+            FullMatrix.heavyRow("the demo under srun on 8 tasks (the collectives run on 8)");
+        }
         SlurmCluster.Result r = srunOk(tasks, java(classOf(DEMO), "--n", "16"));
         assertThat(r.stdout()).contains("0: OK: parallel solution agrees with sequential");
         Matcher underSrun = find(RESULT, r.stdout(), "the RESULT line");

@@ -76,6 +76,11 @@ public final class Collectives {
 
     // ================================================================== running schedules
 
+    /** True if no collective schedule is under way (lock held). */
+    public boolean idle() {
+        return activeHead == null;
+    }
+
     /** Advances the collective schedules under way; called with the progress lock held after each duty cycle. */
     public int progress() {
         if (activeHead == null) {

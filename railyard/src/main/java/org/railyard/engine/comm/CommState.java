@@ -149,6 +149,22 @@ public final class CommState {
         return (collSeq++ & 0x3F_FFFF) << 8;
     }
 
+    /** Collectives started on this communicator so far (a checkpoint records it). */
+    public int collectiveCount() {
+        return collSeq;
+    }
+
+    /** Communicators derived from this one so far (a checkpoint records it). */
+    public int childCount() {
+        return children;
+    }
+
+    /** A rank started from a checkpoint: the counters go on from where they were. */
+    public void resumeCounters(int collectives, int derived) {
+        collSeq = collectives;
+        children = derived;
+    }
+
     /** Marks it freed: every later use fails with a COMM error. */
     public void markFreed() {
         freed = true;

@@ -115,6 +115,16 @@ final class Matching {
         u.prev = null;
     }
 
+    /** True if a receive is posted and not matched. */
+    boolean anyPosted() {
+        return postedHead != null;
+    }
+
+    /** The oldest unexpected message (then follow {@code next}), or null. */
+    Unexpected oldestUnexpected() {
+        return unexpectedHead;
+    }
+
     /** An unexpected-message record whose buffer holds at least {@code bytes}; size classes are powers of two. */
     private Unexpected acquire(long bytes) {
         int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(Math.max(bytes, 64) - 1);

@@ -16,6 +16,7 @@ import org.railyard.engine.progress.Progress;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.wire.FrameHeader;
+import org.railyard.wire.CheckpointImage;
 import org.railyard.wire.FrameType;
 
 /**
@@ -92,6 +93,48 @@ public final class PointToPoint implements Transfer.Owner {
     /** Bytes of {@link #remoteReads()}. */
     public long remoteReadBytes() {
         return reads.readBytes();
+    }
+
+    // ================================================================== checkpoint (lock held)
+
+    /**
+     * What keeps this process from a checkpoint now, or null: a send or receive in flight, or a
+     * rendezvous message announced and not received (its payload is still with its sender).
+     */
+    public String pendingForCheckpoint() {
+        if (table.registered() > 0) {
+            return table.registered() + " send(s) or receive(s) in flight";
+        }
+        if (matching.anyPosted()) {
+            return "a receive is posted and not matched";
+        }
+        for (Unexpected u = matching.oldestUnexpected(); u != null; u = u.next) {
+            if (u.rendezvous) {
+                return "a rendezvous message from rank " + u.source + " (tag " + u.tag + ", " + u.bytes
+                        + " bytes) arrived and no receive took it";
+            }
+        }
+        return null;
+    }
+
+    /** Records the transfer ids' state and the eager messages held unmatched, payloads included. */
+    public void checkpoint(CheckpointImage img) {
+        img.generations = table.generations();
+        img.freeSlots = table.freeSlots();
+        for (Unexpected u = matching.oldestUnexpected(); u != null; u = u.next) {
+            byte[] payload = u.bytes == 0 ? new byte[0] : java.util.Arrays.copyOf(u.data, (int) u.bytes);
+            img.held.add(new CheckpointImage.HeldMessage(u.context, u.source, u.tag, payload));
+        }
+    }
+
+    /** A rank started from a checkpoint: transfer ids go on as before, the held messages are held again in their order. */
+    public void resume(CheckpointImage img) {
+        table.resume(img.generations, img.freeSlots);
+        for (CheckpointImage.HeldMessage m : img.held) {
+            byte[] b = m.payload();
+            matching.addUnexpected(m.context(), m.source(), m.tag(), b.length, false, channels.channel(m.source()), 0, 0,
+                    MemorySegment.ofArray(b), 0);
+        }
     }
 
     // ================================================================== blocking calls

@@ -54,6 +54,32 @@ final class TransferTable {
         t.id = 0;
     }
 
+    /** Number of transfers registered (in flight). */
+    int registered() {
+        return used - freeCount;
+    }
+
+    /** The generation of every slot ever used (a checkpoint keeps them, so that ids go on as before). */
+    int[] generations() {
+        return Arrays.copyOf(generation, used);
+    }
+
+    /** The free slots, in the order they will be taken again (last first). */
+    int[] freeSlots() {
+        return Arrays.copyOf(free, freeCount);
+    }
+
+    /** A rank started from a checkpoint: the table as it was at the checkpoint, all slots free. */
+    void resume(int[] generations, int[] freeSlots) {
+        int n = Math.max(64, generations.length);
+        slots = new Transfer[n];
+        generation = Arrays.copyOf(generations, n);
+        free = new int[n];
+        System.arraycopy(freeSlots, 0, free, 0, freeSlots.length);
+        freeCount = freeSlots.length;
+        used = generations.length;
+    }
+
     /** Calls {@code f} for every registered transfer (on failure paths only). */
     void forEach(java.util.function.Consumer<Transfer> f) {
         for (int i = 0; i < used; i++) {

@@ -28,6 +28,11 @@ final class RelayLink implements Link {
         final ConcurrentLinkedQueue<Frame> frames = new ConcurrentLinkedQueue<>();
         /** Highest sequence queued; reader thread only. */
         long lastQueued;
+        /**
+         * Highest sequence handed to the channel: the replay position a checkpoint records. Written
+         * and read under the progress lock (by {@link #poll} and by the checkpoint).
+         */
+        long lastHanded;
         /** The link that drains it, null until the peer is joined. */
         volatile RelayLink link;
         /** True once the connector was told that this peer's first frame arrived. */
@@ -120,6 +125,7 @@ final class RelayLink implements Link {
             }
             n++;
             last = f.sequence();
+            inbox.lastHanded = last;
             if (!handler.onFrame(this, MemorySegment.ofArray(f.bytes()), 0, f.bytes().length)) {
                 break;
             }

@@ -63,6 +63,8 @@ final class RelayPort implements AutoCloseable {
     private final Handler handler;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
+    /** Signalled when {@link #held} falls to zero (a checkpoint waits for it). */
+    private final Condition empty = lock.newCondition();
     /** Frames not written on the current connection, in order; guarded by lock. */
     private final ArrayDeque<Out> pending = new ArrayDeque<>();
     /** Frames written, their STORED not come yet, in order of writing; guarded by lock. */
@@ -114,6 +116,20 @@ final class RelayPort implements AutoCloseable {
         lock.lock();
         try {
             return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits at most {@code bound} for every queued frame to be STORED. */
+    void awaitStored(java.time.Duration bound) {
+        lock.lock();
+        try {
+            if (held > 0) {
+                empty.await(bound.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
             lock.unlock();
         }
@@ -353,6 +369,9 @@ final class RelayPort implements AutoCloseable {
                         break;
                     }
                 }
+            }
+            if (held == 0) {
+                empty.signalAll();
             }
         } finally {
             lock.unlock();

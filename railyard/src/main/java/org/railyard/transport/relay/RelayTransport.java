@@ -2,6 +2,7 @@ package org.railyard.transport.relay;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,10 +16,12 @@ import java.util.function.IntConsumer;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
+import org.railyard.transport.ReplayLog;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.util.Config;
+import org.railyard.wire.CheckpointImage;
 
 /**
  * The relay transport (seed 001, MPICH-CM): a rank reaches a peer through relay servers instead of
@@ -31,7 +34,7 @@ import org.railyard.util.Config;
  * under {@code railyard.transports=relay}. Started only when {@code railyard.relays} names at least
  * one relay. A relay is a rail: the channel above is the one every link has.
  */
-public final class RelayTransport implements Transport {
+public final class RelayTransport implements Transport, ReplayLog {
     /** Address-card key of a rank's owner relay. */
     public static final String CARD_KEY = "relay";
 
@@ -131,6 +134,7 @@ public final class RelayTransport implements Transport {
             inboxes[i] = new RelayLink.Inbox();
         }
         this.nextSequence = new long[env.size()];
+        resume(env);
         this.doorbell = Doorbell.of(env);
         this.owner = relays.get(env.rank() % relays.size());
         this.watcher = Thread.ofVirtual().name("railyard-relay-presence-" + env.rank()).start(this::watch);
@@ -141,6 +145,73 @@ public final class RelayTransport implements Transport {
                     + "): " + e.getMessage(), e);
         }
         return true;
+    }
+
+    /**
+     * A rank started again that has a checkpoint resumes from it: the frames of each peer up to the
+     * recorded position are dropped if the owner relay still has them, and its own frames are
+     * numbered on from the recorded sequence (before the receiving connection opens, so that no
+     * frame is queued against the old positions).
+     */
+    private void resume(TransportEnv env) throws IOException {
+        String dir = Config.string(Config.CHECKPOINT_DIR_PROP, Config.CHECKPOINT_DIR_DEFAULT);
+        if (!replay || dir.isEmpty() || Config.number(Config.INCARNATION_PROP, Config.INCARNATION_DEFAULT) == 0) {
+            return;
+        }
+        CheckpointImage img = CheckpointImage.read(Path.of(dir), env.rank(), env.size());
+        if (img == null) {
+            return;
+        }
+        for (int p = 0; p < inboxes.length; p++) {
+            inboxes[p].lastQueued = img.consumed[p];
+            inboxes[p].lastHanded = img.consumed[p];
+            nextSequence[p] = img.sent[p];
+        }
+    }
+
+    @Override
+    public long[] consumed() {
+        long[] c = new long[inboxes.length];
+        for (int p = 0; p < c.length; p++) {
+            c[p] = inboxes[p].lastHanded;
+        }
+        return c;
+    }
+
+    @Override
+    public long[] sent() {
+        return nextSequence.clone();
+    }
+
+    @Override
+    public void awaitStored(Duration bound) throws IOException {
+        long deadline = System.nanoTime() + bound.toNanos();
+        List<RelayPort> ports;
+        synchronized (sending) {
+            ports = new ArrayList<>(sending.values());
+        }
+        for (RelayPort p : ports) {
+            while (p.held() > 0) {
+                if (p.failure() != null) {
+                    throw new IOException(p.failure());
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("relay " + text(p.relay()) + " did not store " + p.held() + " bytes within "
+                            + bound.toSeconds() + " s (" + Config.RELAY_ABSENCE_PROP + ")");
+                }
+                p.awaitStored(Duration.ofMillis(50));
+            }
+        }
+    }
+
+    /** Acknowledges the checkpoint's positions to the owner relay, which frees what they cover. */
+    @Override
+    public void release(long[] consumed) {
+        for (int p = 0; p < consumed.length; p++) {
+            if (consumed[p] > 0) {
+                receiving.ack(p, consumed[p]);
+            }
+        }
     }
 
     private static String text(InetSocketAddress a) {
