@@ -66,14 +66,14 @@ public class Buffer {
     private ByteOrder encoding = LOCAL;
 
     /** The section being written or read, its header's position, and its value count. */
-    private Type current;
+    Type current;
     private int header;
     private int sectionSize;
     /** Reading: the next static byte, and the values of the current section not yet read. */
     private int readPtr;
     private int remaining;
 
-    private final DynamicPart dynamic = new DynamicPart();
+    final DynamicPart dynamic = new DynamicPart();
 
     /** A buffer whose static part holds {@code capacity} bytes (it grows when needed). */
     public Buffer(int capacity) {
@@ -266,7 +266,7 @@ public class Buffer {
      * Accounts {@code n} values of {@code v} to the current section: the static position to
      * write them at, or -1 if the section is dynamic (the caller writes them to the stream).
      */
-    private int reserve(Values v, int n) throws BufferException {
+    int reserve(Values v, int n) throws BufferException {
         checkWritable();
         if (current == null) {
             throw new WrongStateException("no section: call putSectionHeader first");
@@ -287,7 +287,7 @@ public class Buffer {
     // ---------------------------------------------------------------- reading, generically
 
     /** Takes {@code n} values of {@code v} from the current section: their static position, or -1 if dynamic. */
-    private int take(Values v, int n) throws BufferException {
+    int take(Values v, int n) throws BufferException {
         checkReadable();
         if (current == null) {
             throw new WrongStateException("no section: call getSectionHeader first");
@@ -308,331 +308,287 @@ public class Buffer {
         return -1;
     }
 
-    // ---------------------------------------------------------------- the typed calls, generically
-
-    /** What a typed call does to the static part at a byte position. */
-    @FunctionalInterface
-    private interface AtStatic {
-        void at(int position);
-    }
-
-    private void write(Values v, Object src, int length, int srcOff, int n, AtStatic op) throws BufferException {
-        Indexes.checkRange(length, srcOff, n);
-        int at = reserve(v, n);
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.write(v, src, Indexes.rangeOf(srcOff, n));
-        }
-    }
-
-    private void gather(Values v, Object src, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
-        int[] picked = Indexes.sliceOf(indexes, offs, n);
-        for (int i : picked) {
-            Indexes.checkRange(length, i, 1);
-        }
-        int at = reserve(v, n);
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.write(v, src, picked);
-        }
-    }
-
-    private void strGather(Values v, Object src, int length, int srcOff, int rank, int exts, int strs, int[] shape,
-                           AtStatic op) throws BufferException {
-        Indexes.checkStrided(length, srcOff, rank, exts, strs, shape);
-        int at = reserve(v, Values.stridedCount(rank, exts, shape));
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.write(v, src, Indexes.stridedOf(srcOff, rank, exts, strs, shape));
-        }
-    }
-
-    private void read(Values v, Object dst, int length, int dstOff, int n, AtStatic op) throws BufferException {
-        Indexes.checkRange(length, dstOff, n);
-        int at = take(v, n);
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.read(v, dst, Indexes.rangeOf(dstOff, n), current);
-        }
-    }
-
-    private void scatter(Values v, Object dst, int length, int n, int offs, int[] indexes, AtStatic op) throws BufferException {
-        int[] picked = Indexes.sliceOf(indexes, offs, n);
-        for (int i : picked) {
-            Indexes.checkRange(length, i, 1);
-        }
-        int at = take(v, n);
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.read(v, dst, picked, current);
-        }
-    }
-
-    private void strScatter(Values v, Object dst, int length, int dstOff, int rank, int exts, int strs, int[] shape,
-                            AtStatic op) throws BufferException {
-        Indexes.checkStrided(length, dstOff, rank, exts, strs, shape);
-        int at = take(v, Values.stridedCount(rank, exts, shape));
-        if (at >= 0) {
-            op.at(at);
-        } else {
-            dynamic.read(v, dst, Indexes.stridedOf(dstOff, rank, exts, strs, shape), current);
-        }
-    }
-
     // ---------------------------------------------------------------- byte: write, gather, strGather, read, scatter, strScatter
 
     public void write(byte[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.BYTE, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.BYTE, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(byte[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.BYTE, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.BYTE, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(byte[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.BYTE, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.BYTE, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(byte[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.BYTE, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.BYTE, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(byte[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.BYTE, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.BYTE, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(byte[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.BYTE, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.BYTE, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- short: write, gather, strGather, read, scatter, strScatter
 
     public void write(short[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.SHORT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.SHORT, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(short[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.SHORT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.SHORT, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(short[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.SHORT, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.SHORT, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(short[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.SHORT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.SHORT, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(short[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.SHORT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.SHORT, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(short[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.SHORT, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.SHORT, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- int: write, gather, strGather, read, scatter, strScatter
 
     public void write(int[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.INT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.INT, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(int[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.INT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.INT, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(int[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.INT, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.INT, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(int[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.INT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.INT, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(int[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.INT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.INT, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(int[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.INT, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.INT, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- long: write, gather, strGather, read, scatter, strScatter
 
     public void write(long[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.LONG, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.LONG, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(long[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.LONG, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.LONG, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(long[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.LONG, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.LONG, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(long[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.LONG, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.LONG, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(long[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.LONG, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.LONG, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(long[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.LONG, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.LONG, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- char: write, gather, strGather, read, scatter, strScatter
 
     public void write(char[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.CHAR, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.CHAR, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(char[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.CHAR, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.CHAR, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(char[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.CHAR, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.CHAR, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(char[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.CHAR, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.CHAR, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(char[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.CHAR, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.CHAR, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(char[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.CHAR, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.CHAR, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- float: write, gather, strGather, read, scatter, strScatter
 
     public void write(float[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.FLOAT, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.FLOAT, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(float[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.FLOAT, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.FLOAT, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(float[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.FLOAT, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.FLOAT, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(float[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.FLOAT, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.FLOAT, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(float[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.FLOAT, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.FLOAT, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(float[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.FLOAT, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.FLOAT, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- double: write, gather, strGather, read, scatter, strScatter
 
     public void write(double[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.DOUBLE, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.DOUBLE, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(double[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.DOUBLE, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.DOUBLE, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(double[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.DOUBLE, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.DOUBLE, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(double[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.DOUBLE, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.DOUBLE, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(double[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.DOUBLE, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.DOUBLE, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(double[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.DOUBLE, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.DOUBLE, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- boolean: write, gather, strGather, read, scatter, strScatter
 
     public void write(boolean[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.BOOLEAN, source, source.length, srcOff, numEls, p -> staticBuffer.write(source, srcOff, numEls, p));
+        TypedCall.write(this, Values.BOOLEAN, source, source.length, srcOff, numEls,
+                p -> staticBuffer.write(source, srcOff, numEls, p));
     }
 
     public void gather(boolean[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.BOOLEAN, source, source.length, numEls, offs, indexes, p -> staticBuffer.gather(source, numEls, offs, indexes, p));
+        TypedCall.gather(this, Values.BOOLEAN, source, source.length, numEls, offs, indexes,
+                p -> staticBuffer.gather(source, numEls, offs, indexes, p));
     }
 
     public void strGather(boolean[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.BOOLEAN, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.BOOLEAN, source, source.length, srcOff, rank, exts, strs, shape,
                 p -> staticBuffer.strGather(source, srcOff, rank, exts, strs, shape, p));
     }
 
     public void read(boolean[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.BOOLEAN, dest, dest.length, dstOff, numEls, p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
+        TypedCall.read(this, Values.BOOLEAN, dest, dest.length, dstOff, numEls,
+                p -> staticBuffer.read(dest, dstOff, numEls, p, swap()));
     }
 
     public void scatter(boolean[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.BOOLEAN, dest, dest.length, numEls, offs, indexes, p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
+        TypedCall.scatter(this, Values.BOOLEAN, dest, dest.length, numEls, offs, indexes,
+                p -> staticBuffer.scatter(dest, numEls, offs, indexes, p, swap()));
     }
 
     public void strScatter(boolean[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.BOOLEAN, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.BOOLEAN, dest, dest.length, dstOff, rank, exts, strs, shape,
                 p -> staticBuffer.strScatter(dest, dstOff, rank, exts, strs, shape, p, swap()));
     }
 
     // ---------------------------------------------------------------- Object: write, gather, strGather, read, scatter, strScatter
 
     public void write(Object[] source, int srcOff, int numEls) throws BufferException {
-        write(Values.OBJECT, source, source.length, srcOff, numEls, null);
+        TypedCall.write(this, Values.OBJECT, source, source.length, srcOff, numEls, null);
     }
 
     public void gather(Object[] source, int numEls, int offs, int[] indexes) throws BufferException {
-        gather(Values.OBJECT, source, source.length, numEls, offs, indexes, null);
+        TypedCall.gather(this, Values.OBJECT, source, source.length, numEls, offs, indexes, null);
     }
 
     public void strGather(Object[] source, int srcOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strGather(Values.OBJECT, source, source.length, srcOff, rank, exts, strs, shape,
+        TypedCall.strGather(this, Values.OBJECT, source, source.length, srcOff, rank, exts, strs, shape,
                 null);
     }
 
     public void read(Object[] dest, int dstOff, int numEls) throws BufferException {
-        read(Values.OBJECT, dest, dest.length, dstOff, numEls, null);
+        TypedCall.read(this, Values.OBJECT, dest, dest.length, dstOff, numEls, null);
     }
 
     public void scatter(Object[] dest, int numEls, int offs, int[] indexes) throws BufferException {
-        scatter(Values.OBJECT, dest, dest.length, numEls, offs, indexes, null);
+        TypedCall.scatter(this, Values.OBJECT, dest, dest.length, numEls, offs, indexes, null);
     }
 
     public void strScatter(Object[] dest, int dstOff, int rank, int exts, int strs, int[] shape) throws BufferException {
-        strScatter(Values.OBJECT, dest, dest.length, dstOff, rank, exts, strs, shape,
+        TypedCall.strScatter(this, Values.OBJECT, dest, dest.length, dstOff, rank, exts, strs, shape,
                 null);
     }
 

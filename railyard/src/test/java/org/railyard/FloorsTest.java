@@ -56,7 +56,7 @@ class FloorsTest {
             // railyard-relay: run --relays N starts relays inside the launcher; railyard-gateway: --gateways embedded
             "railyard-launcher", Set.of("api", "bootstrap", "util", "error", "railyard-relay", "railyard-gateway"),
             "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport"),
-            "railyard-gateway", Set.of("wire", "bootstrap", "error", "transport"),
+            "railyard-gateway", Set.of("wire", "bootstrap", "util", "error", "transport"),
             "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
                     "railyard-mpijava"),
             "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-gateway", "railyard-apps", "railyard-bench",

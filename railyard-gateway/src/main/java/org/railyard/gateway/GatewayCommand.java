@@ -1,14 +1,13 @@
 package org.railyard.gateway;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.railyard.transport.gateway.GatewayClient;
+import org.railyard.util.Daemons;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,17 +74,14 @@ public final class GatewayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (stats != null) {
-            out.print(GatewayClient.stats(hostPort("--stats", stats), Duration.ofSeconds(10)));
-            out.flush();
+            Daemons.print(out, GatewayClient.stats(hostPort("--stats", stats), Duration.ofSeconds(10)));
             return 0;
         }
         if (site == null || site.isEmpty() || !site.matches("[!-~]+") || site.matches(".*[;:,].*")) {
             throw new ParameterException(spec.commandLine(), "--site NAME is required: printable, without spaces,"
                     + " ';', ':' or ',' (the ranks' railyard.site), not " + (site == null ? "missing" : "'" + site + "'"));
         }
-        if (port < 0 || port > 65535) {
-            throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
-        }
+        listenPort(port);
         if (connections < 1 || connections > 64) {
             throw new ParameterException(spec.commandLine(), "--connections must be between 1 and 64, not " + connections);
         }
@@ -102,42 +98,27 @@ public final class GatewayCommand implements Callable<Integer> {
         }
         GatewayServer.Settings settings = new GatewayServer.Settings(site, new InetSocketAddress(bind, port), ps,
                 connections, Duration.ofSeconds(waitSeconds), maxFrame);
-        CountDownLatch stopped = new CountDownLatch(1);
-        GatewayServer server = GatewayServer.start(settings, line -> {
-            synchronized (out) {
-                out.println(line);
-                out.flush();
-            }
-        });
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // stopping anyway
-            }
-            stopped.countDown();
-        }));
+        GatewayServer server = GatewayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();
-        out.println("railyard gateway: site " + site + " listening on " + a.getHostString() + ":" + a.getPort()
-                + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers)) + ", connections " + connections + ")");
-        out.flush();
-        stopped.await();
+        Daemons.runUntilStopped(server, () -> Daemons.println(out, "railyard gateway: site " + site + " listening on "
+                + a.getHostString() + ":" + a.getPort() + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers))
+                + ", connections " + connections + ")"));
         return 0;
     }
 
     private InetSocketAddress hostPort(String option, String s) {
-        int colon = s.lastIndexOf(':');
         try {
-            if (colon <= 0) {
-                throw new NumberFormatException();
-            }
-            int p = Integer.parseInt(s.substring(colon + 1));
-            if (p < 1 || p > 65535) {
-                throw new NumberFormatException();
-            }
-            return new InetSocketAddress(s.substring(0, colon), p);
+            return Daemons.hostPort(option, s);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), option + " wants HOST:PORT, not '" + s + "'");
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private void listenPort(int p) {
+        try {
+            Daemons.listenPort(p);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

@@ -1,15 +1,14 @@
 package org.railyard.relay;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.railyard.error.RailyardException;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.util.Config;
+import org.railyard.util.Daemons;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -77,8 +76,13 @@ public final class RelayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (stats != null) {
-            out.print(RelayClient.stats(hostPort(stats), Duration.ofSeconds(10)));
-            out.flush();
+            InetSocketAddress at;
+            try {
+                at = Daemons.hostPort("--stats", stats);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            Daemons.print(out, RelayClient.stats(at, Duration.ofSeconds(10)));
             return 0;
         }
         RelayServer.Settings settings;
@@ -89,58 +93,19 @@ public final class RelayCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--max-message must be between 1 and "
                         + RelayClient.MAX_BODY + " bytes, not " + maxMessage);
             }
-            if (port < 0 || port > 65535) {
-                throw new ParameterException(spec.commandLine(), "--port must be between 0 and 65535, not " + port);
-            }
-            settings = new RelayServer.Settings(new InetSocketAddress(bind, port), log, RelayLog.Fsync.parse(fsync), max,
-                    (int) msg, Duration.ofSeconds(10), 64L << 20);
+            settings = new RelayServer.Settings(new InetSocketAddress(bind, Daemons.listenPort(port)), log,
+                    RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), 64L << 20);
         } catch (IllegalArgumentException | RailyardException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        RelayServer server = RelayServer.start(settings, line -> {
-            synchronized (out) {
-                out.println(line);
-                out.flush();
-            }
-        });
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.close();
-            } catch (IOException ignored) {
-                // stopping anyway
-            }
-            stopped.countDown();
-        }));
-        StatsSignal.install(() -> {
-            synchronized (out) {
-                out.print(server.stats());
-                out.flush();
-            }
-        }, line -> {
-            synchronized (out) {
-                out.println(line);
-                out.flush();
-            }
-        });
+        RelayServer server = RelayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();
-        out.println("railyard relay: listening on " + a.getHostString() + ":" + a.getPort() + " (log "
-                + (log == null ? "none, memory only" : log + ", fsync " + fsync) + ", max-bytes " + settings.maxBytes() + ")");
-        out.flush();
-        stopped.await();
+        Daemons.runUntilStopped(server, () -> {
+            StatsSignal.install(() -> Daemons.print(out, server.stats()), Daemons.lines(out));
+            Daemons.println(out, "railyard relay: listening on " + a.getHostString() + ":" + a.getPort() + " (log "
+                    + (log == null ? "none, memory only" : log + ", fsync " + fsync) + ", max-bytes " + settings.maxBytes() + ")");
+        });
         return 0;
-    }
-
-    private InetSocketAddress hostPort(String s) {
-        int colon = s.lastIndexOf(':');
-        try {
-            if (colon <= 0) {
-                throw new NumberFormatException();
-            }
-            return new InetSocketAddress(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1)));
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--stats wants HOST:PORT, not '" + s + "'");
-        }
     }
 
     /** Runs the command alone (what a test or a service unit starts). */

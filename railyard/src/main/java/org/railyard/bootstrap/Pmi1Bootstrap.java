@@ -25,7 +25,7 @@ import org.railyard.error.RailyardException;
  * If both are set, PMI_FD wins, as in MPICH's own client.
  *
  * <h2>What the constructor does</h2>
- * {@code init} (PMI 1.1), {@code get_maxes}, {@code get_my_kvsname} (the job id); then rank 0
+ * {@code init} (PMI 1.1), {@code get_maxes}, {@code get_my_kvsname} (the job id: the key-value space's name, which Hydra makes unique per job); then rank 0
  * draws 32 random bytes with {@link java.security.SecureRandom} and puts them, hex-encoded, under the key
  * {@value #SECRET_KEY}; then one fence; then every rank reads that key. So {@link #jobSecret()} is
  * valid, and equal in every rank, as soon as the constructor returns. The caller's own
@@ -50,7 +50,7 @@ import org.railyard.error.RailyardException;
  *
  * <p>Thread-safe: calls are serialized, since PMI-1 allows one outstanding request per process.
  */
-public final class Pmi1Bootstrap implements Bootstrap {
+public final class Pmi1Bootstrap extends PmiBootstrap {
     /** What {@link #name()} returns. */
     public static final String NAME = "pmi-1";
 
@@ -60,19 +60,9 @@ public final class Pmi1Bootstrap implements Bootstrap {
     /** Prefix of the value that stands for a value stored in parts; followed by the part count. */
     public static final String PARTS_MARK = PmiKeys.PARTS_MARK;
 
-    private static final String TIMEOUT_SETTING = "setting railyard.bootstrap.timeout";
-
-    private final Duration timeout;
-    private final PmiConnection conn;
-    private final int rank;
-    private final int size;
-    private final String kvsname;
     /** Longest key and value the server stores, in characters (its maxima less the C string's NUL). */
     private final int maxKey;
     private final int maxValue;
-    private final byte[] secret;
-
-    private final PmiGuard guard = new PmiGuard("PMI-1");
 
     /**
      * Connects to the PMI-1 server named in {@code env} and performs the start-up described in the
@@ -90,21 +80,10 @@ public final class Pmi1Bootstrap implements Bootstrap {
     /** As {@link #Pmi1Bootstrap(Map)} with another bound on each wait (tests use short ones). */
     Pmi1Bootstrap(Map<String, String> env, Duration timeout) {
         PmiKeys.checkTimeout(timeout, "PMI timeout");
-        this.timeout = timeout;
-        String fdText = env.get("PMI_FD");
-        String port = env.get("PMI_PORT");
-        if (fdText != null) {
-            int fd = envInt(env, "PMI_FD", 0);
-            conn = new PmiFdConnection(fd, "PMI server on PMI_FD=" + fd);
-        } else if (port != null) {
-            conn = PmiSocketConnection.connect(port.trim(), timeout);
-        } else {
-            throw new RailyardException(ErrorClass.BOOTSTRAP,
-                    "neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI-1 process manager"
-                            + " such as mpiexec.hydra");
-        }
+        super("PMI-1", timeout, open(env, timeout, "PMI server", setBy("PMI_FD"),
+                "a PMI-1 process manager such as mpiexec.hydra"));
         try {
-            if (fdText != null) {
+            if (env.get("PMI_FD") != null) {
                 rank = envInt(env, "PMI_RANK", 0);
                 size = envInt(env, "PMI_SIZE", 1);
             } else {
@@ -131,9 +110,9 @@ public final class Pmi1Bootstrap implements Bootstrap {
             positiveMax(maxes, "kvsname_max"); // only checked: the server names the space, not this process
 
             PmiMessage name = request("cmd=get_my_kvsname", "my_kvsname", timeout, TIMEOUT_SETTING);
-            kvsname = name.required("kvsname", conn.describe());
+            jobId = name.required("kvsname", conn.describe());
 
-            secret = shareSecret();
+            shareSecret();
         } catch (RuntimeException e) {
             conn.close();
             throw e;
@@ -185,49 +164,9 @@ public final class Pmi1Bootstrap implements Bootstrap {
         return new int[] {rankSet, sizeSet};
     }
 
-    /** Rank 0 draws and publishes the secret; one fence; everyone reads it back. */
-    private byte[] shareSecret() {
-        return PmiKeys.shareSecret(rank, this::store, () -> fence(timeout), this::fetch);
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    /** The PMI key-value space's name (kvsname), which Hydra makes unique per job. */
-    @Override
-    public String jobId() {
-        return kvsname;
-    }
-
-    @Override
-    public byte[] jobSecret() {
-        return secret.clone();
-    }
-
-    /**
-     * Publishes {@code key}; values longer than the server allows are stored in parts (see the
-     * class comment).
-     *
-     * @throws RailyardException ARG if the key or value holds characters PMI-1 cannot carry, the
-     *         key is reserved or too long; BOOTSTRAP or TIMEOUT if the server fails
-     */
-    @Override
-    public synchronized void put(String key, String value) {
-        checkText("key", key, false);
-        checkText("value", value, true);
-        PmiKeys.checkNotReserved(key, "Pmi1Bootstrap");
-        store(key, value);
-    }
-
     /** Puts a value whole when it fits, else in parts (see the class comment). */
-    private void store(String key, String value) {
+    @Override
+    protected void store(String key, String value) {
         PmiKeys.store(key, value, maxValue, this::putRaw, this::checkKeyLength);
     }
 
@@ -241,19 +180,9 @@ public final class Pmi1Bootstrap implements Bootstrap {
         }
     }
 
-    /**
-     * Reads {@code key}, reassembling a value stored in parts.
-     *
-     * @throws RailyardException BOOTSTRAP naming the key if no process put it before the last fence
-     */
-    @Override
-    public synchronized String get(String key) {
-        checkText("key", key, false);
-        return fetch(key);
-    }
-
     /** Gets a value, putting it together from its parts if it was stored in parts. */
-    private String fetch(String key) {
+    @Override
+    protected String fetch(String key) {
         return PmiKeys.fetch(key, this::getRaw);
     }
 
@@ -265,49 +194,23 @@ public final class Pmi1Bootstrap implements Bootstrap {
     /**
      * Tells the process manager to end the whole job with exit code {@code code}
      * ({@code cmd=abort exitcode=N}, as MPICH's PMI_Abort sends it; Hydra kills every process of
-     * the job and ends with that code); no answer is awaited. PMI-1 has no field for the message.
+     * the job and ends with that code). PMI-1 has no field for the message.
      */
     @Override
-    public synchronized void abort(int code, String message) {
-        exchange(() -> {
-            conn.send("cmd=abort exitcode=" + code, PmiKeys.deadlineAfter(ABORT_BOUND));
-            return null;
-        });
-        fail(new RailyardException(ErrorClass.BOOTSTRAP, "this process asked the " + conn.describe()
-                + " to abort the job: " + PmiKeys.printable(message)));
+    protected void sendAbort(int code, String message, long deadline) {
+        conn.send("cmd=abort exitcode=" + code, deadline);
     }
 
-    /**
-     * Sends {@code cmd=finalize} and waits, bounded, for {@code cmd=finalize_ack}, then releases
-     * the connection. Idempotent; skips the exchange when the connection already broke.
-     *
-     * @throws RailyardException TIMEOUT or BOOTSTRAP if the server did not acknowledge (the
-     *         connection is released all the same)
-     */
+    /** Sends {@code cmd=finalize} and waits, bounded, for {@code cmd=finalize_ack}. */
     @Override
-    public synchronized void close() {
-        if (guard.closed()) {
-            return;
-        }
-        try {
-            if (guard.inStep()) {
-                request("cmd=finalize", "finalize_ack", timeout, TIMEOUT_SETTING);
-            }
-        } finally {
-            guard.markClosed();
-            conn.close();
-        }
-    }
-
-    @Override
-    public String toString() {
-        return NAME + " rank " + rank + " of " + size + " in job " + kvsname + " via the " + conn.describe();
+    protected void finish() {
+        request("cmd=finalize", "finalize_ack", timeout, TIMEOUT_SETTING);
     }
 
     // ---------------------------------------------------------------------------------------------
 
     private void putRaw(String key, String value) {
-        PmiMessage result = request("cmd=put kvsname=" + kvsname + " key=" + key + " value=" + value, "put_result",
+        PmiMessage result = request("cmd=put kvsname=" + jobId + " key=" + key + " value=" + value, "put_result",
                 timeout, TIMEOUT_SETTING);
         if (result.rc(conn.describe()) != 0) {
             throw new RailyardException(ErrorClass.BOOTSTRAP, "the " + conn.describe() + " refused to store PMI key '"
@@ -316,12 +219,12 @@ public final class Pmi1Bootstrap implements Bootstrap {
     }
 
     private String getRaw(String key) {
-        PmiMessage result = request("cmd=get kvsname=" + kvsname + " key=" + key, "get_result", timeout,
+        PmiMessage result = request("cmd=get kvsname=" + jobId + " key=" + key, "get_result", timeout,
                 TIMEOUT_SETTING);
         if (result.rc(conn.describe()) != 0) {
             String msg = result.attr("msg");
             throw new RailyardException(ErrorClass.BOOTSTRAP, "PMI key '" + key + "' is not in the key-value space of job "
-                    + kvsname + " (the " + conn.describe() + " said " + (msg == null ? result.line() : msg)
+                    + jobId + " (the " + conn.describe() + " said " + (msg == null ? result.line() : msg)
                     + "); a key is visible only after the fence that follows its put");
         }
         return result.required("value", conn.describe());
@@ -351,14 +254,6 @@ public final class Pmi1Bootstrap implements Bootstrap {
         }
     }
 
-    private <T> T exchange(PmiGuard.Step<T> step) {
-        return guard.exchange(step);
-    }
-
-    private RailyardException fail(RailyardException e) {
-        return guard.fail(e);
-    }
-
     private int positiveMax(PmiMessage maxes, String attr) {
         int max = maxes.requiredInt(attr, conn.describe());
         if (max < 2) {
@@ -382,8 +277,11 @@ public final class Pmi1Bootstrap implements Bootstrap {
     }
 
     private static int envInt(Map<String, String> env, String name, int min) {
-        return PmiKeys.envInt(env, name, min, "a PMI-1 process manager sets it together with "
-                + (name.equals("PMI_ID") ? "PMI_PORT" : "PMI_FD"));
+        return PmiKeys.envInt(env, name, min, setBy(name));
+    }
+
+    private static String setBy(String name) {
+        return "a PMI-1 process manager sets it together with " + (name.equals("PMI_ID") ? "PMI_PORT" : "PMI_FD");
     }
 
     private static long deadlineAfter(Duration bound) {

@@ -37,7 +37,7 @@ import org.railyard.error.RailyardException;
  * {@link ErrorClass#BOOTSTRAP} quoting it; after such a failure every later call fails at once.
  * Thread-safe: calls are serialized.
  */
-public final class Pmi2Bootstrap implements Bootstrap {
+public final class Pmi2Bootstrap extends PmiBootstrap {
     /** What {@link #name()} returns. */
     public static final String NAME = "pmi-2";
 
@@ -47,20 +47,10 @@ public final class Pmi2Bootstrap implements Bootstrap {
     /** Longest escaped value stored whole, characters; PMI2_MAX_VALLEN is 1024 with the NUL. */
     static final int MAX_VALUE = 1000;
 
-    private static final String TIMEOUT_SETTING = "setting railyard.bootstrap.timeout";
-
     /** Requests this process sent to PMI-2 servers, all instances together. */
     private static final java.util.concurrent.atomic.AtomicLong REQUESTS = new java.util.concurrent.atomic.AtomicLong();
 
-    private final Duration timeout;
-    private final PmiConnection conn;
-    private final int rank;
-    private final int size;
-    private final String jobId;
     private final int[] nodeOfRank;
-    private final byte[] secret;
-
-    private final PmiGuard guard = new PmiGuard("PMI-2");
 
     /**
      * Connects to the PMI-2 server named in {@code env} and performs the start-up described in the
@@ -77,21 +67,10 @@ public final class Pmi2Bootstrap implements Bootstrap {
     /** As {@link #Pmi2Bootstrap(Map)} with another bound on each wait (tests use short ones). */
     Pmi2Bootstrap(Map<String, String> env, Duration timeout) {
         PmiKeys.checkTimeout(timeout, "PMI timeout");
-        this.timeout = timeout;
-        String fdText = env.get("PMI_FD");
-        String port = env.get("PMI_PORT");
         String rankText = env.get("PMI_RANK") != null ? "PMI_RANK" : "PMI_ID";
         int given = PmiKeys.envInt(env, rankText, 0, "a PMI-2 process manager sets PMI_RANK (or PMI_ID) together with "
-                + (fdText != null ? "PMI_FD" : "PMI_PORT"));
-        if (fdText != null) {
-            int fd = PmiKeys.envInt(env, "PMI_FD", 0, "");
-            conn = new PmiFdConnection(fd, "PMI-2 server on PMI_FD=" + fd);
-        } else if (port != null) {
-            conn = PmiSocketConnection.connect(port.trim(), timeout);
-        } else {
-            throw new RailyardException(ErrorClass.BOOTSTRAP, "neither PMI_FD nor PMI_PORT is set: this process was"
-                    + " not started by a PMI-2 process manager such as srun --mpi=pmi2");
-        }
+                + (env.get("PMI_FD") != null ? "PMI_FD" : "PMI_PORT"));
+        super("PMI-2", timeout, open(env, timeout, "PMI-2 server", "", "a PMI-2 process manager such as srun --mpi=pmi2"));
         try {
             greet();
             String pmijobid = env.get("PMI_JOBID");
@@ -110,7 +89,7 @@ public final class Pmi2Bootstrap implements Bootstrap {
             nodeOfRank = map.found(conn.describe())
                     ? ProcessMapping.nodeOfRank(map.required("value", conn.describe()), size, conn.describe())
                     : null;
-            secret = PmiKeys.shareSecret(rank, this::store, () -> fence(timeout), this::fetch);
+            shareSecret();
         } catch (RuntimeException e) {
             conn.close();
             throw e;
@@ -135,48 +114,15 @@ public final class Pmi2Bootstrap implements Bootstrap {
         }
     }
 
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    /** The job id the server gave: Slurm's "jobid.stepid", Hydra's kvs name. */
-    @Override
-    public String jobId() {
-        return jobId;
-    }
-
-    @Override
-    public byte[] jobSecret() {
-        return secret.clone();
-    }
-
     /** The node index of every rank, from {@code PMI_process_mapping}; null if the server gave none. */
     @Override
     public int[] nodeOfRank() {
         return nodeOfRank == null ? null : nodeOfRank.clone();
     }
 
-    /**
-     * Publishes {@code key}; the value is escaped, and stored in parts when long (class comment).
-     *
-     * @throws RailyardException ARG if the key or value breaks the Bootstrap contract, the key is
-     *         reserved or too long; BOOTSTRAP or TIMEOUT if the server fails
-     */
+    /** Escapes the value (class comment) and stores it, in parts when long. */
     @Override
-    public synchronized void put(String key, String value) {
-        PmiKeys.checkText("key", key, false);
-        PmiKeys.checkText("value", value, true);
-        PmiKeys.checkNotReserved(key, "Pmi2Bootstrap");
-        store(key, value);
-    }
-
-    private void store(String key, String value) {
+    protected void store(String key, String value) {
         PmiKeys.store(key, escape(value), MAX_VALUE, this::putRaw, this::checkKeyLength);
     }
 
@@ -186,18 +132,8 @@ public final class Pmi2Bootstrap implements Bootstrap {
         request("cmd=kvs-fence;", "kvs-fence-response", timeout, "the fence's timeout");
     }
 
-    /**
-     * Reads {@code key}, reassembling a value stored in parts.
-     *
-     * @throws RailyardException BOOTSTRAP naming the key if no process put it before the last fence
-     */
     @Override
-    public synchronized String get(String key) {
-        PmiKeys.checkText("key", key, false);
-        return fetch(key);
-    }
-
-    private String fetch(String key) {
+    protected String fetch(String key) {
         return unescape(PmiKeys.fetch(key, this::getRaw), key);
     }
 
@@ -216,43 +152,19 @@ public final class Pmi2Bootstrap implements Bootstrap {
 
     /**
      * Tells the process manager to end the whole job ({@code cmd=abort;isworld=TRUE}), with
-     * {@code message} in its log (PMI-2 carries no exit code: the caller exits with it); no answer
-     * is awaited, since the manager kills the job's processes.
+     * {@code message} in its log (PMI-2 carries no exit code: the caller exits with it); the
+     * manager kills the job's processes.
      */
     @Override
-    public synchronized void abort(int code, String message) {
-        String msg = PmiKeys.printable(message);
-        exchange(() -> {
-            conn.sendRaw(Pmi2Message.frame("cmd=abort;isworld=TRUE;msg=" + msg.replace(';', '_') + ";"), "cmd=abort",
-                    PmiKeys.deadlineAfter(ABORT_BOUND));
-            return null;
-        });
-        fail(new RailyardException(ErrorClass.BOOTSTRAP, "this process asked the " + conn.describe()
-                + " to abort the job: " + msg));
+    protected void sendAbort(int code, String message, long deadline) {
+        conn.sendRaw(Pmi2Message.frame("cmd=abort;isworld=TRUE;msg=" + message.replace(';', '_') + ";"), "cmd=abort",
+                deadline);
     }
 
-    /**
-     * Sends {@code cmd=finalize} and waits, bounded, for its answer, then releases the connection.
-     * Idempotent; skips the exchange when the connection already broke.
-     */
+    /** Sends {@code cmd=finalize} and waits, bounded, for its answer. */
     @Override
-    public synchronized void close() {
-        if (guard.closed()) {
-            return;
-        }
-        try {
-            if (guard.inStep()) {
-                request("cmd=finalize;", "finalize-response", timeout, TIMEOUT_SETTING);
-            }
-        } finally {
-            guard.markClosed();
-            conn.close();
-        }
-    }
-
-    @Override
-    public String toString() {
-        return NAME + " rank " + rank + " of " + size + " in job " + jobId + " via the " + conn.describe();
+    protected void finish() {
+        request("cmd=finalize;", "finalize-response", timeout, TIMEOUT_SETTING);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -299,14 +211,6 @@ public final class Pmi2Bootstrap implements Bootstrap {
                     + " (it answered " + PmiMessage.quote(answer.body()) + ")");
         }
         return answer;
-    }
-
-    private <T> T exchange(PmiGuard.Step<T> step) {
-        return guard.exchange(step);
-    }
-
-    private RailyardException fail(RailyardException e) {
-        return guard.fail(e);
     }
 
     private void checkKeyLength(String storedKey, String userKey) {

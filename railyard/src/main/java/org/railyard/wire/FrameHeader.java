@@ -2,7 +2,6 @@ package org.railyard.wire;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * The header every data frame starts with, on every transport. Little endian. The only place that
@@ -58,10 +57,10 @@ public final class FrameHeader {
     private FrameHeader() {
     }
 
-    public static final int FRAME_LENGTH_OFFSET = 0;
-    public static final int MAGIC_OFFSET = 4;
-    public static final int TYPE_OFFSET = 6;
-    public static final int FLAGS_OFFSET = 7;
+    public static final int FRAME_LENGTH_OFFSET = FramePrefix.FRAME_LENGTH_OFFSET;
+    public static final int MAGIC_OFFSET = FramePrefix.MAGIC_OFFSET;
+    public static final int TYPE_OFFSET = FramePrefix.TYPE_OFFSET;
+    public static final int FLAGS_OFFSET = FramePrefix.FLAGS_OFFSET;
     public static final int CONTEXT_OFFSET = 8;
     public static final int SOURCE_OFFSET = 12;
     public static final int TAG_OFFSET = 16;
@@ -91,19 +90,15 @@ public final class FrameHeader {
     public static final byte FLAG_VALUE_ASYNC = 0x02;
 
     /** 'R' 'Y' read as a little-endian short. */
-    public static final short MAGIC = (short) ('R' | ('Y' << 8));
+    public static final short MAGIC = FramePrefix.magicOf('R', 'Y');
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = FramePrefix.INT;
+    private static final ValueLayout.OfLong LONG = FramePrefix.LONG;
 
     /** Writes a whole header; the PSN is left for the channel to stamp. */
     public static void write(MemorySegment s, long o, int frameLength, byte type, byte flags, int context,
                              int source, int tag, int messageLength, long cookie, long arg) {
-        s.set(INT, o + FRAME_LENGTH_OFFSET, frameLength);
-        s.set(SHORT, o + MAGIC_OFFSET, MAGIC);
-        s.set(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET, type);
-        s.set(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET, flags);
+        FramePrefix.write(s, o, frameLength, MAGIC, type, flags);
         s.set(INT, o + CONTEXT_OFFSET, context);
         s.set(INT, o + SOURCE_OFFSET, source);
         s.set(INT, o + TAG_OFFSET, tag);
@@ -113,15 +108,15 @@ public final class FrameHeader {
     }
 
     public static int frameLength(MemorySegment s, long o) {
-        return s.get(INT, o + FRAME_LENGTH_OFFSET);
+        return FramePrefix.frameLength(s, o);
     }
 
     public static short magic(MemorySegment s, long o) {
-        return s.get(SHORT, o + MAGIC_OFFSET);
+        return FramePrefix.magic(s, o);
     }
 
     public static byte type(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET);
+        return FramePrefix.type(s, o);
     }
 
     /**
@@ -145,7 +140,7 @@ public final class FrameHeader {
     }
 
     public static byte flags(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
+        return FramePrefix.flags(s, o);
     }
 
     /** Sets {@code bits} in the flags of the frame at {@code o}, keeping the others. */
@@ -194,17 +189,13 @@ public final class FrameHeader {
         if (s.byteSize() - o < LENGTH) {
             return "truncated frame: " + Math.max(0, s.byteSize() - o) + " bytes, a header has " + LENGTH;
         }
-        short magic = magic(s, o);
-        if (magic != MAGIC) {
-            return String.format("foreign frame: magic 0x%04x, expected 0x%04x ('RY')", magic & 0xffff, MAGIC & 0xffff);
-        }
-        int len = frameLength(s, o);
-        if (len < LENGTH || len > maxFrame) {
-            return "malformed frame: length " + len + " outside [" + LENGTH + ", " + maxFrame + "]";
+        String fault = FramePrefix.check(s, o, MAGIC, LENGTH, maxFrame);
+        if (fault != null) {
+            return fault;
         }
         byte type = type(s, o);
         if (!FrameType.valid(type)) {
-            return "malformed frame: unknown type " + type;
+            return FramePrefix.unknownType(type);
         }
         if (messageLength(s, o) < 0) {
             return "malformed frame: negative message length " + messageLength(s, o);

@@ -6,7 +6,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -79,10 +78,10 @@ public final class GatewayFrame {
     private GatewayFrame() {
     }
 
-    public static final int FRAME_LENGTH_OFFSET = 0;
-    public static final int MAGIC_OFFSET = 4;
-    public static final int TYPE_OFFSET = 6;
-    public static final int FLAGS_OFFSET = 7;
+    public static final int FRAME_LENGTH_OFFSET = FramePrefix.FRAME_LENGTH_OFFSET;
+    public static final int MAGIC_OFFSET = FramePrefix.MAGIC_OFFSET;
+    public static final int TYPE_OFFSET = FramePrefix.TYPE_OFFSET;
+    public static final int FLAGS_OFFSET = FramePrefix.FLAGS_OFFSET;
     public static final int JOB_OFFSET = 8;
     public static final int SRC_SITE_OFFSET = 16;
     public static final int SRC_NODE_OFFSET = 20;
@@ -94,7 +93,7 @@ public final class GatewayFrame {
     public static final int HEADER = 40;
 
     /** 'G' 'W' read as a little-endian short. */
-    public static final short MAGIC = (short) ('G' | ('W' << 8));
+    public static final short MAGIC = FramePrefix.magicOf('G', 'W');
     public static final byte VERSION = 1;
 
     public static final byte HELLO = 1;
@@ -112,7 +111,7 @@ public final class GatewayFrame {
     public static final byte ABORT = 13;
 
     /** CHALLENGE, PROOF: the gateway does not know this job; the proof carries the verifier. */
-    public static final byte FLAG_NEW_JOB = 0x04;
+    public static final byte FLAG_NEW_JOB = RelayFrame.FLAG_NEW_JOB;
     /** HELLO, CHALLENGE, PROOF, WELCOME: the opener is a peer gateway, not a rank. */
     public static final byte FLAG_GATEWAY = 0x08;
     /** DATA from a gateway: forwarded before its body was whole; END or ABORT follows it at once. */
@@ -124,9 +123,9 @@ public final class GatewayFrame {
      */
     public static final byte FLAG_RESET = 0x20;
 
-    public static final int NONCE_BYTES = 16;
-    public static final int MAC_BYTES = 32;
-    public static final int VERIFIER_BYTES = 32;
+    public static final int NONCE_BYTES = RelayFrame.NONCE_BYTES;
+    public static final int MAC_BYTES = RelayFrame.MAC_BYTES;
+    public static final int VERIFIER_BYTES = RelayFrame.VERIFIER_BYTES;
     public static final int MAX_NAME = 255;
     /** Longest text body (STATS, ERROR, UNREACHABLE, IDENT, ABORT). */
     public static final int MAX_TEXT = 65536;
@@ -137,15 +136,15 @@ public final class GatewayFrame {
     public static final int HELLO_NONCE_OFFSET = 8;
     public static final int HELLO_JOB_ID_LENGTH_OFFSET = 24;
     public static final int HELLO_JOB_ID_OFFSET = 25;
-    public static final int CHALLENGE_NONCE_OFFSET = 0;
-    public static final int CHALLENGE_MAC_OFFSET = 16;
-    public static final int CHALLENGE_BODY = 48;
-    public static final int PROOF_MAC_OFFSET = 0;
-    public static final int PROOF_VERIFIER_OFFSET = 32;
+    public static final int CHALLENGE_NONCE_OFFSET = RelayFrame.CHALLENGE_NONCE_OFFSET;
+    public static final int CHALLENGE_MAC_OFFSET = RelayFrame.CHALLENGE_MAC_OFFSET;
+    public static final int CHALLENGE_BODY = RelayFrame.CHALLENGE_BODY;
+    public static final int PROOF_MAC_OFFSET = RelayFrame.PROOF_MAC_OFFSET;
+    public static final int PROOF_VERIFIER_OFFSET = RelayFrame.PROOF_VERIFIER_OFFSET;
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = FramePrefix.INT;
+    private static final ValueLayout.OfLong LONG = FramePrefix.LONG;
+    private static final ValueLayout.OfShort SHORT = FramePrefix.SHORT;
 
     /** An address: (site, node, process). */
     public record Address(int site, int node, int process) {
@@ -213,10 +212,7 @@ public final class GatewayFrame {
 
     public static void writeHeader(MemorySegment s, long o, int frameLength, byte type, byte flags, long job,
                                    int srcSite, int srcNode, int srcProcess, int dstSite, int dstNode, int dstProcess) {
-        s.set(INT, o + FRAME_LENGTH_OFFSET, frameLength);
-        s.set(SHORT, o + MAGIC_OFFSET, MAGIC);
-        s.set(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET, type);
-        s.set(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET, flags);
+        FramePrefix.write(s, o, frameLength, MAGIC, type, flags);
         s.set(LONG, o + JOB_OFFSET, job);
         s.set(INT, o + SRC_SITE_OFFSET, srcSite);
         s.set(INT, o + SRC_NODE_OFFSET, srcNode);
@@ -224,22 +220,6 @@ public final class GatewayFrame {
         s.set(INT, o + DST_SITE_OFFSET, dstSite);
         s.set(INT, o + DST_NODE_OFFSET, dstNode);
         s.set(INT, o + DST_PROCESS_OFFSET, dstProcess);
-    }
-
-    public static int frameLength(MemorySegment s, long o) {
-        return s.get(INT, o + FRAME_LENGTH_OFFSET);
-    }
-
-    public static short magic(MemorySegment s, long o) {
-        return s.get(SHORT, o + MAGIC_OFFSET);
-    }
-
-    public static byte type(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET);
-    }
-
-    public static byte flags(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
     }
 
     public static long job(MemorySegment s, long o) {
@@ -270,71 +250,49 @@ public final class GatewayFrame {
         return s.get(INT, o + DST_PROCESS_OFFSET);
     }
 
+    /** The flags and body length each type allows. */
+    private static final FramePrefix.TypeRules RULES = new FramePrefix.TypeRules() {
+        @Override
+        public int allowedFlags(byte type) {
+            return switch (type) {
+                case HELLO, WELCOME -> FLAG_GATEWAY;
+                case CHALLENGE, PROOF -> FLAG_NEW_JOB | FLAG_GATEWAY;
+                case DATA -> FLAG_CUT | FLAG_RESET;
+                case STATS_REQUEST, IDENT_REQUEST, END, STATS, ERROR, UNREACHABLE, IDENT, ABORT -> 0;
+                default -> -1;
+            };
+        }
+
+        @Override
+        public String bodyRule(byte type, byte flags, int body) {
+            return switch (type) {
+                case HELLO -> FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1 + 1, HELLO_JOB_ID_OFFSET + 1 + 2 * MAX_NAME);
+                case CHALLENGE -> FramePrefix.exactly(body, CHALLENGE_BODY);
+                case PROOF -> RelayFrame.proofBodyRule(flags, body);
+                case DATA -> FramePrefix.atLeast(body, 1);
+                case STATS, ERROR, UNREACHABLE, IDENT, ABORT -> FramePrefix.atMost(body, MAX_TEXT);
+                default -> FramePrefix.exactly(body, 0);
+            };
+        }
+
+        @Override
+        public String typeName(byte type) {
+            return GatewayFrame.typeName(type);
+        }
+    };
+
     /**
      * Checks a header read from the other side; null if sound, else the reason it is not. Checks the
      * magic, the length against {@code maxBody}, the type, the flags the type may carry, the body
      * length the type must have, and the processes of DATA frames. Reads only the 40 header bytes.
      */
     public static String validate(MemorySegment s, long o, int maxBody) {
-        short magic = magic(s, o);
-        if (magic != MAGIC) {
-            return String.format("foreign frame: magic 0x%04x, expected 0x%04x ('GW')", magic & 0xffff, MAGIC & 0xffff);
+        String fault = FramePrefix.checkTyped(s, o, MAGIC, HEADER, maxBody, RULES);
+        if (fault != null) {
+            return fault;
         }
-        int len = frameLength(s, o);
-        if (len < HEADER || len - HEADER > maxBody) {
-            return "malformed frame: length " + len + " outside [" + HEADER + ", " + ((long) HEADER + maxBody) + "]";
-        }
-        byte type = type(s, o);
-        int body = len - HEADER;
-        byte flags = flags(s, o);
-        int allowedFlags;
-        String bodyRule;
-        switch (type) {
-            case HELLO -> {
-                allowedFlags = FLAG_GATEWAY;
-                int min = HELLO_JOB_ID_OFFSET + 1 + 1;
-                int max = HELLO_JOB_ID_OFFSET + 1 + 2 * MAX_NAME;
-                bodyRule = body < min || body > max ? "between " + min + " and " + max : null;
-            }
-            case CHALLENGE -> {
-                allowedFlags = FLAG_NEW_JOB | FLAG_GATEWAY;
-                bodyRule = body != CHALLENGE_BODY ? "exactly " + CHALLENGE_BODY : null;
-            }
-            case PROOF -> {
-                allowedFlags = FLAG_NEW_JOB | FLAG_GATEWAY;
-                int want = (flags & FLAG_NEW_JOB) != 0 ? MAC_BYTES + VERIFIER_BYTES : MAC_BYTES;
-                bodyRule = body != want ? "exactly " + want : null;
-            }
-            case WELCOME -> {
-                allowedFlags = FLAG_GATEWAY;
-                bodyRule = body != 0 ? "exactly 0" : null;
-            }
-            case STATS_REQUEST, IDENT_REQUEST -> {
-                allowedFlags = 0;
-                bodyRule = body != 0 ? "exactly 0" : null;
-            }
-            case DATA -> {
-                allowedFlags = FLAG_CUT | FLAG_RESET;
-                bodyRule = body < 1 ? "at least 1" : null;
-            }
-            case END -> {
-                allowedFlags = 0;
-                bodyRule = body != 0 ? "exactly 0" : null;
-            }
-            case STATS, ERROR, UNREACHABLE, IDENT, ABORT -> {
-                allowedFlags = 0;
-                bodyRule = body > MAX_TEXT ? "at most " + MAX_TEXT : null;
-            }
-            default -> {
-                return "malformed frame: unknown type " + type;
-            }
-        }
-        if ((flags & ~allowedFlags) != 0) {
-            return String.format("malformed %s frame: flags 0x%02x, allowed 0x%02x", typeName(type), flags & 0xff, allowedFlags);
-        }
-        if (bodyRule != null) {
-            return "malformed " + typeName(type) + " frame: body of " + body + " bytes, must be " + bodyRule;
-        }
+        byte type = FramePrefix.type(s, o);
+        byte flags = FramePrefix.flags(s, o);
         if ((type == DATA || type == END || type == ABORT) && (srcProcess(s, o) < 0 || dstProcess(s, o) < 0)) {
             return "malformed " + typeName(type) + " frame: source process " + srcProcess(s, o) + ", destination process "
                     + dstProcess(s, o) + " (world ranks are never negative)";
@@ -347,9 +305,9 @@ public final class GatewayFrame {
 
     /** The header at {@code o}, already {@linkplain #validate validated}. */
     public static Header header(MemorySegment s, long o) {
-        return new Header(type(s, o), flags(s, o), job(s, o),
+        return new Header(FramePrefix.type(s, o), FramePrefix.flags(s, o), job(s, o),
                 new Address(srcSite(s, o), srcNode(s, o), srcProcess(s, o)),
-                new Address(dstSite(s, o), dstNode(s, o), dstProcess(s, o)), frameLength(s, o) - HEADER);
+                new Address(dstSite(s, o), dstNode(s, o), dstProcess(s, o)), FramePrefix.frameLength(s, o) - HEADER);
     }
 
     /**
@@ -379,14 +337,7 @@ public final class GatewayFrame {
 
     /** Reads the body that follows {@code h}; a stream that ends first is a truncated frame. */
     public static byte[] readBody(DataInputStream in, Header h) throws IOException {
-        byte[] body = new byte[h.bodyLength()];
-        try {
-            in.readFully(body);
-        } catch (EOFException e) {
-            throw new EOFException("truncated " + typeName(h.type()) + " frame: stream ended inside its body of "
-                    + h.bodyLength() + " bytes");
-        }
-        return body;
+        return FramePrefix.readBody(in, h.bodyLength(), typeName(h.type()));
     }
 
     /** Writes one frame (header, then {@code body}); does not flush. */
@@ -402,10 +353,10 @@ public final class GatewayFrame {
     public static byte[] helloBody(int stripe, int jobSize, byte[] nonce, String jobId, String site) {
         byte[] id = jobId.getBytes(StandardCharsets.US_ASCII);
         byte[] st = site.getBytes(StandardCharsets.US_ASCII);
-        if (id.length < 1 || id.length > MAX_NAME || !printable(id)) {
+        if (id.length < 1 || id.length > MAX_NAME || !FramePrefix.printable(id)) {
             throw new IllegalArgumentException("job id must be 1 to " + MAX_NAME + " printable ASCII characters: " + jobId);
         }
-        if (st.length > MAX_NAME || !printable(st)) {
+        if (st.length > MAX_NAME || !FramePrefix.printable(st)) {
             throw new IllegalArgumentException("site name must be at most " + MAX_NAME + " printable ASCII characters: " + site);
         }
         if (stripe < 0 || stripe > 0xffff) {
@@ -455,7 +406,7 @@ public final class GatewayFrame {
         }
         byte[] id = slice(body, HELLO_JOB_ID_OFFSET, n);
         byte[] st = slice(body, HELLO_JOB_ID_OFFSET + n + 1, m);
-        if (!printable(id) || !printable(st)) {
+        if (!FramePrefix.printable(id) || !FramePrefix.printable(st)) {
             throw new IOException("malformed HELLO: job id or site name is not printable ASCII");
         }
         String jobId = new String(id, StandardCharsets.US_ASCII);
@@ -486,15 +437,6 @@ public final class GatewayFrame {
     }
 
     public static byte[] slice(byte[] body, int offset, int length) {
-        return RelayFrame.slice(body, offset, length);
-    }
-
-    private static boolean printable(byte[] id) {
-        for (byte c : id) {
-            if (c <= ' ' || c >= 127) {
-                return false;
-            }
-        }
-        return true;
+        return FramePrefix.slice(body, offset, length);
     }
 }

@@ -6,7 +6,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -65,10 +64,10 @@ public final class RelayFrame {
     private RelayFrame() {
     }
 
-    public static final int FRAME_LENGTH_OFFSET = 0;
-    public static final int MAGIC_OFFSET = 4;
-    public static final int TYPE_OFFSET = 6;
-    public static final int FLAGS_OFFSET = 7;
+    public static final int FRAME_LENGTH_OFFSET = FramePrefix.FRAME_LENGTH_OFFSET;
+    public static final int MAGIC_OFFSET = FramePrefix.MAGIC_OFFSET;
+    public static final int TYPE_OFFSET = FramePrefix.TYPE_OFFSET;
+    public static final int FLAGS_OFFSET = FramePrefix.FLAGS_OFFSET;
     public static final int SOURCE_OFFSET = 8;
     public static final int DESTINATION_OFFSET = 12;
     public static final int SEQUENCE_OFFSET = 16;
@@ -76,7 +75,7 @@ public final class RelayFrame {
     public static final int HEADER = 24;
 
     /** 'R' 'L' read as a little-endian short. */
-    public static final short MAGIC = (short) ('R' | ('L' << 8));
+    public static final short MAGIC = FramePrefix.magicOf('R', 'L');
     public static final byte VERSION = 1;
 
     public static final byte HELLO = 1;
@@ -118,9 +117,9 @@ public final class RelayFrame {
     public static final int PROOF_MAC_OFFSET = 0;
     public static final int PROOF_VERIFIER_OFFSET = 32;
 
-    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt INT = FramePrefix.INT;
+    private static final ValueLayout.OfLong LONG = FramePrefix.LONG;
+    private static final ValueLayout.OfShort SHORT = FramePrefix.SHORT;
 
     /** A frame's header fields, checked by {@link #readHeader}; {@code bodyLength} bytes follow it. */
     public record Header(byte type, byte flags, int source, int destination, long sequence, int bodyLength) {
@@ -153,29 +152,10 @@ public final class RelayFrame {
 
     public static void writeHeader(MemorySegment s, long o, int frameLength, byte type, byte flags, int source,
                                    int destination, long sequence) {
-        s.set(INT, o + FRAME_LENGTH_OFFSET, frameLength);
-        s.set(SHORT, o + MAGIC_OFFSET, MAGIC);
-        s.set(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET, type);
-        s.set(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET, flags);
+        FramePrefix.write(s, o, frameLength, MAGIC, type, flags);
         s.set(INT, o + SOURCE_OFFSET, source);
         s.set(INT, o + DESTINATION_OFFSET, destination);
         s.set(LONG, o + SEQUENCE_OFFSET, sequence);
-    }
-
-    public static int frameLength(MemorySegment s, long o) {
-        return s.get(INT, o + FRAME_LENGTH_OFFSET);
-    }
-
-    public static short magic(MemorySegment s, long o) {
-        return s.get(SHORT, o + MAGIC_OFFSET);
-    }
-
-    public static byte type(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + TYPE_OFFSET);
-    }
-
-    public static byte flags(MemorySegment s, long o) {
-        return s.get(ValueLayout.JAVA_BYTE, o + FLAGS_OFFSET);
     }
 
     public static int source(MemorySegment s, long o) {
@@ -190,62 +170,48 @@ public final class RelayFrame {
         return s.get(LONG, o + SEQUENCE_OFFSET);
     }
 
+    /** The flags and body length each type allows. */
+    private static final FramePrefix.TypeRules RULES = new FramePrefix.TypeRules() {
+        @Override
+        public int allowedFlags(byte type) {
+            return switch (type) {
+                case HELLO -> FLAG_RECEIVE;
+                case CHALLENGE, PROOF -> FLAG_NEW_JOB;
+                case STORE, DELIVER -> FLAG_CONTROL;
+                case WELCOME, STORED, DELIVERED, STATS_REQUEST, PRESENCE_REQUEST, PRESENCE, STATS, ERROR -> 0;
+                default -> -1;
+            };
+        }
+
+        @Override
+        public String bodyRule(byte type, byte flags, int body) {
+            return switch (type) {
+                case HELLO -> FramePrefix.between(body, HELLO_JOB_ID_OFFSET + 1, HELLO_JOB_ID_OFFSET + MAX_JOB_ID);
+                case CHALLENGE -> FramePrefix.exactly(body, CHALLENGE_BODY);
+                case PROOF -> proofBodyRule(flags, body);
+                case STORE, DELIVER -> null;
+                case STATS, ERROR -> FramePrefix.atMost(body, MAX_TEXT);
+                default -> FramePrefix.exactly(body, 0);
+            };
+        }
+
+        @Override
+        public String typeName(byte type) {
+            return RelayFrame.typeName(type);
+        }
+    };
+
     /**
      * Checks a header read from the other side; null if sound, else the reason it is not. Checks
      * the magic, the length against {@code maxBody}, the type, the flags the type may carry, the
      * body length the type must have, and the ranks and sequence number of message frames.
      */
     public static String validate(MemorySegment s, long o, int maxBody) {
-        short magic = magic(s, o);
-        if (magic != MAGIC) {
-            return String.format("foreign frame: magic 0x%04x, expected 0x%04x ('RL')", magic & 0xffff, MAGIC & 0xffff);
+        String fault = FramePrefix.checkTyped(s, o, MAGIC, HEADER, maxBody, RULES);
+        if (fault != null) {
+            return fault;
         }
-        int len = frameLength(s, o);
-        if (len < HEADER || len - HEADER > maxBody) {
-            return "malformed frame: length " + len + " outside [" + HEADER + ", " + ((long) HEADER + maxBody) + "]";
-        }
-        byte type = type(s, o);
-        int body = len - HEADER;
-        byte flags = flags(s, o);
-        int allowedFlags;
-        String bodyRule;
-        switch (type) {
-            case HELLO -> {
-                allowedFlags = FLAG_RECEIVE;
-                bodyRule = body < HELLO_JOB_ID_OFFSET + 1 || body > HELLO_JOB_ID_OFFSET + MAX_JOB_ID
-                        ? "between " + (HELLO_JOB_ID_OFFSET + 1) + " and " + (HELLO_JOB_ID_OFFSET + MAX_JOB_ID) : null;
-            }
-            case CHALLENGE -> {
-                allowedFlags = FLAG_NEW_JOB;
-                bodyRule = body != CHALLENGE_BODY ? "exactly " + CHALLENGE_BODY : null;
-            }
-            case PROOF -> {
-                allowedFlags = FLAG_NEW_JOB;
-                int want = (flags & FLAG_NEW_JOB) != 0 ? MAC_BYTES + VERIFIER_BYTES : MAC_BYTES;
-                bodyRule = body != want ? "exactly " + want : null;
-            }
-            case STORE, DELIVER -> {
-                allowedFlags = FLAG_CONTROL;
-                bodyRule = null;
-            }
-            case WELCOME, STORED, DELIVERED, STATS_REQUEST, PRESENCE_REQUEST, PRESENCE -> {
-                allowedFlags = 0;
-                bodyRule = body != 0 ? "exactly 0" : null;
-            }
-            case STATS, ERROR -> {
-                allowedFlags = 0;
-                bodyRule = body > MAX_TEXT ? "at most " + MAX_TEXT : null;
-            }
-            default -> {
-                return "malformed frame: unknown type " + type;
-            }
-        }
-        if ((flags & ~allowedFlags) != 0) {
-            return String.format("malformed %s frame: flags 0x%02x, allowed 0x%02x", typeName(type), flags & 0xff, allowedFlags);
-        }
-        if (bodyRule != null) {
-            return "malformed " + typeName(type) + " frame: body of " + body + " bytes, must be " + bodyRule;
-        }
+        byte type = FramePrefix.type(s, o);
         if (type == STORE || type == STORED || type == DELIVER || type == DELIVERED) {
             if (source(s, o) < 0 || destination(s, o) < 0) {
                 return "malformed " + typeName(type) + " frame: source " + source(s, o) + ", destination "
@@ -265,6 +231,14 @@ public final class RelayFrame {
     }
 
     /**
+     * The body-length rule of a PROOF (also the gateway's): the proof, and the verifier after it
+     * when {@link #FLAG_NEW_JOB} is set.
+     */
+    static String proofBodyRule(byte flags, int body) {
+        return FramePrefix.exactly(body, (flags & FLAG_NEW_JOB) != 0 ? MAC_BYTES + VERIFIER_BYTES : MAC_BYTES);
+    }
+
+    /**
      * Reads and checks one header; blocks until its 24 bytes are in.
      *
      * @param scratch at least {@link #HEADER} bytes, overwritten
@@ -278,20 +252,13 @@ public final class RelayFrame {
         if (fault != null) {
             throw new IOException(fault);
         }
-        return new Header(type(s, 0), flags(s, 0), source(s, 0), destination(s, 0), sequence(s, 0),
-                frameLength(s, 0) - HEADER);
+        return new Header(FramePrefix.type(s, 0), FramePrefix.flags(s, 0), source(s, 0), destination(s, 0), sequence(s, 0),
+                FramePrefix.frameLength(s, 0) - HEADER);
     }
 
     /** Reads the body that follows {@code h}; a stream that ends first is a truncated frame. */
     public static byte[] readBody(DataInputStream in, Header h) throws IOException {
-        byte[] body = new byte[h.bodyLength()];
-        try {
-            in.readFully(body);
-        } catch (EOFException e) {
-            throw new EOFException("truncated " + typeName(h.type()) + " frame: stream ended inside its body of "
-                    + h.bodyLength() + " bytes");
-        }
-        return body;
+        return FramePrefix.readBody(in, h.bodyLength(), typeName(h.type()));
     }
 
     /** Writes one frame (header, then {@code len} bytes of {@code body} from {@code off}); does not flush. */
@@ -307,7 +274,7 @@ public final class RelayFrame {
     /** The body of a HELLO. */
     public static byte[] helloBody(int jobSize, byte[] nonce, String jobId) {
         byte[] id = jobId.getBytes(StandardCharsets.US_ASCII);
-        if (id.length < 1 || id.length > MAX_JOB_ID || !printable(id)) {
+        if (id.length < 1 || id.length > MAX_JOB_ID || !FramePrefix.printable(id)) {
             throw new IllegalArgumentException("job id must be 1 to " + MAX_JOB_ID + " printable ASCII characters: " + jobId);
         }
         byte[] b = new byte[HELLO_JOB_ID_OFFSET + id.length];
@@ -337,7 +304,7 @@ public final class RelayFrame {
         }
         byte[] id = new byte[n];
         System.arraycopy(body, HELLO_JOB_ID_OFFSET, id, 0, n);
-        if (!printable(id)) {
+        if (!FramePrefix.printable(id)) {
             throw new IOException("malformed HELLO: job id is not printable ASCII");
         }
         byte[] nonce = new byte[NONCE_BYTES];
@@ -356,9 +323,7 @@ public final class RelayFrame {
     }
 
     public static byte[] slice(byte[] body, int offset, int length) {
-        byte[] b = new byte[length];
-        System.arraycopy(body, offset, b, 0, length);
-        return b;
+        return FramePrefix.slice(body, offset, length);
     }
 
     private static byte[] concat(byte[] a, int na, byte[] b, int nb) {
@@ -366,14 +331,5 @@ public final class RelayFrame {
         System.arraycopy(a, 0, r, 0, na);
         System.arraycopy(b, 0, r, na, nb);
         return r;
-    }
-
-    private static boolean printable(byte[] id) {
-        for (byte c : id) {
-            if (c <= ' ' || c >= 127) {
-                return false;
-            }
-        }
-        return true;
     }
 }

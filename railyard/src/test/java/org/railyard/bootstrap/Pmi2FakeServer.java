@@ -3,17 +3,10 @@ package org.railyard.bootstrap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.railyard.error.ErrorClass;
@@ -29,7 +22,7 @@ import org.railyard.error.RailyardException;
  * normally, or the raw text to send instead (framed or not, as the test needs), {@link #HANG_UP},
  * {@link #SILENCE}, or {@link #HANG_UP_AFTER} followed by text to send before hanging up.
  */
-final class Pmi2FakeServer implements AutoCloseable {
+final class Pmi2FakeServer extends PmiFakeServerBase<Pmi2FakeServer.Stream> {
     static final String HANG_UP = "<hang up>";
     static final String SILENCE = "<silence>";
     /** Prefix of an override: send what follows it, then hang up. */
@@ -49,53 +42,32 @@ final class Pmi2FakeServer implements AutoCloseable {
         void close();
     }
 
-    final int size;
     final String jobId = "7.0";
     volatile String mapping;
     volatile Function<String, String> override = body -> null;
 
-    /** Every request body received (the init line too), in order of arrival. */
-    final List<String> received = new CopyOnWriteArrayList<>();
-    /** Keys put and made visible by a fence. */
-    final Map<String, String> committed = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final Map<String, String> pending = new HashMap<>();
-    private final List<Stream> inFence = new ArrayList<>();
-    private final List<Thread> threads = new CopyOnWriteArrayList<>();
-    private final List<Stream> sockets = new CopyOnWriteArrayList<>();
-    private final ServerSocket listener;
-    private volatile boolean stopped;
-
     Pmi2FakeServer(int size) throws IOException {
-        this.size = size;
+        super(size, "pmi2-fake");
         this.mapping = "(vector,(0,1," + size + "))";
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        threads.add(Thread.ofPlatform().daemon().name("pmi2-fake-accept").start(this::acceptLoop));
+        startAccepting();
     }
 
     /** Environment of rank {@code rank} reaching this server over TCP (Hydra's -pmi-port shape). */
     Map<String, String> portEnv(int rank) {
-        return Map.of("PMI_PORT", "127.0.0.1:" + listener.getLocalPort(), "PMI_ID", Integer.toString(rank));
+        return Map.of("PMI_PORT", "127.0.0.1:" + listenerPort(), "PMI_ID", Integer.toString(rank));
     }
 
     /** Environment of rank {@code rank} as srun --mpi=pmi2 sets it, over a fresh socketpair. */
     Map<String, String> fdEnv(int rank) throws Throwable {
         int[] pair = PmiSocketPair.open();
-        Stream s = fdStream(pair[1]);
-        threads.add(Thread.ofPlatform().daemon().name("pmi2-fake-fd").start(() -> serveLoop(s)));
+        serve(fdStream(pair[1]));
         return Map.of("PMI_FD", Integer.toString(pair[0]), "PMI_RANK", Integer.toString(rank),
                 "PMI_SIZE", Integer.toString(size), "PMI_JOBID", jobId);
     }
 
-    private void acceptLoop() {
-        while (!stopped) {
-            try {
-                Stream s = socketStream(listener.accept());
-                sockets.add(s);
-                threads.add(Thread.ofPlatform().daemon().name("pmi2-fake-serve").start(() -> serveLoop(s)));
-            } catch (IOException e) {
-                return; // listener closed by close()
-            }
-        }
+    @Override
+    Stream accepted(Socket s) throws IOException {
+        return socketStream(s);
     }
 
     private static Stream socketStream(Socket s) throws IOException {
@@ -120,17 +92,12 @@ final class Pmi2FakeServer implements AutoCloseable {
 
             @Override
             public void write(String text) throws IOException {
-                out.write(text.getBytes(StandardCharsets.US_ASCII));
-                out.flush();
+                send(out, text);
             }
 
             @Override
             public void close() {
-                try {
-                    s.close();
-                } catch (IOException e) {
-                    // test server: nothing more to do
-                }
+                closeQuietly(s);
             }
         };
     }
@@ -188,7 +155,8 @@ final class Pmi2FakeServer implements AutoCloseable {
         };
     }
 
-    private void serveLoop(Stream s) {
+    @Override
+    void serveLoop(Stream s) {
         try (s) {
             String init = s.readLine();
             if (init == null) {
@@ -253,9 +221,7 @@ final class Pmi2FakeServer implements AutoCloseable {
                     ? "cmd=info-getjobattr-response;rc=0;found=TRUE;value=" + mapping + ";"
                     : "cmd=info-getjobattr-response;rc=0;found=FALSE;";
             case "kvs-put" -> {
-                synchronized (this) {
-                    pending.put(a.get("key"), a.get("value"));
-                }
+                stage(a.get("key"), a.get("value"));
                 yield "cmd=kvs-put-response;rc=0;";
             }
             case "kvs-get" -> {
@@ -273,16 +239,7 @@ final class Pmi2FakeServer implements AutoCloseable {
     }
 
     private void fence(Stream s, String body) throws IOException {
-        List<Stream> release = null;
-        synchronized (this) {
-            inFence.add(s);
-            if (inFence.size() == size) {
-                committed.putAll(pending);
-                pending.clear();
-                release = new ArrayList<>(inFence);
-                inFence.clear();
-            }
-        }
+        List<Stream> release = enterFence(s);
         if (release != null) {
             for (Stream r : release) {
                 reply(r, body, frame("cmd=kvs-fence-response;rc=0;"));
@@ -292,38 +249,11 @@ final class Pmi2FakeServer implements AutoCloseable {
 
     /** Splits "cmd=x;a=b;" at ';' and each attribute at its first '='. */
     static Map<String, String> attributes(String body) {
-        Map<String, String> a = new LinkedHashMap<>();
-        for (String token : body.split(";")) {
-            int eq = token.indexOf('=');
-            if (eq > 0) {
-                a.put(token.substring(0, eq), token.substring(eq + 1));
-            }
-        }
-        return a;
+        return attributes(body, ";");
     }
 
     /** Requests received with the given cmd. */
     List<String> requests(String cmd) {
         return received.stream().filter(l -> l.startsWith("cmd=" + cmd + ";")).toList();
-    }
-
-    @Override
-    public void close() {
-        stopped = true;
-        try {
-            listener.close();
-        } catch (IOException e) {
-            // already closed
-        }
-        for (Stream s : sockets) {
-            s.close();
-        }
-        try {
-            for (Thread t : threads) {
-                t.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -4,17 +4,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.railyard.error.ErrorClass;
@@ -31,7 +24,7 @@ import org.railyard.error.RailyardException;
  * <p>Tests change its behaviour per request with {@link #override}: given the request line, return
  * null to answer normally, or an {@link Action}: other lines, silence, or hanging up.
  */
-final class PmiFakeServer implements AutoCloseable {
+final class PmiFakeServer extends PmiFakeServerBase<PmiFakeServer.Line> {
     /** What to do instead of the normal answer. */
     record Action(List<String> lines, boolean hangsUp) {
         static Action reply(String... lines) {
@@ -58,34 +51,20 @@ final class PmiFakeServer implements AutoCloseable {
         void close();
     }
 
-    final int size;
     final String kvsname;
     volatile int keylenMax = 64;
     volatile int vallenMax = 1024;
     volatile Function<String, Action> override = line -> null;
 
-    /** Every request line received, in order of arrival. */
-    final List<String> received = new CopyOnWriteArrayList<>();
-    /** Keys put and made visible by a barrier. */
-    final Map<String, String> committed = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final Map<String, String> pending = new HashMap<>();
-    private final List<Line> inBarrier = new ArrayList<>();
-    private final List<Thread> threads = new CopyOnWriteArrayList<>();
-    private final List<Line> sockets = new CopyOnWriteArrayList<>();
-    private final ServerSocket listener;
-    private volatile boolean stopped;
-
     PmiFakeServer(int size) throws IOException {
-        this.size = size;
+        super(size, "pmi-fake");
         this.kvsname = "kvs_fake_" + ProcessHandle.current().pid() + "_" + Integer.toHexString(System.identityHashCode(this));
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = Thread.ofPlatform().daemon().name("pmi-fake-accept").start(this::acceptLoop);
-        threads.add(acceptor);
+        startAccepting();
     }
 
     /** The PMI_PORT value that reaches this server. */
     String port() {
-        return "127.0.0.1:" + listener.getLocalPort();
+        return "127.0.0.1:" + listenerPort();
     }
 
     /** Environment of rank {@code id} in -pmi-port mode. */
@@ -103,21 +82,9 @@ final class PmiFakeServer implements AutoCloseable {
         return Map.of("PMI_FD", Integer.toString(pair[0]), "PMI_RANK", "0", "PMI_SIZE", "1");
     }
 
-    /** Serves a connection that did not come through the listener (the far end of a PMI_FD). */
-    void serve(Line line) {
-        threads.add(Thread.ofPlatform().daemon().name("pmi-fake-serve").start(() -> serveLoop(line)));
-    }
-
-    private void acceptLoop() {
-        while (!stopped) {
-            try {
-                Line line = socketLine(listener.accept());
-                sockets.add(line);
-                serve(line);
-            } catch (IOException e) {
-                return; // listener closed by close()
-            }
-        }
+    @Override
+    Line accepted(Socket s) throws IOException {
+        return socketLine(s);
     }
 
     private static Line socketLine(Socket s) throws IOException {
@@ -131,17 +98,12 @@ final class PmiFakeServer implements AutoCloseable {
 
             @Override
             public synchronized void write(String text) throws IOException {
-                out.write(text.getBytes(StandardCharsets.US_ASCII));
-                out.flush();
+                send(out, text);
             }
 
             @Override
             public void close() {
-                try {
-                    s.close();
-                } catch (IOException e) {
-                    // test server: nothing more to do
-                }
+                closeQuietly(s);
             }
         };
     }
@@ -180,7 +142,8 @@ final class PmiFakeServer implements AutoCloseable {
         };
     }
 
-    private void serveLoop(Line line) {
+    @Override
+    void serveLoop(Line line) {
         try (line) {
             String request;
             while ((request = line.read()) != null) {
@@ -233,21 +196,12 @@ final class PmiFakeServer implements AutoCloseable {
         if (key == null || key.length() >= keylenMax || value.length() >= vallenMax) {
             return "cmd=put_result rc=-1 msg=key_or_value_too_long\n";
         }
-        pending.put(key, value);
+        stage(key, value);
         return "cmd=put_result rc=0 msg=success\n";
     }
 
     private void barrier(Line line) throws IOException {
-        List<Line> release = null;
-        synchronized (this) {
-            inBarrier.add(line);
-            if (inBarrier.size() == size) {
-                committed.putAll(pending);
-                pending.clear();
-                release = new ArrayList<>(inBarrier);
-                inBarrier.clear();
-            }
-        }
+        List<Line> release = enterFence(line);
         if (release != null) {
             for (Line l : release) {
                 l.write("cmd=barrier_out\n");
@@ -257,41 +211,11 @@ final class PmiFakeServer implements AutoCloseable {
 
     /** Splits "cmd=x a=b c=d" at spaces and each attribute at its first '='. */
     static Map<String, String> attributes(String line) {
-        Map<String, String> a = new LinkedHashMap<>();
-        for (String token : line.trim().split(" +")) {
-            int eq = token.indexOf('=');
-            if (eq > 0) {
-                a.put(token.substring(0, eq), token.substring(eq + 1));
-            }
-        }
-        return a;
+        return attributes(line.trim(), " +");
     }
 
     /** Requests received with the given cmd. */
     List<String> requests(String cmd) {
         return received.stream().filter(l -> l.startsWith("cmd=" + cmd + " ") || l.equals("cmd=" + cmd)).toList();
-    }
-
-    @Override
-    public void close() {
-        stopped = true;
-        try {
-            listener.close();
-        } catch (IOException e) {
-            // already closed
-        }
-        // A socket may be closed under its blocked reader, which then sees the end of the stream.
-        // Fd lines are not: their loops notice `stopped` within 50 ms and close themselves, since
-        // closing a descriptor number another thread is polling could hit a reused number.
-        for (Line l : sockets) {
-            l.close();
-        }
-        try {
-            for (Thread t : threads) {
-                t.join(TimeUnit.SECONDS.toMillis(5));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the test is being stopped: leave the daemon threads be
-        }
     }
 }

@@ -24,7 +24,7 @@ class CollScratchTest {
     @Test
     void aRepeatedLargeAllreduceAllocatesNoNewScratchBuffer() throws Exception {
         EngineJob.run(2, "shm", e -> {
-            CollAlgorithmsTest.force(e, "allreduce", "rabenseifner");
+            CollExpect.force(e, "allreduce", "rabenseifner");
             CommState w = e.world();
             double[] in = new double[COUNT];
             double[] out = new double[COUNT];
