@@ -58,7 +58,7 @@ public final class ChannelTable {
     private long nextSample;
     private String node;
     private List<String> transportNames = List.of();
-    private ReplayLog replayLog;
+    private Replay replay;
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
@@ -120,7 +120,7 @@ public final class ChannelTable {
             table.transportNames = offered;
             for (Transport t : started) {
                 if (t instanceof ReplayLog r) {
-                    table.replayLog = r;
+                    table.replay = new Replay(r);
                 }
             }
             table.bootstrap = bootstrap;
@@ -316,8 +316,8 @@ public final class ChannelTable {
      * The started transport that keeps every frame outside this process for a restart (the relay
      * transport in replay mode), or null.
      */
-    public ReplayLog replayLog() {
-        return replayLog;
+    public Replay replay() {
+        return replay;
     }
 
     /** The channel to {@code peer} if one exists, else null. */

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.channel.ChannelTable;
+import org.railyard.channel.Replay;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.coll.Collectives;
 import org.railyard.engine.comm.Communicators;
@@ -12,7 +13,6 @@ import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.engine.progress.Progress;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
-import org.railyard.transport.ReplayLog;
 import org.railyard.util.Config;
 import org.railyard.wire.CheckpointImage;
 
@@ -60,7 +60,7 @@ final class Checkpoints {
     }
 
     private CheckpointImage resumeAtStart() {
-        if (dir.isEmpty() || channels.replayLog() == null
+        if (dir.isEmpty() || channels.replay() == null
                 || Config.number(Config.INCARNATION_PROP, Config.INCARNATION_DEFAULT) == 0) {
             return null;
         }
@@ -94,7 +94,7 @@ final class Checkpoints {
         if (state == null) {
             throw new RailyardException(ErrorClass.ARG, "checkpoint state is null");
         }
-        ReplayLog log = channels.replayLog();
+        Replay log = channels.replay();
         if (log == null || dir.isEmpty()) {
             throw new RailyardException(ErrorClass.ARG, "a checkpoint needs relays in replay mode and a checkpoint directory"
                     + " (railyard run --relays N --restart M sets both; " + Config.RESTARTS_PROP + " and "
@@ -150,7 +150,7 @@ final class Checkpoints {
         return p;
     }
 
-    private CheckpointImage capture(byte[] state, ReplayLog log) {
+    private CheckpointImage capture(byte[] state, Replay log) {
         CheckpointImage img = new CheckpointImage(rank, size);
         img.app = state.clone();
         long[] consumed = log.consumed();
