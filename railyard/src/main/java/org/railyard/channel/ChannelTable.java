@@ -320,6 +320,24 @@ public final class ChannelTable {
         return replay;
     }
 
+    /**
+     * The packet numbers a checkpoint records of the channel to {@code peer}: the next PSN to
+     * stamp, the expected PSN, the acknowledged mark; null if there is no channel to it.
+     */
+    public long[] sequenceState(int peer) {
+        VirtualChannel c = channels[peer];
+        if (c == null) {
+            return null;
+        }
+        Sequencer o = c.sequencer();
+        return new long[] {o.nextPsn(), o.expected(), o.acked()};
+    }
+
+    /** A rank started from a checkpoint: the channel to {@code peer} numbers its packets on from {@link #sequenceState}. */
+    public void resumeSequence(int peer, long next, long expected, long acked) {
+        channel(peer).sequencer().resume(next, expected, acked);
+    }
+
     /** The channel to {@code peer} if one exists, else null. */
     public VirtualChannel existing(int peer) {
         return channels[peer];

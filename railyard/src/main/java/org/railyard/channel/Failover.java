@@ -201,7 +201,7 @@ final class Failover {
             long off = r.link.tryClaim(len);
             if (off < 0) {
                 if (off == Link.CLOSED) {
-                    channel.railBroken(r, VirtualChannel.why(r.link));
+                    channel.railBroken(r, r.whyBroken());
                     blocked = 0;
                 } else {
                     blocked++;

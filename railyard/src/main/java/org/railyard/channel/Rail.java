@@ -168,4 +168,9 @@ public final class Rail {
                 + String.format(" weight %.3f", weight) + " (sent " + framesSent() + " frames / " + bytesSent()
                 + " B, received " + framesReceived() + " frames / " + bytesReceived() + " B)";
     }
+
+    /** Why this rail's link stopped: what the link says, or that the connection closed. */
+    String whyBroken() {
+        return link.failure() == null ? "connection closed" : link.failure();
+    }
 }

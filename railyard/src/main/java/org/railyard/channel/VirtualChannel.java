@@ -142,14 +142,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         return !reliable || failover.drained() || byeReceived;
     }
 
-    /** The packet numbers a checkpoint records: the next PSN to stamp, the expected PSN, the acknowledged mark. */
-    public long[] sequenceState() {
-        return new long[] {order.nextPsn(), order.expected(), order.acked()};
-    }
-
-    /** A rank started from a checkpoint: the channel numbers its packets on from {@link #sequenceState}. */
-    public void resumeSequence(long next, long expected, long acked) {
-        order.resume(next, expected, acked);
+    /** Its packet numbering (a checkpoint records it, see {@link ChannelTable#sequenceState}). */
+    Sequencer sequencer() {
+        return order;
     }
 
     /** True once the peer said it leaves the job. */
@@ -437,13 +432,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         }
         long off = r.link.tryClaim(len);
         if (off == Link.CLOSED) {
-            railBroken(r, why(r.link));
+            railBroken(r, r.whyBroken());
         }
         return off;
-    }
-
-    static String why(Link link) {
-        return link.failure() == null ? "connection closed" : link.failure();
     }
 
     /** Plans the head bulk message if needed and hands one of its frames to a rail that has room. */
@@ -537,7 +528,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
                 continue;
             }
             if (!r.link.isOpen()) {
-                railBroken(r, why(r.link));
+                railBroken(r, r.whyBroken());
             } else if (reliable) {
                 failover.ackIfDue(r, now);
             }

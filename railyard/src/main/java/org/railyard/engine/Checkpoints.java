@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.Replay;
-import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.coll.Collectives;
 import org.railyard.engine.comm.Communicators;
 import org.railyard.engine.p2p.PointToPoint;
@@ -78,7 +77,7 @@ final class Checkpoints {
         try {
             for (int p = 0; p < size; p++) {
                 if (img.nextPsn[p] != 0 || img.expectedPsn[p] != 0 || img.ackedPsn[p] != 0) {
-                    channels.channel(p).resumeSequence(img.nextPsn[p], img.expectedPsn[p], img.ackedPsn[p]);
+                    channels.resumeSequence(p, img.nextPsn[p], img.expectedPsn[p], img.ackedPsn[p]);
                 }
             }
             p2p.resume(img);
@@ -158,9 +157,8 @@ final class Checkpoints {
         System.arraycopy(consumed, 0, img.consumed, 0, size);
         System.arraycopy(sent, 0, img.sent, 0, size);
         for (int p = 0; p < size; p++) {
-            VirtualChannel c = channels.existing(p);
-            if (c != null) {
-                long[] s = c.sequenceState();
+            long[] s = channels.sequenceState(p);
+            if (s != null) {
                 img.nextPsn[p] = s[0];
                 img.expectedPsn[p] = s[1];
                 img.ackedPsn[p] = s[2];

@@ -5,11 +5,7 @@ import org.railyard.types.CartTopology;
 import org.railyard.types.GraphTopology;
 import org.railyard.types.DistGraphTopology;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.Map;
-import org.railyard.util.Config;
 import org.railyard.wire.CheckpointImage;
 import java.util.Arrays;
 import java.util.List;
@@ -54,44 +50,20 @@ public final class Communicators {
         return self;
     }
 
-    /**
-     * Every communicator made by dup, in order, freed ones too, kept only where checkpoints may be
-     * taken ({@code railyard.checkpoint.dir} set): a checkpoint records their counters.
-     */
-    private final List<CommState> made = new ArrayList<>();
-    private final boolean recording = !Config.string(Config.CHECKPOINT_DIR_PROP, Config.CHECKPOINT_DIR_DEFAULT).isEmpty();
-    /** Communicators whose contexts were agreed with the peers, and how many of them by an intracommunicator dup (the one creation a restart can replay). */
-    private int creations;
-    private int dupCreations;
-    private int replayed;
-    /** A rank started from a checkpoint: the dups made before it, handed out again in order without communicating. */
-    private final ArrayDeque<Integer> replayContexts = new ArrayDeque<>();
-    private final Map<Integer, CheckpointImage.CommCounters> replayCounters = new HashMap<>();
+    private final CommRecord record = new CommRecord();
 
     /**
      * What keeps this process from a checkpoint, or null: a communicator made other than by an
      * intracommunicator {@code dup}, which a restarted rank could not make again without its peers.
      */
     public String pendingForCheckpoint() {
-        if (!replayContexts.isEmpty()) {
-            return replayContexts.size() + " communicator(s) of the checkpoint restored from are not made again yet (dup them first)";
-        }
-        if (creations != dupCreations) {
-            return (creations - dupCreations) + " communicator(s) were made by a call other than dup of an intracommunicator"
-                    + " (split, create, a topology, an intercommunicator); a restarted rank could not make them again";
-        }
-        return null;
+        return record.pending();
     }
 
     /** Records the context counter, the communicators made (their contexts in order) and every communicator's counters. */
     public void checkpoint(CheckpointImage img) {
         img.nextContext = nextContext;
-        img.comms.add(new CheckpointImage.CommCounters(world.context, world.collectiveCount(), world.childCount()));
-        img.comms.add(new CheckpointImage.CommCounters(self.context, self.collectiveCount(), self.childCount()));
-        for (CommState c : made) {
-            img.agreed.add(c.context);
-            img.comms.add(new CheckpointImage.CommCounters(c.context, c.collectiveCount(), c.childCount()));
-        }
+        record.checkpoint(img, world, self);
     }
 
     /**
@@ -100,26 +72,13 @@ public final class Communicators {
      * runs), each with its counters.
      */
     public void resume(CheckpointImage img) {
-        for (CheckpointImage.CommCounters c : img.comms) {
-            replayCounters.put(c.context(), c);
-        }
-        for (CommState c : new CommState[] {world, self}) {
-            CheckpointImage.CommCounters k = replayCounters.get(c.context);
-            if (k != null) {
-                c.resumeCounters(k.collSeq(), k.children());
-            }
-        }
-        replayContexts.addAll(img.agreed);
+        record.resume(img, world, self);
         nextContext = img.nextContext;
     }
 
     /** Collective over intracommunicator {@code c}: {@code n} consecutive context ids no member uses. */
     private int agree(CommState c, int n) {
-        if (!replayContexts.isEmpty()) {
-            throw new RailyardException(ErrorClass.COMM, "this rank restarted from a checkpoint made after "
-                    + replayContexts.size() + " more dup(s): a call other than dup cannot be replayed (only dup of an"
-                    + " intracommunicator is)");
-        }
+        record.requireNothingToReplay();
         long[] mine = {nextContext};
         long[] max = new long[1];
         services.allreduce(c, mine, max, 1, CommServices.Fold.MAX);
@@ -130,30 +89,21 @@ public final class Communicators {
 
     /** Records that contexts below {@code end} are taken (agreed by a collective elsewhere). */
     private void contextsUsed(int end) {
-        creations++;
+        record.created();
         nextContext = Math.max(nextContext, end);
     }
 
     /** Collective over intracommunicator {@code c}: a copy with fresh contexts (no topology). */
     private CommState plainDup(CommState c) {
         services.checkComm(c);
-        if (!replayContexts.isEmpty()) {
+        CommState replayed = record.replayDup(c, worldSize, worldRank);
+        if (replayed != null) {
             // restarted from a checkpoint: the peers made this one long ago; the record says its context
-            int ctx = replayContexts.poll();
-            CommState s = new CommState(ctx, c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + ++replayed);
-            CheckpointImage.CommCounters k = replayCounters.get(ctx);
-            if (k != null) {
-                s.resumeCounters(k.collSeq(), k.children());
-            }
-            made.add(s);
-            return s;
+            return replayed;
         }
         int ctx = agree(c, 2);
         CommState s = new CommState(ctx, c.worldRanks.clone(), worldSize, worldRank, c.name() + ".dup" + c.nextChild());
-        if (recording) {
-            made.add(s);
-        }
-        dupCreations++;
+        record.dupMade(s);
         return s;
     }
 
