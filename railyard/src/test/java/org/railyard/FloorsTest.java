@@ -66,6 +66,15 @@ class FloorsTest {
             Pattern.MULTILINE);
     private static final Pattern PACKAGE = Pattern.compile("^package ([a-zA-Z0-9_.]+);", Pattern.MULTILINE);
     private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
+    /**
+     * What reaches the memory of a node's processes by itself: mapping a file shared with other
+     * processes, reading another process's memory, naming the tmpfs. Only the shm transport does
+     * (its {@code NodeMemory}); every other source gets that memory through the transport SPI
+     * ({@code Transport.nodeMemory()}, and above the transport floor {@code channel.LocalMemory}).
+     */
+    private static final Pattern NODE_MEMORY = Pattern.compile("FileChannel\\s*\\.\\s*MapMode|\\bMapMode\\s*\\.\\s*READ_WRITE"
+            + "|process_vm_readv|\"/dev/shm\"");
+    private static final String NODE_MEMORY_OWNER = "org.railyard.transport.shm";
 
     @Test
     void everyModuleUsesOnlyWhatItsFloorAllows() throws IOException {
@@ -95,6 +104,47 @@ class FloorsTest {
             }
         }
         assertThat(violations).isEmpty();
+    }
+
+    /**
+     * The node's shared memory is a capability of the shm transport: no other package of any
+     * module maps shared files, reads another process's memory or names {@code /dev/shm} (the
+     * engine's collective segments, mapped windows and cross-memory reads go through
+     * {@code channel.LocalMemory}).
+     */
+    @Test
+    void onlyTheShmTransportReachesTheNodesMemoryByItself() throws IOException {
+        Path parent = Path.of("..").toAbsolutePath().normalize();
+        List<String> violations = new ArrayList<>();
+        Matcher mm = MODULE.matcher(Files.readString(parent.resolve("pom.xml")));
+        int files = 0;
+        while (mm.find()) {
+            Path src = parent.resolve(mm.group(1)).resolve("src/main/java");
+            if (!Files.isDirectory(src)) {
+                continue;
+            }
+            try (Stream<Path> all = Files.walk(src)) {
+                for (Path f : all.filter(p -> p.toString().endsWith(".java")).sorted().toList()) {
+                    checkNodeMemory(parent.relativize(f), Files.readString(f), violations);
+                    files++;
+                }
+            }
+        }
+        assertThat(files).as("sources read").isGreaterThan(100);
+        assertThat(violations).isEmpty();
+    }
+
+    private static void checkNodeMemory(Path file, String text, List<String> violations) {
+        Matcher pm = PACKAGE.matcher(text);
+        String pkg = pm.find() ? pm.group(1) : "";
+        if (pkg.equals(NODE_MEMORY_OWNER)) {
+            return;
+        }
+        Matcher m = NODE_MEMORY.matcher(strip(text, true));
+        if (m.find()) {
+            violations.add(file + " (" + pkg + ") reaches the node's memory by itself (" + m.group()
+                    + "): only " + NODE_MEMORY_OWNER + " does; ask the transport SPI's NodeMemory");
+        }
     }
 
     private static void check(String module, Path file, String text, List<String> violations) {
@@ -147,6 +197,11 @@ class FloorsTest {
 
     /** The text with comments and string and character literals blanked out (line breaks kept). */
     static String codeOnly(String s) {
+        return strip(s, false);
+    }
+
+    /** The text with comments blanked out, and string and character literals too unless {@code keepStrings}. */
+    private static String strip(String s, boolean keepStrings) {
         StringBuilder out = new StringBuilder(s.length());
         int i = 0;
         while (i < s.length()) {
@@ -161,15 +216,17 @@ class FloorsTest {
                 i = end;
             } else if (s.startsWith("\"\"\"", i)) {
                 int e = s.indexOf("\"\"\"", i + 3);
-                i = e < 0 ? s.length() : e + 3;
-                out.append("\"\"");
+                int end = e < 0 ? s.length() : e + 3;
+                out.append(keepStrings ? s.substring(i, end) : "\"\"");
+                i = end;
             } else if (c == '"' || c == '\'') {
                 int j = i + 1;
                 while (j < s.length() && s.charAt(j) != c && s.charAt(j) != '\n') {
                     j += s.charAt(j) == '\\' ? 2 : 1;
                 }
-                out.append(c).append(c);
-                i = Math.min(s.length(), j + 1);
+                int end = Math.min(s.length(), j + 1);
+                out.append(keepStrings ? s.substring(i, end) : String.valueOf(c) + c);
+                i = end;
             } else {
                 out.append(c);
                 i++;
@@ -221,5 +278,33 @@ class FloorsTest {
                 class Y { Object o = org.railyard.channel.ChannelTable.class; }
                 """, v);
         assertThat(v).singleElement().asString().contains("(transport) uses channel");
+    }
+
+    @Test
+    void theNodeMemoryCheckSeesMappingsAndReadsOutsideShmOnly() {
+        List<String> v = new ArrayList<>();
+        String mapping = """
+                package %s;
+                // FileChannel.MapMode in a comment is no use
+                class Z {
+                    Object m(java.nio.channels.FileChannel ch) throws Exception {
+                        return ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 8, null);
+                    }
+                }
+                """;
+        checkNodeMemory(Path.of("Z.java"), mapping.formatted("org.railyard.transport.shm"), v);
+        assertThat(v).as("the shm transport maps").isEmpty();
+        checkNodeMemory(Path.of("Z.java"), mapping.formatted("org.railyard.engine.coll"), v);
+        assertThat(v).singleElement().asString().contains("(org.railyard.engine.coll) reaches the node's memory");
+        v.clear();
+        checkNodeMemory(Path.of("Y.java"), """
+                package org.railyard.engine.p2p;
+                /** reads with process_vm_readv, in a comment: no use */
+                class Y { String sym = "process_vm_readv"; }
+                """, v);
+        assertThat(v).singleElement().asString().contains("process_vm_readv");
+        v.clear();
+        checkNodeMemory(Path.of("X.java"), "package org.railyard.util;\nclass X { java.nio.file.Path p = java.nio.file.Path.of(\"/dev/shm\"); }\n", v);
+        assertThat(v).singleElement().asString().contains("/dev/shm");
     }
 }

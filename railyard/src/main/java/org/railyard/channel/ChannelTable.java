@@ -21,6 +21,7 @@ import org.railyard.stack.Composer;
 import org.railyard.stats.RailStats;
 import org.railyard.stats.Stats;
 import org.railyard.stats.StatsGroup;
+import org.railyard.transport.Capability;
 import org.railyard.transport.Connector;
 import org.railyard.transport.Bell;
 import org.railyard.transport.LinkSource;
@@ -59,6 +60,7 @@ public final class ChannelTable {
     private String node;
     private List<String> transportNames = List.of();
     private Replay replay;
+    private LocalMemory localMemory;
     private int minFrame = Integer.MAX_VALUE;
     private Map<Integer, AddressCard> cards;
     private Bootstrap bootstrap;
@@ -121,6 +123,9 @@ public final class ChannelTable {
             for (Transport t : started) {
                 if (t instanceof ReplayLog r) {
                     table.replay = new Replay(r);
+                }
+                if (table.localMemory == null && t.capabilities().contains(Capability.NODE_MEMORY)) {
+                    table.localMemory = new LocalMemory(t.nodeMemory());
                 }
             }
             table.bootstrap = bootstrap;
@@ -318,6 +323,14 @@ public final class ChannelTable {
      */
     public Replay replay() {
         return replay;
+    }
+
+    /**
+     * The memory of this node's processes that a started transport shares (segments, reads of
+     * another process's memory), or null: none of the started transports shares it.
+     */
+    public LocalMemory localMemory() {
+        return localMemory;
     }
 
     /**

@@ -4,6 +4,7 @@ import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
 import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.channel.LocalMemory;
 import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;
 
@@ -72,13 +73,8 @@ final class CollPort implements CollServices {
     }
 
     @Override
-    public String jobId() {
-        return engine.jobId();
-    }
-
-    @Override
-    public boolean sharesMemory() {
-        return engine.sharesMemory();
+    public LocalMemory localMemory() {
+        return engine.localMemory();
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.function.BooleanSupplier;
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
+import org.railyard.channel.LocalMemory;
 import org.railyard.channel.RailPolicies;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.coll.Collectives;
@@ -28,7 +29,6 @@ import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
 import org.railyard.util.Futex;
 import org.railyard.util.IdlePlan;
-import org.railyard.util.ProcessMemory;
 import org.railyard.util.TimerSlack;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -91,8 +91,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
         this.transportNames = channels.transportNames();
         long requested = Config.bytes(Config.EAGER_LIMIT_PROP, Config.EAGER_LIMIT_DEFAULT);
         long eagerLimit = Math.min(requested, channels.minFrame() - FrameHeader.LENGTH);
-        boolean cma = Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT);
-        boolean remoteRead = cma && ProcessMemory.available();
+        // cross-memory reads need a transport that shares the node's memory (shm) and the call
+        LocalMemory memory = channels.localMemory();
+        String noReads = !Config.bool(Config.CMA_PROP, Config.CMA_DEFAULT) ? Config.CMA_PROP + "=false"
+                : memory == null ? "no transport of this process shares the node's memory" : memory.whyNoReads();
+        boolean remoteRead = noReads == null;
         // an empty message has nothing to read; with more ranks than processors reads pay from a smaller size
         long remoteReadMin = Math.max(1, Config.bytes(Config.CMA_MIN_PROP,
                 ranksHere > processors ? Config.CMA_MIN_CROWDED_DEFAULT : Config.CMA_MIN_DEFAULT));
@@ -106,7 +109,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
         this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, spins, yields, maxPark, maxSleep);
-        this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead, remoteReadMin, this::choice);
+        this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead ? memory : null, remoteReadMin,
+                this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
                 + " (" + ranksHere + " ranks on " + processors + " processors), "
@@ -115,8 +119,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
                                 : Futex.unavailableReason()) + ")")
                 + ", " + binding
                 + ", cross-memory reads of native buffers "
-                + (remoteRead ? "on from " + remoteReadMin + " B"
-                        : "off (" + (cma ? ProcessMemory.unavailableReason() : Config.CMA_PROP + "=false") + ")"));
+                + (remoteRead ? "on from " + remoteReadMin + " B" : "off (" + noReads + ")"));
         this.checkpoints = new Checkpoints(rank, size, channels, p2p, communicators, collectives, progress);
         progress.startAgent("railyard-progress-" + rank);
     }
@@ -224,9 +227,12 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return bootstrap.jobId();
     }
 
-    /** True if shared memory is among this process's transports ({@code railyard.transports}). */
-    boolean sharesMemory() {
-        return channels.transportNames().contains("shm");
+    /**
+     * The memory of this node's processes that a started transport shares (the collectives'
+     * segments, mapped windows, cross-memory reads), or null: everything then goes as messages.
+     */
+    LocalMemory localMemory() {
+        return channels.localMemory();
     }
 
     /** Standard sends up to this many bytes go eagerly. */

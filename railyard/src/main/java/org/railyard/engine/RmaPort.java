@@ -2,6 +2,7 @@ package org.railyard.engine;
 
 import org.railyard.engine.request.Transfer;
 import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.channel.LocalMemory;
 import java.util.function.BooleanSupplier;
 import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
@@ -86,13 +87,8 @@ final class RmaPort implements RmaServices {
     }
 
     @Override
-    public String jobId() {
-        return engine.jobId();
-    }
-
-    @Override
-    public boolean sharesMemory() {
-        return engine.sharesMemory();
+    public LocalMemory localMemory() {
+        return engine.localMemory();
     }
 
     @Override

@@ -23,7 +23,13 @@ public enum Capability {
      * {@link Transport#join} from the two address cards: the two processes never connect to each
      * other, and the intermediary checks the job secret of each.
      */
-    INDIRECT;
+    INDIRECT,
+    /**
+     * Shares the memory of this node's processes with the layers above through
+     * {@link Transport#nodeMemory}: segments mapped by several processes, reads of another
+     * process's memory (shm).
+     */
+    NODE_MEMORY;
 
     /**
      * A set of capabilities that cannot be changed: a transport returns one constant set, so

@@ -48,6 +48,14 @@ public interface Transport {
     }
 
     /**
+     * The memory of this node's processes that the layers above may use beside the links; only
+     * transports with {@link Capability#NODE_MEMORY} have it, once {@link #start}ed.
+     */
+    default NodeMemory nodeMemory() {
+        throw new UnsupportedOperationException("transport " + name() + " shares no node memory");
+    }
+
+    /**
      * {@link Capability#INDIRECT} transports: true if {@code peer} must be reached through this
      * transport even though a direct transport of higher priority also reaches it (a peer of
      * another site behind its gateway; a peer that accepts no connection). Direct transports are

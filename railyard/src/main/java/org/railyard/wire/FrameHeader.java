@@ -73,7 +73,7 @@ public final class FrameHeader {
 
     /**
      * RTS flag bit: the sender's payload lies in native memory of a process on the receiver's node,
-     * and the receiver may read it itself (cross-memory attach, {@code org.railyard.util.ProcessMemory}):
+     * and the receiver may read it itself (cross-memory attach: the {@code NodeMemory} a transport shares):
      * arg = the payload's address in the sender; the RTS carries {@link #REMOTE_READ_PAYLOAD} bytes,
      * the sender's identity token (its address, then its two words), which the receiver checks once
      * per peer before trusting the address.

@@ -1,6 +1,7 @@
 package org.railyard.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,6 +75,18 @@ class TransportPluginsTest {
         assertThat(found).extracting(Transport::name).contains("self", "shm", "tcp", "udp").doesNotHaveDuplicates();
         assertThat(found).filteredOn(t -> t.capabilities().contains(Capability.LOOPBACK))
                 .extracting(Transport::name).containsExactly("self");
+    }
+
+    /** The node's memory is shm's alone; a transport without the capability says so when asked. */
+    @Test
+    void onlyShmSharesTheNodesMemory() {
+        List<Transport> found = new ArrayList<>();
+        ServiceLoader.load(Transport.class).forEach(found::add);
+        assertThat(found).filteredOn(t -> t.capabilities().contains(Capability.NODE_MEMORY))
+                .extracting(Transport::name).containsExactly("shm");
+        Transport tcp = found.stream().filter(t -> t.name().equals("tcp")).findFirst().orElseThrow();
+        assertThatThrownBy(tcp::nodeMemory).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("tcp shares no node memory");
     }
 
     @Test

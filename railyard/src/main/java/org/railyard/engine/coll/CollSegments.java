@@ -29,8 +29,8 @@ final class CollSegments {
      * point-to-point algorithms run instead: the segment is off ({@code railyard.coll.shm}), the
      * call moves less than {@code from} bytes or has fewer than 3 processes and the segment is not
      * forced, another algorithm is forced, the communicator is an intercommunicator or spans
-     * several nodes or sites, or some member could not map it (shared memory is not among its transports,
-     * say: {@link CollShm#attach} agrees on that once). Every member decides alike from the same
+     * several nodes or sites, or some member could not map it (no transport of it shares the node's
+     * memory, say: {@link CollShm#attach} agrees on that once). Every member decides alike from the same
      * settings.
      */
     CollShm shared(CommState c, int id, long bytes, long from) {

@@ -1,6 +1,7 @@
 package org.railyard.engine.coll;
 
 import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.channel.LocalMemory;
 import org.railyard.types.Kind;
 import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
@@ -55,11 +56,11 @@ public interface CollServices {
     /** The site (cluster of a grid) of a world rank, from its address card; empty when unset. */
     String siteOf(int worldRank);
 
-    /** The job's identity (names the shared segment files). */
-    String jobId();
-
-    /** True if shared memory is among this process's transports. */
-    boolean sharesMemory();
+    /**
+     * The memory of this node's processes that a transport of this process shares (the
+     * communicators' shared segments, cross-memory reads), or null: collectives then use messages alone.
+     */
+    LocalMemory localMemory();
 
     /** True if this process may read native buffers of its node's peers (cross-memory reads). */
     boolean crossMemoryReads();

@@ -7,18 +7,15 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import org.railyard.channel.LocalMemory;
 import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
-import org.railyard.util.ProcessMemory;
-import org.railyard.util.SharedFiles;
 
 /**
- * The shared segment of a communicator whose processes all run on one node: a tmpfs file mapped
- * by every member, through which the blocking bcast, allgather(v) and alltoall move large
+ * The shared segment of a communicator whose processes all run on one node: a segment of the
+ * node's memory ({@link LocalMemory}, which the shm transport shares) mapped by every member, through which the blocking bcast, allgather(v) and alltoall move large
  * payloads with one copy in by the writer and one copy out by each reader, whatever the buffers
  * are, and through which the blocking allreduce, reduce and reduce-scatter gather the vectors
  * that each member folds a range of. Without it a Java array, which no other process can read,
@@ -37,12 +34,12 @@ import org.railyard.util.SharedFiles;
  * blocking one, and the blocking collectives of a communicator never overlap in a process, so two
  * uses cannot interleave.
  *
- * <p>Setup, at the first collective of a communicator that qualifies: rank 0 creates the file
- * (owner-only, named after the job and a random number, written out so that a full tmpfs fails
+ * <p>Setup, at the first collective of a communicator that qualifies: rank 0 creates the segment
+ * (owner-only, named after the job and a random number, written out so that a full node fails
  * here and not at a later copy) and broadcasts its name, every member maps it, an allreduce of
- * "mapped" agrees, and rank 0 unlinks the file, which stays mapped. If any member failed, or has
- * shm excluded from its transports, none uses the segment and the communicator keeps its
- * point-to-point algorithms; the choice log says why.
+ * "mapped" agrees, and rank 0 unlinks the name; the segment stays mapped. If any member failed,
+ * or has no transport that shares the node's memory (shm excluded from its transports), none uses
+ * the segment and the communicator keeps its point-to-point algorithms; the choice log says why.
  */
 final class CollShm {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
@@ -54,6 +51,7 @@ final class CollShm {
     private final Arena arena;
     private final MemorySegment seg;
     private final long half;
+    private final LocalMemory memory;
     private long uses;
     /**
      * Each member's process id, when every member read back every other's identity token at
@@ -61,7 +59,7 @@ final class CollShm {
      * not read another.
      */
     private long[] pids;
-    private ProcessMemory.Reader reader;
+    private LocalMemory.Reader reader;
     /**
      * Per collective that may read (alltoall, allgather): calls left that go through the cells
      * without asking, since the last that found a heap buffer ({@link #tryReads}).
@@ -71,10 +69,11 @@ final class CollShm {
     static final int ALLTOALL = 0;
     static final int ALLGATHER = 1;
 
-    private CollShm(Arena arena, MemorySegment seg, long half) {
+    private CollShm(Arena arena, MemorySegment seg, long half, LocalMemory memory) {
         this.arena = arena;
         this.seg = seg;
         this.half = half;
+        this.memory = memory;
     }
 
     /**
@@ -83,20 +82,20 @@ final class CollShm {
      * Collective: every member calls it at the same point.
      */
     static CollShm attach(CollServices e, Collectives coll, CommState c, long halfBytes) {
-        Path dir = SharedFiles.directory();
+        LocalMemory memory = e.localMemory();
         byte[] name = new byte[NAME_BYTES];
-        Path created = null;
+        String created = null;
         String why = null;
-        if (!e.sharesMemory()) {
-            why = "shm is not among this process's transports";
+        if (memory == null) {
+            why = "no transport of this process shares the node's memory (shm is not among its transports)";
         } else if (c.rank == 0) {
             try {
-                created = create(dir, e.jobId(), 2 * halfBytes);
-                byte[] b = created.getFileName().toString().getBytes(StandardCharsets.US_ASCII);
+                created = memory.createSegment("coll", 2 * halfBytes);
+                byte[] b = created.getBytes(StandardCharsets.US_ASCII);
                 name[0] = (byte) b.length;
                 System.arraycopy(b, 0, name, 1, b.length);
             } catch (IOException | RuntimeException ex) {
-                why = "creating it in " + dir + " failed: " + ex;
+                why = "creating it failed: " + ex;
             }
         }
         CollShm made = null;
@@ -107,7 +106,7 @@ final class CollShm {
                 why = why != null ? why : "rank 0 of " + c.name() + " could not create it";
             } else if (why == null) {
                 try {
-                    made = map(dir.resolve(new String(name, 1, len, StandardCharsets.US_ASCII)), halfBytes);
+                    made = map(memory, new String(name, 1, len, StandardCharsets.US_ASCII), halfBytes);
                 } catch (IOException | RuntimeException ex) {
                     why = "mapping it failed: " + ex;
                 }
@@ -123,11 +122,7 @@ final class CollShm {
             why = why != null ? why : "another member could not map it";
         } finally {
             if (created != null) {
-                try {
-                    Files.deleteIfExists(created);
-                } catch (IOException ignored) {
-                    // a file left in tmpfs is named after the job, and only its owner may read it
-                }
+                memory.unlinkSegment(created);
             }
         }
         if (made != null) {
@@ -138,7 +133,7 @@ final class CollShm {
     }
 
     /**
-     * Each member writes its process id and identity token ({@link ProcessMemory.Identity}) into
+     * Each member writes its process id and identity token ({@link LocalMemory#identityAddress}) into
      * its entry of the segment; after an allreduce that every member enters only once it has
      * written, each reads every other member's token back from that process id; a second
      * allreduce agrees whether all could, and ends the reads of the entries before any use of the
@@ -148,12 +143,11 @@ final class CollShm {
     private void agreeOnReads(CollServices e, Collectives coll, CommState c) {
         int p = c.size();
         boolean can = e.crossMemoryReads();
-        ProcessMemory.Identity me = can ? ProcessMemory.identity() : null;
         long at = 32L * c.rank;
         seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at, can ? ProcessHandle.current().pid() : 0);
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, can ? me.address() : 0);
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, can ? me.word0() : 0);
-        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, can ? me.word1() : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 8, can ? memory.identityAddress() : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 16, can ? memory.identityWord(0) : 0);
+        seg.set(ValueLayout.JAVA_LONG_UNALIGNED, at + 24, can ? memory.identityWord(1) : 0);
         int[] one = {1};
         int[] all = new int[1];
         coll.allreduce(c, one, 0, all, 0, 1, Kind.INT, Reduction.MIN);
@@ -164,7 +158,7 @@ final class CollShm {
             found[q] = pid;
             if (q != c.rank && why == null && pid == 0) {
                 why = "rank " + q + " has cross-memory reads off";
-            } else if (q != c.rank && why == null && !ProcessMemory.Identity.verify(pid,
+            } else if (q != c.rank && why == null && !memory.verify(pid,
                     seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 8), seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 16),
                     seg.get(ValueLayout.JAVA_LONG_UNALIGNED, 32L * q + 24))) {
                 why = "the identity token of rank " + q + " (pid " + pid + ") could not be read back";
@@ -173,7 +167,7 @@ final class CollShm {
         coll.allreduce(c, new int[] {why == null ? 1 : 0}, 0, all, 0, 1, Kind.INT, Reduction.MIN);
         if (all[0] == 1) {
             pids = found;
-            reader = new ProcessMemory.Reader();
+            reader = memory.reader();
         } else {
             e.choice("rank " + e.rank() + ": " + c.name() + ": no cross-memory reads through the shared segment, "
                     + (why != null ? why : "another member could not read a token back"));
@@ -270,7 +264,7 @@ final class CollShm {
             long r = reader.read(pid, dst + (long) displs[q] * rk.size, base + t.me * stride, expect);
             if (r != expect) {
                 return new RailyardException(r == -3 ? ErrorClass.PEER_FAILED : ErrorClass.IO, what + ": reading the block of rank "
-                        + t.rank(q) + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r));
+                        + t.rank(q) + " (pid " + pid + ") failed: " + memory.errorName(r));
             }
         }
         return null;
@@ -285,20 +279,11 @@ final class CollShm {
         return m.isNative() ? m.address() : 0;
     }
 
-    private static Path create(Path dir, String jobId, long bytes) throws IOException {
-        Path file = dir.resolve(SharedFiles.name(jobId, "coll"));
-        SharedFiles.create(file, bytes, true);
-        return file;
-    }
-
-    private static CollShm map(Path file, long halfBytes) throws IOException {
-        if (!file.getFileName().toString().startsWith("railyard-")) {
-            throw new IOException("the shared segment's name is not Railyard's: " + file);
-        }
+    private static CollShm map(LocalMemory memory, String name, long halfBytes) throws IOException {
         Arena arena = Arena.ofShared();
         try {
-            return new CollShm(arena, SharedFiles.map(file, 2 * halfBytes, arena,
-                    " (is railyard.coll.shm.size the same in every process?)"), halfBytes);
+            return new CollShm(arena, memory.attachSegment(name, 2 * halfBytes, arena,
+                    " (is railyard.coll.shm.size the same in every process?)"), halfBytes, memory);
         } catch (IOException | RuntimeException ex) {
             arena.close();
             throw ex;

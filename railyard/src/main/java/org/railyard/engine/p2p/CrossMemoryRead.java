@@ -3,15 +3,15 @@ package org.railyard.engine.p2p;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 import org.railyard.channel.ChannelTable;
+import org.railyard.channel.LocalMemory;
 import org.railyard.channel.VirtualChannel;
-import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 
 /**
  * The cross-memory read protocol, a variant of rendezvous between processes of one node joined by
  * shared memory alone: the RTS of a large payload in native memory offers its address
  * ({@link FrameHeader#FLAG_REMOTE_READ}) with the sender's identity token; a receiver whose buffer
- * is native too reads the payload itself ({@code process_vm_readv}) and its CTS says so
+ * is native too reads the payload itself ({@link LocalMemory}: {@code process_vm_readv}) and its CTS says so
  * ({@link FrameHeader#FLAG_READ_DONE}), so no DATA follows. Anything else (a heap buffer at either
  * end, a receive too small, a refused or failed read) falls back to DATA frames. Driven under the
  * progress lock.
@@ -22,7 +22,11 @@ final class CrossMemoryRead {
     private final int rank;
     private final ChannelTable channels;
     private final Consumer<String> choice;
-    /** Rendezvous payloads in native memory may be read by a receiver on this node ({@code railyard.cma}). */
+    /**
+     * The node's memory when rendezvous payloads in native memory may be read by a receiver on
+     * this node ({@code railyard.cma}, a transport that shares the memory, the call there); else null.
+     */
+    private final LocalMemory memory;
     private final boolean enabled;
     /** Smallest payload offered for a cross-memory read ({@code railyard.cma.min}). */
     private final long minBytes;
@@ -30,14 +34,16 @@ final class CrossMemoryRead {
     private final byte[] peerMemory;
     /** Per world rank: its process id once read from its address card, else 0. */
     private final long[] pids;
-    private final ProcessMemory.Reader reader = new ProcessMemory.Reader();
+    private final LocalMemory.Reader reader;
     private long reads;
     private long readBytes;
 
-    CrossMemoryRead(int rank, int size, ChannelTable channels, boolean enabled, long minBytes, Consumer<String> choice) {
+    CrossMemoryRead(int rank, int size, ChannelTable channels, LocalMemory memory, long minBytes, Consumer<String> choice) {
         this.rank = rank;
         this.channels = channels;
-        this.enabled = enabled;
+        this.memory = memory;
+        this.enabled = memory != null;
+        this.reader = memory != null ? memory.reader() : null;
         this.minBytes = minBytes;
         this.peerMemory = new byte[size];
         this.pids = new long[size];
@@ -70,6 +76,11 @@ final class CrossMemoryRead {
         return s == null ? 0 : s.address() + (long) t.offset * t.kind.size;
     }
 
+    /** Writes this process's identity token into the RTS at {@code frame} that offers a read. */
+    void writeOffer(MemorySegment seg, long frame) {
+        FrameHeader.writeReadOffer(seg, frame, memory.identityAddress(), memory.identityWord(0), memory.identityWord(1));
+    }
+
     /**
      * The address an RTS with {@link FrameHeader#FLAG_REMOTE_READ} offers, or 0 when this process
      * will not read it: reads are off, or refused for this peer. The sender's identity token is
@@ -82,7 +93,7 @@ final class CrossMemoryRead {
         }
         if (peerMemory[peer] == 0) {
             long pid = pid(peer);
-            if (!ProcessMemory.Identity.verify(pid, FrameHeader.offerIdentityAddress(seg, off),
+            if (!memory.verify(pid, FrameHeader.offerIdentityAddress(seg, off),
                     FrameHeader.offerIdentityWord(seg, off, 0), FrameHeader.offerIdentityWord(seg, off, 1))) {
                 peerMemory[peer] = -1;
                 choice.accept("rank " + rank + ": cross-memory reads from world rank " + peer + " (pid " + pid + ") refused: its "
@@ -116,7 +127,7 @@ final class CrossMemoryRead {
         if (r != t.messageBytes) {
             peerMemory[peer] = -1;
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + ": reading " + t.messageBytes + " B from world rank " + peer
-                    + " (pid " + pid + ") failed: " + ProcessMemory.errorName(r) + "; its large messages come through the shm ring");
+                    + " (pid " + pid + ") failed: " + memory.errorName(r) + "; its large messages come through the shm ring");
             return;
         }
         t.received = t.messageBytes;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.railyard.channel.ChannelTable;
+import org.railyard.channel.LocalMemory;
 import org.railyard.channel.Outbound;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.types.Kind;
@@ -59,11 +60,12 @@ public final class PointToPoint implements Transfer.Owner {
 
     /**
      * @param eagerLimit standard sends up to this many bytes go eagerly
-     * @param cma        cross-memory reads of native payloads are on (and possible here)
+     * @param cma        the node's memory, when cross-memory reads of native payloads are on (and
+     *                   possible here); null when they are off
      * @param cmaMin     smallest payload offered for a read
      * @param choice     where the choices made on the user's behalf are logged
      */
-    public PointToPoint(int rank, int size, ChannelTable channels, Progress progress, long eagerLimit, boolean cma,
+    public PointToPoint(int rank, int size, ChannelTable channels, Progress progress, long eagerLimit, LocalMemory cma,
                         long cmaMin, Consumer<String> choice) {
         this.rank = rank;
         this.channels = channels;
@@ -365,6 +367,7 @@ public final class PointToPoint implements Transfer.Owner {
             return;
         }
         t.readAddress = reads.offer(t, ch);
+        t.reads = reads;
         ch.sendEnvelope(t);
         ch.progressSend();
     }

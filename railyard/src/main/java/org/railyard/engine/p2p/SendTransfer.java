@@ -3,7 +3,6 @@ package org.railyard.engine.p2p;
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
 import org.railyard.engine.request.Transfer;
-import org.railyard.util.ProcessMemory;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
 
@@ -27,6 +26,8 @@ final class SendTransfer extends Transfer {
      * a peer on this node; see {@link FrameHeader#FLAG_REMOTE_READ}), else 0.
      */
     long readAddress;
+    /** The protocol that offered the read when {@link #readAddress} is set: it writes the offer's token. */
+    CrossMemoryRead reads;
     /** False for a send whose receiver must not be offered a read of the buffer (a collective's copied send). */
     boolean mayBeRead = true;
 
@@ -66,8 +67,7 @@ final class SendTransfer extends Transfer {
             }
             case PHASE_RTS -> {
                 if (readAddress != 0) {
-                    ProcessMemory.Identity me = ProcessMemory.identity();
-                    FrameHeader.writeReadOffer(seg, off - FrameHeader.LENGTH, me.address(), me.word0(), me.word1());
+                    reads.writeOffer(seg, off - FrameHeader.LENGTH);
                 }
                 return true;
             }

@@ -4,16 +4,14 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.channel.LocalMemory;
 import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.Config;
-import org.railyard.util.SharedFiles;
 
 /**
  * One-sided communication of one process: creates windows (collectively) and serves them. Each
@@ -23,8 +21,8 @@ import org.railyard.util.SharedFiles;
  * passive.
  *
  * <p>Memory: {@code allocateShared}, and {@code allocate} when every member runs on this node and
- * shm is among the transports ({@value #SHM_PROP}, on by default), map one tmpfs file holding
- * every member's part (each on a 64-byte boundary, after the {@link SharedHeader}: the fence's
+ * a transport shares the node's memory ({@link RmaServices#localMemory}; {@value #SHM_PROP}, on by
+ * default), map one segment of the node's memory holding every member's part (each on a 64-byte boundary, after the {@link SharedHeader}: the fence's
  * barrier and the accumulate locks): rank 0 creates it and broadcasts its name, each member maps it, all agree,
  * rank 0 unlinks it. Origins then reach every member's memory with loads, stores and atomics.
  */
@@ -86,7 +84,7 @@ public final class Rma {
             throw new RailyardException(ErrorClass.ARG, "allocateShared over " + c.name()
                     + " needs every member on one node: " + other);
         }
-        boolean map = other == null && s.sharesMemory() && (shared || Config.bool(SHM_PROP, true));
+        boolean map = other == null && s.localMemory() != null && (shared || Config.bool(SHM_PROP, true));
         if (map || shared) {
             // every member decides the same: nodes and settings come from the same job
             long[] sizes = new long[c.size()];
@@ -165,19 +163,19 @@ public final class Rma {
             at[r] = total;
             total += (sizes[r] + 63) & ~63L;
         }
-        Path dir = SharedFiles.directory();
+        LocalMemory memory = s.localMemory();
         byte[] name = new byte[NAME_BYTES];
-        Path created = null;
-        String why = null;
-        if (c.rank() == 0) {
+        String created = null;
+        // allocateShared comes here without one: the members still agree, then fail alike
+        String why = memory == null ? "no transport of this process shares the node's memory (railyard.transports)" : null;
+        if (c.rank() == 0 && why == null) {
             try {
-                created = dir.resolve(SharedFiles.name(s.jobId(), "win"));
-                SharedFiles.create(created, total, true);
-                byte[] b = created.getFileName().toString().getBytes(StandardCharsets.US_ASCII);
+                created = memory.createSegment("win", total);
+                byte[] b = created.getBytes(StandardCharsets.US_ASCII);
                 name[0] = (byte) b.length;
                 System.arraycopy(b, 0, name, 1, b.length);
             } catch (IOException | RuntimeException e) {
-                why = "creating it in " + dir + " failed: " + e;
+                why = "creating it failed: " + e;
             }
         }
         Arena arena = null;
@@ -187,17 +185,13 @@ public final class Rma {
             int len = name[0] & 0xFF;
             if (len == 0) {
                 why = why != null ? why : "rank 0 could not create it";
-            } else {
-                Path file = dir.resolve(new String(name, 1, len, StandardCharsets.US_ASCII));
-                if (!file.getFileName().toString().startsWith("railyard-")) {
-                    why = "the segment's name is not Railyard's: " + file;
-                } else {
-                    arena = Arena.ofShared();
-                    try {
-                        seg = SharedFiles.map(file, total, arena, " (do all members agree on the window's sizes?)");
-                    } catch (IOException | RuntimeException e) {
-                        why = "mapping it failed: " + e;
-                    }
+            } else if (why == null) {
+                arena = Arena.ofShared();
+                try {
+                    seg = memory.attachSegment(new String(name, 1, len, StandardCharsets.US_ASCII), total, arena,
+                            " (do all members agree on the window's sizes?)");
+                } catch (IOException | RuntimeException e) {
+                    why = "mapping it failed: " + e;
                 }
             }
             long[] all = new long[c.size()];
@@ -216,11 +210,7 @@ public final class Rma {
             why = why != null ? why : "another member could not map it";
         } finally {
             if (created != null) {
-                try {
-                    Files.deleteIfExists(created);
-                } catch (IOException ignored) {
-                    // named after the job, readable by its owner only
-                }
+                memory.unlinkSegment(created);
             }
         }
         if (arena != null) {

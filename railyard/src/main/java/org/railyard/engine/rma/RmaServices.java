@@ -2,6 +2,7 @@ package org.railyard.engine.rma;
 
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import org.railyard.channel.LocalMemory;
 import org.railyard.types.Kind;
 import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
@@ -52,10 +53,11 @@ public interface RmaServices {
 
     String nodeOf(int worldRank);
 
-    String jobId();
-
-    /** True if shared memory is among this process's transports. */
-    boolean sharesMemory();
+    /**
+     * The memory of this node's processes that a transport of this process shares (the mapped
+     * windows' segments), or null: windows then work by messages.
+     */
+    LocalMemory localMemory();
 
     /** A line of the choice log. */
     void choice(String line);

@@ -10,19 +10,22 @@ import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Bell;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
+import org.railyard.transport.NodeMemory;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.transport.ring.FrameRing;
 import org.railyard.transport.ring.RingLink;
 import org.railyard.util.Config;
-import org.railyard.util.SharedFiles;
 
 /**
  * Shared memory between processes of one node: a file in {@code /dev/shm} (tmpfs) mapped by both,
  * holding two {@link FrameRing}s. The connecting side creates and maps the file and offers its path;
  * the accepting side maps it; once the handshake has ended the file is unlinked, so nothing is left
  * behind whatever happens to the processes later. The file is created readable by its owner only.
+ *
+ * <p>It also shares the node's memory beyond its links ({@link Capability#NODE_MEMORY}): segments
+ * mapped by several processes and cross-memory reads ({@link ShmNodeMemory}).
  */
 public final class ShmTransport implements Transport {
     private long ringBytes;
@@ -30,13 +33,14 @@ public final class ShmTransport implements Transport {
     private Path dir;
     private TransportEnv env;
     private Doorbell doorbell;
+    private NodeMemory nodeMemory;
 
     @Override public String name() { return "shm"; }
     @Override public int priority() { return 80; }
     @Override public int maxFrame() { return maxFrame; }
 
     private static final java.util.Set<Capability> CAPABILITIES = Capability.fixed(Capability.RELIABLE, Capability.ORDERED,
-            Capability.SAME_NODE, Capability.DETECTS_FAILURE);
+            Capability.SAME_NODE, Capability.DETECTS_FAILURE, Capability.NODE_MEMORY);
 
     @Override
     public java.util.Set<Capability> capabilities() {
@@ -54,7 +58,16 @@ public final class ShmTransport implements Transport {
                     + " must be a power of two of at least 4096");
         }
         dir = SharedFiles.directory();
+        nodeMemory = new ShmNodeMemory(dir, env.jobId());
         return true;
+    }
+
+    @Override
+    public NodeMemory nodeMemory() {
+        if (nodeMemory == null) {
+            throw new IllegalStateException("the shm transport shares node memory once started");
+        }
+        return nodeMemory;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package org.railyard.util;
+package org.railyard.transport.shm;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.security.SecureRandom;
 import java.util.Locale;
+import org.railyard.transport.NodeMemory;
 
 /**
  * Reads another process's memory in one copy, with Linux's cross-memory attach
@@ -27,26 +28,27 @@ import java.util.Locale;
  * make sure a process id names the process it should (process ids are per namespace, and a node
  * name may be shared by containers), every process keeps a random 16-byte {@link #identity() token}
  * in native memory; a reader first reads the token at the address the peer announced and compares
- * it with the value the peer sent: only then does it trust the peer's addresses.
+ * it with the value the peer sent ({@link #verify}): only then does it trust the peer's addresses.
+ * The layers above reach all of this through {@link NodeMemory} ({@link ShmNodeMemory}).
  */
-public final class ProcessMemory {
-    private static final Identity IDENTITY = new Identity();
+final class ProcessMemory {
+    private static final NodeMemory.Identity IDENTITY = newIdentity();
 
     private ProcessMemory() {
     }
 
     /** This process's identity token: its address here, and its two random words. */
-    public static Identity identity() {
+    static NodeMemory.Identity identity() {
         return IDENTITY;
     }
 
     /** True if the calls are there (Linux, the symbol found, native access allowed). */
-    public static boolean available() {
+    static boolean available() {
         return Calls.ERROR == null;
     }
 
     /** Why the calls are not available, or null. */
-    public static String unavailableReason() {
+    static String unavailableReason() {
         return Calls.ERROR;
     }
 
@@ -58,7 +60,7 @@ public final class ProcessMemory {
      * @return the number of bytes read (all of them), or minus the {@code errno} of the failure
      *     (EPERM: not allowed to trace; ESRCH: no such process; EFAULT: a bad address)
      */
-    public static long read(long pid, MemorySegment dst, long remoteAddress, long length) {
+    static long read(long pid, MemorySegment dst, long remoteAddress, long length) {
         return new Reader().read(pid, dst, remoteAddress, length);
     }
 
@@ -66,13 +68,13 @@ public final class ProcessMemory {
      * Reads with the call's argument block allocated once: no allocation per read. Not for
      * concurrent use (the engine keeps one and reads under its progress lock).
      */
-    public static final class Reader {
+    static final class Reader implements NodeMemory.Reader {
         private final MemorySegment iov = Arena.ofAuto().allocate(32, 8);
         private final MemorySegment remote = iov.asSlice(16);
         private final MemorySegment state = Arena.ofAuto().allocate(Calls.CALL_STATE);
 
         /** See {@link ProcessMemory#read}. */
-        public long read(long pid, MemorySegment dst, long remoteAddress, long length) {
+        long read(long pid, MemorySegment dst, long remoteAddress, long length) {
             if (!dst.isNative()) {
                 throw new IllegalArgumentException("cross-memory read into memory that is not native");
             }
@@ -87,6 +89,7 @@ public final class ProcessMemory {
          * memory at {@code dstAddress} of this process, which the caller keeps alive and large
          * enough; allocates nothing.
          */
+        @Override
         public long read(long pid, long dstAddress, long remoteAddress, long length) {
             if (Calls.ERROR != null) {
                 return -Calls.ENOSYS;
@@ -116,7 +119,7 @@ public final class ProcessMemory {
     }
 
     /** A short name for an errno a read returned (minus it), for messages. */
-    public static String errorName(long negErrno) {
+    static String errorName(long negErrno) {
         return switch ((int) -negErrno) {
             case 1 -> "EPERM (not allowed to read the other process: another user, or ptrace_scope)";
             case 3 -> "ESRCH (no such process)";
@@ -127,49 +130,32 @@ public final class ProcessMemory {
     }
 
     /**
-     * A process's identity token: 16 random bytes in native memory at {@link #address()}. Another
-     * process that reads these bytes back from this process id knows it found this process.
+     * A new identity token: 16 random bytes (the first word never 0) in native memory that lives
+     * as long as the process. Another process that reads these bytes back from this process id
+     * knows it found this process.
      */
-    public static final class Identity {
-        private final MemorySegment token;
-        private final long word0;
-        private final long word1;
+    private static NodeMemory.Identity newIdentity() {
+        MemorySegment token = Arena.global().allocate(16, 16);
+        SecureRandom random = new SecureRandom();
+        long a;
+        do {
+            a = random.nextLong();
+        } while (a == 0);
+        long b = random.nextLong();
+        token.set(ValueLayout.JAVA_LONG, 0, a);
+        token.set(ValueLayout.JAVA_LONG, 8, b);
+        return new NodeMemory.Identity(token.address(), a, b);
+    }
 
-        private Identity() {
-            token = Arena.global().allocate(16, 16);
-            SecureRandom random = new SecureRandom();
-            long a;
-            do {
-                a = random.nextLong();
-            } while (a == 0);
-            word0 = a;
-            word1 = random.nextLong();
-            token.set(ValueLayout.JAVA_LONG, 0, word0);
-            token.set(ValueLayout.JAVA_LONG, 8, word1);
-        }
-
-        public long address() {
-            return token.address();
-        }
-
-        public long word0() {
-            return word0;
-        }
-
-        public long word1() {
-            return word1;
-        }
-
-        /**
-         * True if process {@code pid} holds {@code word0, word1} at {@code address}: the process id
-         * names the process that sent them.
-         */
-        public static boolean verify(long pid, long address, long word0, long word1) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment got = arena.allocate(16, 16);
-                return read(pid, got, address, 16) == 16 && got.get(ValueLayout.JAVA_LONG, 0) == word0
-                        && got.get(ValueLayout.JAVA_LONG, 8) == word1;
-            }
+    /**
+     * True if process {@code pid} holds {@code word0, word1} at {@code address}: the process id
+     * names the process that sent them.
+     */
+    static boolean verify(long pid, long address, long word0, long word1) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment got = arena.allocate(16, 16);
+            return read(pid, got, address, 16) == 16 && got.get(ValueLayout.JAVA_LONG, 0) == word0
+                    && got.get(ValueLayout.JAVA_LONG, 8) == word1;
         }
     }
 

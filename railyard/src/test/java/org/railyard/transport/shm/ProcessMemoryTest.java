@@ -1,4 +1,4 @@
-package org.railyard.util;
+package org.railyard.transport.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.railyard.transport.NodeMemory;
 
 /**
  * Cross-memory reads on this process itself (reads between processes are in the system test
@@ -42,10 +43,10 @@ class ProcessMemoryTest {
 
     @Test
     void identityIsReadBackOnlyWithItsOwnWords() {
-        ProcessMemory.Identity me = ProcessMemory.identity();
-        assertThat(ProcessMemory.Identity.verify(self, me.address(), me.word0(), me.word1())).isTrue();
-        assertThat(ProcessMemory.Identity.verify(self, me.address(), me.word0(), me.word1() ^ 1)).isFalse();
-        assertThat(ProcessMemory.Identity.verify(self, me.address() + 8, me.word0(), me.word1())).isFalse();
+        NodeMemory.Identity me = ProcessMemory.identity();
+        assertThat(ProcessMemory.verify(self, me.address(), me.word0(), me.word1())).isTrue();
+        assertThat(ProcessMemory.verify(self, me.address(), me.word0(), me.word1() ^ 1)).isFalse();
+        assertThat(ProcessMemory.verify(self, me.address() + 8, me.word0(), me.word1())).isFalse();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package org.railyard.util;
+package org.railyard.transport.shm;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,25 +13,25 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
- * The files through which processes of one node share memory (the shm transport's rings, the
- * collectives' shared segments): where they go, how they are named, created and mapped.
+ * The files through which processes of one node share memory (the shm transport's rings, and the
+ * segments of {@link ShmNodeMemory}): where they go, how they are named, created and mapped.
  * Their names start with {@code railyard-} and the job, so a file a crash left behind says whose
  * it was; only their owner may read them.
  */
-public final class SharedFiles {
+final class SharedFiles {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private SharedFiles() {
     }
 
     /** {@code /dev/shm} (tmpfs) when it is there and writable, else the temporary directory. */
-    public static Path directory() {
+    static Path directory() {
         Path shm = Path.of("/dev/shm");
         return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
     }
 
     /** {@code railyard-<job>-<what>-<random hex>}, the job reduced to characters safe in a file name. */
-    public static String name(String jobId, String what) {
+    static String name(String jobId, String what) {
         String job = jobId.replaceAll("[^A-Za-z0-9_.-]", "_");
         job = job.length() > 100 ? job.substring(0, 100) : job;
         return "railyard-" + job + "-" + what + "-" + HexFormat.of().toHexDigits(RANDOM.nextLong());
@@ -43,7 +43,7 @@ public final class SharedFiles {
      * message rather than with SIGBUS at the first store into a page it cannot give; otherwise
      * the file is sparse and pages come as they are touched.
      */
-    public static void create(Path file, long bytes, boolean writtenOut) throws IOException {
+    static void create(Path file, long bytes, boolean writtenOut) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
@@ -68,7 +68,7 @@ public final class SharedFiles {
      * Maps all of {@code file}, which must hold exactly {@code bytes} ({@code mismatch} is added to
      * the error when it does not), read-write, for the life of {@code arena}.
      */
-    public static MemorySegment map(Path file, long bytes, Arena arena, String mismatch) throws IOException {
+    static MemorySegment map(Path file, long bytes, Arena arena, String mismatch) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             if (ch.size() != bytes) {
                 throw new IOException(file + " has " + ch.size() + " bytes, expected " + bytes + mismatch);
