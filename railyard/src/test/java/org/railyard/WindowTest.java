@@ -1,12 +1,16 @@
 package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.railyard.engine.EngineJob;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
 
 /** One-sided communication in one JVM: engines over real transports, each rank a thread. */
 class WindowTest {
@@ -105,6 +109,27 @@ class WindowTest {
                 MemorySegment mine = win.memory();
                 assertThat(mine.get(ValueLayout.JAVA_LONG, 8)).isEqualTo((me + n - 1) % n + 7);
                 assertThat(win.sharedQuery((me + 1) % n).get(ValueLayout.JAVA_LONG, 8)).isEqualTo(me + 7);
+                win.fence();
+            }
+        });
+    }
+
+    /**
+     * The node's memory is the shm transport's to share: over tcp alone a shared window cannot be
+     * mapped, and every member fails alike with an error (no member waits for the others), while a
+     * window that needs no mapping still works.
+     */
+    @Test
+    void aSharedWindowNeedsATransportThatSharesTheNodesMemory() throws Exception {
+        EngineJob.run(2, "tcp", e -> {
+            Comm w = new Comm(e, e.world());
+            assertThatThrownBy(() -> Window.allocateShared(w, 16, 1)).isInstanceOfSatisfying(RailyardException.class,
+                    x -> assertThat(x.errorClass()).isEqualTo(ErrorClass.IO)).hasMessageContaining("could not map one segment");
+            try (Window win = Window.allocate(w, 16, 1)) {
+                win.fence();
+                win.put(new long[] {w.rank() + 5}, 0, 1, 1 - w.rank(), 0);
+                win.fence();
+                assertThat(win.memory().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(1 - w.rank() + 5);
                 win.fence();
             }
         });
