@@ -13,15 +13,16 @@ import org.railyard.wire.FrameHeader;
  * ({@link FrameHeader#FLAG_REMOTE_READ}) with the sender's identity token; a receiver whose buffer
  * is native too reads the payload itself ({@link LocalMemory}: {@code process_vm_readv}) and its CTS says so
  * ({@link FrameHeader#FLAG_READ_DONE}), so no DATA follows. Anything else (a heap buffer at either
- * end, a receive too small, a refused or failed read) falls back to DATA frames. Driven under the
- * progress lock.
+ * end, a receive too small, a refused or failed read) falls back to DATA frames. The RTS, the CTS
+ * and the DATA frames of that fallback are {@link Rendezvous}'s. Driven under the progress lock.
  */
-final class CrossMemoryRead {
+final class CrossMemoryRead implements Protocol {
     private static final System.Logger LOG = System.getLogger("org.railyard.engine");
 
     private final int rank;
     private final ChannelTable channels;
     private final Consumer<String> choice;
+    private final Rendezvous rendezvous;
     /**
      * The node's memory when rendezvous payloads in native memory may be read by a receiver on
      * this node ({@code railyard.cma}, a transport that shares the memory, the call there); else null.
@@ -38,8 +39,10 @@ final class CrossMemoryRead {
     private long reads;
     private long readBytes;
 
-    CrossMemoryRead(int rank, int size, ChannelTable channels, LocalMemory memory, long minBytes, Consumer<String> choice) {
+    CrossMemoryRead(int rank, int size, ChannelTable channels, LocalMemory memory, long minBytes, Rendezvous rendezvous,
+                    Consumer<String> choice) {
         this.rank = rank;
+        this.rendezvous = rendezvous;
         this.channels = channels;
         this.memory = memory;
         this.enabled = memory != null;
@@ -63,17 +66,35 @@ final class CrossMemoryRead {
     }
 
     /**
-     * The address a rendezvous send of {@code t} offers for reading, or 0: reads are on, the send
-     * allows it, its payload is large enough and in native memory, and the peer is on this node
-     * over shared memory alone and has not refused.
+     * The address a send of {@code t} that does not go eagerly offers for reading, or 0 (it is then
+     * a plain {@link Rendezvous}): reads are on, the send allows it, its payload is large enough and
+     * in native memory, and the peer is on this node over shared memory alone and has not refused.
      */
     long offer(SendTransfer t, VirtualChannel ch) {
-        if (!enabled || !t.mayBeRead || t.phase != SendTransfer.PHASE_RTS || t.capacityBytes < minBytes
-                || peerMemory[t.peer] < 0 || !ch.sharesMemory()) {
+        if (!enabled || !t.mayBeRead || t.capacityBytes < minBytes || peerMemory[t.peer] < 0 || !ch.sharesMemory()) {
             return 0;
         }
         MemorySegment s = nativeSegment(t.buf);
         return s == null ? 0 : s.address() + (long) t.offset * t.kind.size;
+    }
+
+    /** A send whose {@link SendTransfer#readAddress} this protocol offered: its RTS carries the offer. */
+    @Override
+    public void start(SendTransfer t, VirtualChannel ch) {
+        t.reads = this;
+        t.go(SendTransfer.PHASE_RTS, ch);
+    }
+
+    /**
+     * A receive matched an RTS whose offer this process accepted: reads the payload if the
+     * receive can take it that way ({@link #read}), then answers CTS, which says whether it did.
+     */
+    @Override
+    public void matched(RecvTransfer t, VirtualChannel ch, MemorySegment seg, long at, long cookie, long readAddress) {
+        if (rendezvous.accept(t, ch, cookie)) {
+            read(t, ch.peer(), readAddress);
+            ch.sendEnvelope(t);
+        }
     }
 
     /** Writes this process's identity token into the RTS at {@code frame} that offers a read. */

@@ -8,8 +8,9 @@ import org.railyard.wire.FrameType;
 
 /**
  * A small message offered to a channel to go at once ({@code VirtualChannel.sendNow}): one EAGER
- * frame, and no request, since the call returns with the payload in the rail's memory. The engine
- * keeps one, filled and used under the progress lock, so the latency path allocates nothing.
+ * frame, and no request, since the call returns with the payload in the rail's memory. The
+ * {@link Eager} protocol keeps one, filled and used under the progress lock, so the latency path
+ * allocates nothing.
  */
 final class DirectEager extends Outbound {
     private int context;

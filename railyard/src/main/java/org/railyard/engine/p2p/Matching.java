@@ -75,14 +75,15 @@ final class Matching {
      * Keeps a message no receive matched: an eager one with its payload copied from
      * {@code seg[payload, payload + bytes)}, or the envelope of a rendezvous one ({@code rts}).
      */
-    void addUnexpected(int ctx, int src, int tag, long bytes, boolean rts, VirtualChannel from, long senderCookie,
-                       long readAddress, MemorySegment seg, long payload) {
+    void addUnexpected(int ctx, int src, int tag, long bytes, Protocol protocol, boolean rts, VirtualChannel from,
+                       long senderCookie, long readAddress, MemorySegment seg, long payload) {
         Unexpected u = acquire(rts ? 0 : bytes);
         u.context = ctx;
         u.source = src;
         u.tag = tag;
         u.bytes = bytes;
         u.rendezvous = rts;
+        u.protocol = protocol;
         u.channel = from;
         u.senderCookie = senderCookie;
         u.readAddress = readAddress;

@@ -22,15 +22,18 @@ import org.railyard.wire.FrameType;
 
 /**
  * Point-to-point messaging of one process: posting sends and receives, matching
- * ({@link Matching}), and the protocols that carry a message, chosen per message:
+ * ({@link Matching}), and the {@link Protocol}s that carry a message, one per message chosen by
+ * {@link #protocolFor} (sender) or by the announcing frame (receiver):
  * <ul>
- * <li><b>eager</b>: a standard send of at most {@link #eagerLimit()} bytes goes as one EAGER frame,
- *     straight into the rail's memory when nothing is queued ahead ({@link DirectEager}, no
- *     request), else queued; it completes when the frame is in the link's memory. Unmatched on
- *     arrival, its payload is copied aside.</li>
- * <li><b>rendezvous</b> ({@link Rendezvous}): larger and synchronous sends; unmatched on arrival,
- *     only the envelope is kept.</li>
- * <li><b>cross-memory read</b> ({@link CrossMemoryRead}): the rendezvous variant on one node.</li>
+ * <li><b>eager</b> ({@link Eager}): a standard send of at most {@link #eagerLimit()} bytes goes as
+ *     one EAGER frame, straight into the rail's memory when nothing is queued ahead (no request),
+ *     else queued; it completes when the frame is in the link's memory. Unmatched on arrival, its
+ *     payload is copied aside.</li>
+ * <li><b>cross-memory read</b> ({@link CrossMemoryRead}): a larger or synchronous send to a peer
+ *     of this node over shared memory alone, from native memory, when reads are on: the receiver
+ *     reads the payload from the sender's memory.</li>
+ * <li><b>rendezvous</b> ({@link Rendezvous}): every other larger or synchronous send; unmatched on
+ *     arrival, only the envelope is kept.</li>
  * </ul>
  * Every method that touches state runs holding the progress lock ({@link Progress#lock()}); the
  * blocking calls take it themselves and wait through {@link Progress}. Depends on the channel
@@ -53,10 +56,9 @@ public final class PointToPoint implements Transfer.Owner {
     private final TransferTable table = new TransferTable();
     private final Matching matching = new Matching();
     private final TransferPools pools;
+    private final Eager eager = new Eager();
+    private final Rendezvous rendezvous = new Rendezvous(table);
     private final CrossMemoryRead reads;
-    private final Rendezvous rendezvous;
-    /** The message of {@link #sendEagerDirect}, reused under the lock. */
-    private final DirectEager direct = new DirectEager();
 
     /**
      * @param eagerLimit standard sends up to this many bytes go eagerly
@@ -73,8 +75,7 @@ public final class PointToPoint implements Transfer.Owner {
         this.lock = progress.lock();
         this.eagerLimit = eagerLimit;
         this.pools = new TransferPools(this, rank);
-        this.reads = new CrossMemoryRead(rank, size, channels, cma, cmaMin, choice);
-        this.rendezvous = new Rendezvous(table, reads);
+        this.reads = new CrossMemoryRead(rank, size, channels, cma, cmaMin, rendezvous, choice);
     }
 
     /** Standard sends up to this many bytes go eagerly. */
@@ -134,8 +135,8 @@ public final class PointToPoint implements Transfer.Owner {
         table.resume(img.generations, img.freeSlots);
         for (CheckpointImage.HeldMessage m : img.held) {
             byte[] b = m.payload();
-            matching.addUnexpected(m.context(), m.source(), m.tag(), b.length, false, channels.channel(m.source()), 0, 0,
-                    MemorySegment.ofArray(b), 0);
+            matching.addUnexpected(m.context(), m.source(), m.tag(), b.length, eager, false, channels.channel(m.source()), 0,
+                    0, MemorySegment.ofArray(b), 0);
         }
     }
 
@@ -180,9 +181,7 @@ public final class PointToPoint implements Transfer.Owner {
         if (ch == null) {
             return false;
         }
-        boolean sent = ch.sendNow(direct.set(ctx, rank, tag, buf, k, off, bytes));
-        direct.clear();
-        return sent;
+        return eager.sendNow(ch, ctx, rank, tag, buf, k, off, bytes);
     }
 
     /** A blocking receive from world rank {@code srcWorld} or ANY_SOURCE (arguments checked by the caller). */
@@ -358,7 +357,6 @@ public final class PointToPoint implements Transfer.Owner {
         t.sourceWorld = rank;
         t.sent = 0;
         t.remoteCookie = 0;
-        t.phase = mode == MODE_STANDARD && t.capacityBytes <= eagerLimit ? SendTransfer.PHASE_EAGER : SendTransfer.PHASE_RTS;
         table.register(t);
         VirtualChannel ch = channels.channel(destWorld);
         if (down(ch)) {
@@ -366,10 +364,25 @@ public final class PointToPoint implements Transfer.Owner {
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
         }
-        t.readAddress = reads.offer(t, ch);
-        t.reads = reads;
-        ch.sendEnvelope(t);
+        protocolFor(t, ch, mode).start(t, ch);
         ch.progressSend();
+    }
+
+    /**
+     * The protocol of send {@code t} to {@code ch}, by one rule: a standard send of at most the
+     * eager limit is {@link Eager}; a larger or synchronous one is a {@link CrossMemoryRead} when
+     * that protocol offers the payload's address ({@link CrossMemoryRead#offer}: reads on, a send
+     * that may be read, at least {@code railyard.cma.min} bytes in native memory, a peer of this
+     * node over shared memory alone that has not refused), recorded in {@code t.readAddress};
+     * else a {@link Rendezvous}.
+     */
+    private Protocol protocolFor(SendTransfer t, VirtualChannel ch, int mode) {
+        t.readAddress = 0;
+        if (mode == MODE_STANDARD && t.capacityBytes <= eagerLimit) {
+            return eager;
+        }
+        t.readAddress = reads.offer(t, ch);
+        return t.readAddress != 0 ? reads : rendezvous;
     }
 
     private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
@@ -386,12 +399,7 @@ public final class PointToPoint implements Transfer.Owner {
         if (u != null) {
             matching.unlink(u);
             t.matched(u.source, u.tag, u.bytes);
-            if (u.rendezvous) {
-                rendezvous.matched(t, u.channel, u.senderCookie, u.readAddress);
-            } else {
-                t.deliver(u.dataSeg, 0, 0, u.bytes);
-                t.finishIfComplete();
-            }
+            u.protocol.matched(t, u.channel, u.dataSeg, 0, u.senderCookie, u.readAddress);
             matching.release(u);
             return;
         }
@@ -431,6 +439,8 @@ public final class PointToPoint implements Transfer.Owner {
             from.protocolError("eager frame of " + length + " bytes announces a message of " + bytes + " bytes");
             return;
         }
+        // the protocol is the announcing frame's: EAGER, an RTS, or an RTS whose read offer this process accepts
+        Protocol protocol = rts ? rendezvous : eager;
         long readAddress = 0;
         if (rts && (FrameHeader.flags(seg, off) & FrameHeader.FLAG_REMOTE_READ) != 0) {
             if (length != FrameHeader.LENGTH + FrameHeader.REMOTE_READ_PAYLOAD || FrameHeader.arg(seg, off) == 0) {
@@ -440,21 +450,17 @@ public final class PointToPoint implements Transfer.Owner {
                 return;
             }
             readAddress = reads.accept(src, seg, off);
+            protocol = readAddress != 0 ? reads : rendezvous;
         }
+        long cookie = rts ? FrameHeader.cookie(seg, off) : 0;
         RecvTransfer t = matching.findPosted(ctx, src, tag);
         if (t != null) {
             matching.unlinkPosted(t);
             t.matched(src, tag, bytes);
-            if (rts) {
-                rendezvous.matched(t, from, FrameHeader.cookie(seg, off), readAddress);
-            } else {
-                t.deliver(seg, off + FrameHeader.LENGTH, 0, bytes);
-                t.finishIfComplete();
-            }
+            protocol.matched(t, from, seg, off + FrameHeader.LENGTH, cookie, readAddress);
             return;
         }
-        matching.addUnexpected(ctx, src, tag, bytes, rts, from, rts ? FrameHeader.cookie(seg, off) : 0, readAddress,
-                seg, off + FrameHeader.LENGTH);
+        matching.addUnexpected(ctx, src, tag, bytes, protocol, rts, from, cookie, readAddress, seg, off + FrameHeader.LENGTH);
     }
 
     /**

@@ -11,33 +11,45 @@ import org.railyard.wire.FrameHeader;
  * sender's RTS carries the envelope and its transfer id; the receiver, once a receive matches,
  * answers CTS naming its own; the payload then follows as DATA frames on the channel's bulk queue
  * (striped on a multi-rail channel), each naming its offset. On a node, the
- * {@link CrossMemoryRead} variant replaces the DATA frames by one read. Driven under the progress
- * lock.
+ * {@link CrossMemoryRead} variant replaces the DATA frames by one read; its CTS and a CTS of this
+ * protocol are told apart by {@link FrameHeader#FLAG_READ_DONE}, and both arrive here. Driven
+ * under the progress lock.
  */
-final class Rendezvous {
+final class Rendezvous implements Protocol {
     private final TransferTable table;
-    private final CrossMemoryRead reads;
 
-    Rendezvous(TransferTable table, CrossMemoryRead reads) {
+    Rendezvous(TransferTable table) {
         this.table = table;
-        this.reads = reads;
     }
 
-    /** A receive matched an RTS: reads the payload if it was offered and can be, then answers CTS. */
-    void matched(RecvTransfer t, VirtualChannel ch, long senderCookie, long readAddress) {
+    @Override
+    public void start(SendTransfer t, VirtualChannel ch) {
+        t.go(SendTransfer.PHASE_RTS, ch);
+    }
+
+    /** A receive matched an RTS: answers CTS. */
+    @Override
+    public void matched(RecvTransfer t, VirtualChannel ch, MemorySegment seg, long at, long cookie, long readAddress) {
+        if (accept(t, ch, cookie)) {
+            ch.sendEnvelope(t);
+        }
+    }
+
+    /**
+     * Records that {@code t} takes the rendezvous message of the sender's transfer {@code senderCookie}
+     * on {@code ch}; false (and {@code t} failed) if the channel is no longer up. The caller then
+     * answers with CTS ({@code ch.sendEnvelope(t)}).
+     */
+    boolean accept(RecvTransfer t, VirtualChannel ch, long senderCookie) {
         t.rendezvous = true;
         t.senderCookie = senderCookie;
         t.channel = ch;
         if (ch.state() != VirtualChannel.State.UP) {
             t.fail(ErrorClass.PEER_FAILED, "rank " + t.statusSource + " of " + t.comm.name() + " is gone: " + ch.failure());
-            return;
+            return false;
         }
-        if (readAddress != 0) {
-            reads.read(t, ch.peer(), readAddress);
-        }
-        ch.sendEnvelope(t);
+        return true;
     }
-
     /** The receiver's CTS: the send is done (the payload was read) or its DATA frames go on the bulk queue. */
     void onCts(VirtualChannel from, MemorySegment seg, long off) {
         Transfer x = table.get(FrameHeader.cookie(seg, off));

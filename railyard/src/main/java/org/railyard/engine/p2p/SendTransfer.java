@@ -2,6 +2,7 @@ package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
 import org.railyard.channel.FrameFields;
+import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.request.Transfer;
 import org.railyard.wire.FrameHeader;
 import org.railyard.wire.FrameType;
@@ -37,6 +38,12 @@ final class SendTransfer extends Transfer {
 
     long bytes() {
         return capacityBytes;
+    }
+
+    /** Enters {@code firstPhase} and queues this send's first frame on {@code ch} (a protocol starts it). */
+    void go(int firstPhase, VirtualChannel ch) {
+        phase = firstPhase;
+        ch.sendEnvelope(this);
     }
 
     @Override

@@ -14,6 +14,8 @@ final class Unexpected {
     int tag;
     long bytes;
     boolean rendezvous;
+    /** The protocol that announced it, which the receive that matches it hands it to. */
+    Protocol protocol;
     long senderCookie;
     /** An RTS whose cross-memory read offer was accepted: the payload's address in the sender, else 0. */
     long readAddress;
