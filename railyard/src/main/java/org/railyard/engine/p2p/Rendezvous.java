@@ -50,6 +50,7 @@ final class Rendezvous implements Protocol {
         }
         return true;
     }
+
     /** The receiver's CTS: the send is done (the payload was read) or its DATA frames go on the bulk queue. */
     void onCts(VirtualChannel from, MemorySegment seg, long off) {
         Transfer x = table.get(FrameHeader.cookie(seg, off));
