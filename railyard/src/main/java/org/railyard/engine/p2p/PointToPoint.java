@@ -101,6 +101,16 @@ public final class PointToPoint implements Transfer.Owner {
     // ================================================================== checkpoint (lock held)
 
     /**
+     * True if no transfer in flight is one the agent could advance while the application is away:
+     * no send waits for the answer to its request to send, no receive is large enough to be met by
+     * one. An eager message for a posted receive waits in its link until the application reads it,
+     * as it would for a thread that computes. Lock held.
+     */
+    public boolean quiet() {
+        return table.forAgent() == 0;
+    }
+
+    /**
      * What keeps this process from a checkpoint now, or null: a send or receive in flight, or a
      * rendezvous message announced and not received (its payload is still with its sender).
      */
@@ -357,7 +367,8 @@ public final class PointToPoint implements Transfer.Owner {
         t.sourceWorld = rank;
         t.sent = 0;
         t.remoteCookie = 0;
-        table.register(t);
+        // a send that is not eager has work the agent can advance: the CTS to answer, the data that follows
+        table.register(t, !goesEagerly(t, mode));
         VirtualChannel ch = channels.channel(destWorld);
         if (down(ch)) {
             t.fail(ErrorClass.PEER_FAILED, "cannot send to rank " + c.localRank(destWorld) + " of " + c.name()
@@ -378,11 +389,16 @@ public final class PointToPoint implements Transfer.Owner {
      */
     private Protocol protocolFor(SendTransfer t, VirtualChannel ch, int mode) {
         t.readAddress = 0;
-        if (mode == MODE_STANDARD && t.capacityBytes <= eagerLimit) {
+        if (goesEagerly(t, mode)) {
             return eager;
         }
         t.readAddress = reads.offer(t, ch);
         return t.readAddress != 0 ? reads : rendezvous;
+    }
+
+    /** The first step of {@link #protocolFor}'s rule: a standard send of at most the eager limit goes eagerly. */
+    private boolean goesEagerly(SendTransfer t, int mode) {
+        return mode == MODE_STANDARD && t.capacityBytes <= eagerLimit;
     }
 
     private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
@@ -394,7 +410,7 @@ public final class PointToPoint implements Transfer.Owner {
         t.channel = null;
         t.received = 0;
         t.messageBytes = 0;
-        table.register(t);
+        table.register(t, t.capacityBytes > eagerLimit);
         Unexpected u = matching.findUnexpected(ctx, srcWorld, tag);
         if (u != null) {
             matching.unlink(u);
