@@ -9,7 +9,7 @@
 # Root.
 #
 #   bench/lab/gwbench.sh [-n SITES] [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N]
-#       [--connections K[,K...]] [--base DIR] [--only LIST] [--warm MS] [--halo 'ARGS']
+#       [--connections K[,K...]] [--base DIR] [--only LIST] [--warm MS] [--halo 'ARGS'] [--sizes LIST] [--iters N]
 #
 # Defaults: 2 sites, 10 ms one way, 200 Mbit/s, no loss, 2 rounds, 1 WAN connection. Several
 # connection counts (--connections 1,2) make one gateway mode each (gateway-c1, gateway-c2: a pair
@@ -20,7 +20,7 @@
 # (comma-separated; default pingpong,alltoall). halo: HaloBenchRank over all the ranks (4 per site),
 # with ARGS of --halo added (its defaults: 30 steps of 250 ms compute, halos of 160k and 26k); each
 # of its rows is followed by the kernel's congestion signals in each site namespace over that job.
-# --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
+# --sizes and --iters: the ping-pong's (default 1,4m and 50). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
 # congestion control (printed; this machine's is bbr, and a namespace may not change it). With -n 3,
 # three sites (wanlab.sh -n 3: each behind its own access link), the ping-pong between sites 0 and
 # 1, and the alltoall over 6 ranks (3 sites x 2). STLAB_ID and STLAB_DIR name the lab as for
@@ -34,7 +34,7 @@ id=${STLAB_ID:-}
 dir=${STLAB_DIR:-/tmp/stlab$id}
 export STLAB_DIR=$dir
 out=${GWBENCH_OUT:-$here/results/gwbench.txt}
-delay=10 rate=200 loss=0 rounds=2 connections=1 sites=2 base="" only=pingpong,alltoall warm=0 halo=""
+delay=10 rate=200 loss=0 rounds=2 connections=1 sites=2 base="" only=pingpong,alltoall warm=0 pp_sizes=1,4m pp_iters=50 halo=""
 while (($#)); do
     case $1 in
         -n) sites=$2; shift 2 ;;
@@ -47,6 +47,8 @@ while (($#)); do
         --only) only=$2; shift 2 ;;
         --warm) warm=$2; shift 2 ;;
         --halo) halo=$2; shift 2 ;;
+        --sizes) pp_sizes=$2; shift 2 ;;
+        --iters) pp_iters=$2; shift 2 ;;
         *) echo "gwbench: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -151,6 +153,7 @@ signals() {
     args="-n $sites -d $delay -r $rate -l $loss --rounds $rounds --connections $connections${base:+ --base $base} --only $only"
     [[ $warm == 0 ]] || args+=" --warm $warm"
     [[ -z $halo ]] || args+=" --halo '$halo'"
+    [[ $pp_sizes == 1,4m && $pp_iters == 50 ]] || args+=" --sizes $pp_sizes --iters $pp_iters"
     echo "## $(date -u +%Y-%m-%dT%H:%MZ) ${STLAB_ID:+STLAB_ID=$STLAB_ID }bench/lab/gwbench.sh $args"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
     echo "# TCP in the sites: congestion control $(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)," \
@@ -163,7 +166,7 @@ signals() {
         wants pingpong || break
         for mode in direct "${modes[@]}"; do
             # ping-pong, as the seed's Table 2: 1 B for latency, 4 MiB for bandwidth (MB_s column)
-            run "$mode" 2 org.railyard.bench.BenchRank latency --sizes 1,4m --iters 50 --no-jit-warmup
+            run "$mode" 2 org.railyard.bench.BenchRank latency --sizes "$pp_sizes" --iters "$pp_iters" --no-jit-warmup
         done
     done
     per=$((sites == 2 ? 4 : 2))
