@@ -24,12 +24,10 @@ import org.railyard.wire.GatewayFrame;
  * ({@link GatewayFrame}) without reading their body, and while it receives them (cut-through: the
  * header and each piece of the body go out as they come in).
  *
- * <p>Threads: one platform thread per connection reads it and forwards what it reads; a connection
- * that frames are forwarded to is written under its {@link Endpoint} lock, one frame at a time. Not
- * virtual threads: a virtual thread blocked in a socket read is woken by the JDK's poller thread and
- * then run by a carrier thread, two more hand-offs per frame on every hop of a cross-site message,
- * where the kernel wakes a platform thread blocked in the read directly. A gateway serves the ranks
- * of its site and a few WAN stripes per job, so the threads stay few.
+ * <p>Threads: one virtual thread per connection reads it and forwards what it reads; a connection
+ * that frames are forwarded to is written under its {@link Endpoint} lock, one frame at a time.
+ * (Platform threads, which the kernel wakes from a blocked read without the JDK's poller, were
+ * measured and were not faster: docs/gateway.md, "Where a gateway hop spends time".)
  *
  * <p>Jobs. Every connection proves its job's gateway verifier ({@link JobKeys#gatewayVerifier});
  * the first connection of a job registers it. Frames of one job never reach a connection of
@@ -186,7 +184,7 @@ public final class GatewayServer implements AutoCloseable {
                 return;
             }
             sockets.add(s);
-            Thread.ofPlatform().daemon().name("gateway-conn").start(() -> serve(s));
+            Thread.ofVirtual().name("gateway-conn").start(() -> serve(s));
         }
     }
 
@@ -487,7 +485,7 @@ public final class GatewayServer implements AutoCloseable {
                         + "' open to " + a);
                 e.job = job;
                 // the peer may send frames of its own site on it, or an ERROR before closing it
-                Thread.ofPlatform().daemon().name("gateway-wan").start(() -> carry(job, e, o.in(), site, k));
+                Thread.ofVirtual().name("gateway-wan").start(() -> carry(job, e, o.in(), site, k));
                 return e;
             } catch (IOException e) {
                 why.append(why.isEmpty() ? "" : "; ").append(a).append(": ").append(e.getMessage());
