@@ -29,10 +29,16 @@ import org.railyard.wire.RelayFrame;
  * destination's messages on its receiver connection in arrival order, and forgets them once the
  * destination acknowledges them.
  *
- * <p>Threads: one accepting; per connection a virtual thread reading it, and on a receiver
- * connection a second one delivering. A connection that sends anything foreign, malformed or
- * against the rules gets an ERROR naming the fault and is closed; the relay and every other
- * connection go on. A sender is held back (not read) while the store is full.
+ * <p>Threads: one accepting; per connection a platform thread reading it (blocking reads: the
+ * kernel wakes it directly, with no poller in between), and on a receiver connection a second one
+ * delivering. The reader of a sender forwards the message it just stored itself, on the
+ * destination's receiver connection, when it is short, nothing is queued before it and nobody
+ * else is writing there ({@link RelayStore#forward}); the deliverer delivers the rest (long
+ * messages, a backlog, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
+ * before its reader would wait for input (or after {@value #ACK_BATCH} of them), so a stream of
+ * messages is acknowledged in few writes and one log force. A connection that sends anything
+ * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
+ * and every other connection go on. A sender is held back (not read) while the store is full.
  */
 public final class RelayServer implements AutoCloseable {
     /** Settings of one relay. */
@@ -51,6 +57,16 @@ public final class RelayServer implements AutoCloseable {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Most STOREDs a reader holds before writing them. */
+    static final int ACK_BATCH = 256;
+    /** Most messages, and past the first most bytes, a deliverer writes before one flush. */
+    private static final int DELIVER_BATCH = 64;
+    private static final long DELIVER_BATCH_BYTES = 1 << 20;
+    /**
+     * Longest message a reader forwards itself: a longer one goes to the deliverer, so that its
+     * writing overlaps with the reading of the next (a hand-over costs little beside its copy).
+     */
+    private static final int FORWARD_MAX = 64 << 10;
 
     private final Settings settings;
     private final RelayCounters counters = new RelayCounters();
@@ -110,7 +126,7 @@ public final class RelayServer implements AutoCloseable {
             }
             counters.connections.incrementAndGet();
             open.add(s);
-            Thread.ofVirtual().name("relay-conn").start(() -> serve(s));
+            Thread.ofPlatform().daemon().name("relay-conn").start(() -> serve(s));
         }
     }
 
@@ -140,10 +156,10 @@ public final class RelayServer implements AutoCloseable {
                 say.accept(who + " connected" + (hello.receive() ? ", receiving here" : ""));
                 long generation = 0;
                 if (hello.receive()) {
-                    generation = store.attach(job, hello.rank());
+                    generation = store.attach(job, hello.rank(), c);
                     Connection conn = c;
                     long g = generation;
-                    Thread.ofVirtual().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
+                    Thread.ofPlatform().daemon().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
                 }
                 try {
                     readLoop(c, job, hello.rank());
@@ -228,6 +244,9 @@ public final class RelayServer implements AutoCloseable {
     private void readLoop(Connection c, RelayStore.Job job, int rank)
             throws IOException, InterruptedException, RelayStore.SequenceGap {
         while (true) {
+            if (c.acks > 0 && c.in.available() < RelayFrame.HEADER) {
+                c.flushAcks(); // nothing more to read at once: acknowledge what was stored first
+            }
             RelayFrame.Header h;
             try {
                 h = c.readHeader();
@@ -240,19 +259,27 @@ public final class RelayServer implements AutoCloseable {
                         throw new Refusal("STORE from rank " + h.source() + " to rank " + h.destination()
                                 + " on the connection of rank " + rank + " of a job of " + job.size);
                     }
-                    if (!store.reserve(h.bodyLength())) {
-                        return;
+                    if (!store.tryReserve(h.bodyLength())) {
+                        c.flushAcks(); // about to wait for room: what is stored is acknowledged first
+                        if (!store.reserve(h.bodyLength())) {
+                            return;
+                        }
                     }
                     byte[] body;
                     try {
+                        if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                            c.flushAcks();
+                        }
                         body = c.body(h);
                     } catch (IOException e) {
                         store.release(h.bodyLength());
                         throw e;
                     }
-                    long position = storeHeldBack(job, h, body);
-                    store.awaitDurable(position);
-                    c.send(RelayFrame.STORED, (byte) 0, h.source(), h.destination(), h.sequence(), new byte[0]);
+                    long position = storeHeldBack(c, job, h, body);
+                    if (position != RelayStore.DUPLICATE) {
+                        forward(job, h.destination());
+                    }
+                    c.ack(h, position);
                 }
                 case RelayFrame.DELIVERED -> {
                     if (h.destination() != rank || h.source() >= job.size) {
@@ -275,7 +302,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
-    private long storeHeldBack(RelayStore.Job job, RelayFrame.Header h, byte[] body)
+    private long storeHeldBack(Connection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
             throws InterruptedException, RelayStore.SequenceGap, IOException {
         boolean told = false;
         while (true) {
@@ -290,9 +317,35 @@ public final class RelayServer implements AutoCloseable {
                     say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
                             + " of job " + job.id + " back until it can");
                     told = true;
+                    c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
                 }
                 TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
             }
+        }
+    }
+
+    /**
+     * Right after a message for {@code rank} is stored: writes it on the rank's receiver connection
+     * from this thread, if nothing waits before it and nobody else is writing there (no hand-over
+     * to the deliverer). A receiver connection that fails here is closed; its own threads end.
+     */
+    private void forward(RelayStore.Job job, int rank) {
+        RelayStore.Delivery d = store.forward(job, rank, FORWARD_MAX);
+        if (d != null) {
+            write((Connection) d.receiver(), job, rank, d);
+        }
+    }
+
+    /** Writes a delivery taken from the store, gives back the right to write; false if the connection failed. */
+    private boolean write(Connection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
+        try {
+            c.deliver(rank, d.messages());
+            return true;
+        } catch (IOException e) {
+            closeQuietly(c.socket); // its reader sees the broken socket and reports it
+            return false;
+        } finally {
+            store.written(job, rank, d);
         }
     }
 
@@ -300,8 +353,9 @@ public final class RelayServer implements AutoCloseable {
     private void deliver(Connection c, RelayStore.Job job, int rank, long generation) {
         try {
             while (!closing) {
-                Mailbox.Message m = store.next(job, rank, generation, TimeUnit.SECONDS.toNanos(1));
-                if (m == null) {
+                RelayStore.Delivery d = store.take(job, rank, generation, TimeUnit.SECONDS.toNanos(1), DELIVER_BATCH,
+                        DELIVER_BATCH_BYTES);
+                if (d == null) {
                     if (!store.current(job, rank, generation)) {
                         if (!closing) {
                             say.accept("job " + job.id + " rank " + rank + ": a newer receiver connection takes over");
@@ -313,10 +367,10 @@ public final class RelayServer implements AutoCloseable {
                     }
                     continue;
                 }
-                c.send(RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0, m.source, rank, m.sequence, m.body);
+                if (!write(c, job, rank, d)) {
+                    return;
+                }
             }
-        } catch (IOException e) {
-            // the reader sees the same broken socket and reports it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -365,6 +419,12 @@ public final class RelayServer implements AutoCloseable {
         final byte[] outScratch = new byte[RelayFrame.HEADER];
         /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
         boolean proven;
+        /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
+        int acks;
+        private final int[] ackSource = new int[ACK_BATCH];
+        private final int[] ackDestination = new int[ACK_BATCH];
+        private final long[] ackSequence = new long[ACK_BATCH];
+        private long ackPosition;
 
         Connection(Socket socket) throws IOException {
             this.socket = socket;
@@ -398,6 +458,49 @@ public final class RelayServer implements AutoCloseable {
         void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
             synchronized (this) {
                 RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
+                out.flush();
+            }
+        }
+
+        /**
+         * Notes the STORED owed for {@code h}, whose record is at log {@code position}; writes the
+         * STOREDs held when they reach {@value #ACK_BATCH}.
+         */
+        void ack(RelayFrame.Header h, long position) throws IOException, InterruptedException {
+            ackSource[acks] = h.source();
+            ackDestination[acks] = h.destination();
+            ackSequence[acks] = h.sequence();
+            acks++;
+            ackPosition = Math.max(ackPosition, position);
+            if (acks == ACK_BATCH) {
+                flushAcks();
+            }
+        }
+
+        /** Waits until the records of the STOREDs held are durable (fsync policy), then writes them, one flush. */
+        void flushAcks() throws IOException, InterruptedException {
+            if (acks == 0) {
+                return;
+            }
+            store.awaitDurable(ackPosition);
+            synchronized (this) {
+                for (int i = 0; i < acks; i++) {
+                    RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
+                            ackSequence[i], null, 0, 0);
+                }
+                out.flush();
+            }
+            acks = 0;
+            ackPosition = 0;
+        }
+
+        /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
+        void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
+            synchronized (this) {
+                for (Mailbox.Message m : messages) {
+                    RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
+                            m.source, rank, m.sequence, m.body, 0, m.body.length);
+                }
                 out.flush();
             }
         }
