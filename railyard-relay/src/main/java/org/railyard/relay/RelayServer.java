@@ -39,6 +39,12 @@ import org.railyard.wire.RelayFrame;
  * messages is acknowledged in few writes and one log force. A connection that sends anything
  * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
  * and every other connection go on. A sender is held back (not read) while the store is full.
+ *
+ * <p>Bounds on a peer: a frame it began must be finished within the handshake timeout, and a
+ * frame the relay writes to it must be taken within the same bound (a rank frozen with its
+ * connection open takes nothing): a watcher thread closes a connection whose write waited longer,
+ * so that the thread writing to it (a sender's reader forwarding, a deliverer) goes on. A rank closed that way that is alive connects again and
+ * is delivered everything it has not acknowledged.
  */
 public final class RelayServer implements AutoCloseable {
     /** Settings of one relay. */
@@ -74,7 +80,10 @@ public final class RelayServer implements AutoCloseable {
     private final ServerSocket server;
     private final Consumer<String> say;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** Connections past their first frame's start, for the watcher. */
+    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private final Thread watcher;
     private volatile boolean closing;
 
     /**
@@ -101,6 +110,30 @@ public final class RelayServer implements AutoCloseable {
             throw e;
         }
         acceptor = Thread.ofPlatform().name("relay-accept").daemon().start(this::acceptLoop);
+        watcher = Thread.ofPlatform().name("relay-watch").daemon().start(this::watchWrites);
+    }
+
+    /** Closes every connection a write to which has waited longer than the handshake timeout (see the class). */
+    private void watchWrites() {
+        long bound = settings.handshakeTimeout().toNanos();
+        long period = Math.clamp(settings.handshakeTimeout().toMillis() / 4, 10, 1_000);
+        while (!closing) {
+            try {
+                Thread.sleep(period); // the period of a liveness check, not a wait for a condition
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Connection c : live) {
+                long since = c.writeSince;
+                if (since != 0 && now - since > bound && !c.socket.isClosed()) {
+                    counters.malformed.incrementAndGet();
+                    say.accept("relay: closed " + c.who + ": a frame written to it was not taken within "
+                            + settings.handshakeTimeout().toMillis() + " ms");
+                    closeQuietly(c.socket);
+                }
+            }
+        }
     }
 
     /** Where the relay listens (the port chosen when asked for port 0). */
@@ -137,7 +170,8 @@ public final class RelayServer implements AutoCloseable {
         try {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
-            c = new Connection(s);
+            c = new Connection(s, who);
+            live.add(c);
             RelayFrame.Header h = c.readHeader();
             if (h.type() == RelayFrame.STATS_REQUEST) {
                 byte[] text = store.stats().getBytes(StandardCharsets.UTF_8);
@@ -149,6 +183,7 @@ public final class RelayServer implements AutoCloseable {
             }
             RelayFrame.Hello hello = RelayFrame.hello(h, c.body(h));
             who = "job " + hello.jobId() + " rank " + hello.rank() + " (" + who + ")";
+            c.who = who;
             RelayStore.Job job = prove(c, hello);
             c.proven = true;
             counters.connected.incrementAndGet();
@@ -201,6 +236,9 @@ public final class RelayServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            if (c != null) {
+                live.remove(c);
+            }
             closeQuietly(s);
         }
     }
@@ -393,6 +431,7 @@ public final class RelayServer implements AutoCloseable {
         for (Socket s : open) {
             closeQuietly(s);
         }
+        watcher.interrupt();
         try {
             acceptor.join(5_000);
         } catch (InterruptedException e) {
@@ -426,8 +465,14 @@ public final class RelayServer implements AutoCloseable {
         private final long[] ackSequence = new long[ACK_BATCH];
         private long ackPosition;
 
-        Connection(Socket socket) throws IOException {
+        /** Who it is, for notices. */
+        volatile String who;
+        /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
+        volatile long writeSince;
+
+        Connection(Socket socket, String who) throws IOException {
             this.socket = socket;
+            this.who = who;
             this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
             this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
         }
@@ -457,8 +502,13 @@ public final class RelayServer implements AutoCloseable {
 
         void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
             synchronized (this) {
-                RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
-                out.flush();
+                writeSince = System.nanoTime() | 1;
+                try {
+                    RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
+                    out.flush();
+                } finally {
+                    writeSince = 0;
+                }
             }
         }
 
@@ -484,11 +534,16 @@ public final class RelayServer implements AutoCloseable {
             }
             store.awaitDurable(ackPosition);
             synchronized (this) {
-                for (int i = 0; i < acks; i++) {
-                    RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
-                            ackSequence[i], null, 0, 0);
+                writeSince = System.nanoTime() | 1;
+                try {
+                    for (int i = 0; i < acks; i++) {
+                        RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
+                                ackSequence[i], null, 0, 0);
+                    }
+                    out.flush();
+                } finally {
+                    writeSince = 0;
                 }
-                out.flush();
             }
             acks = 0;
             ackPosition = 0;
@@ -497,11 +552,17 @@ public final class RelayServer implements AutoCloseable {
         /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
         void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
             synchronized (this) {
-                for (Mailbox.Message m : messages) {
-                    RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
-                            m.source, rank, m.sequence, m.body, 0, m.body.length);
+                writeSince = System.nanoTime() | 1;
+                try {
+                    for (Mailbox.Message m : messages) {
+                        writeSince = System.nanoTime() | 1; // the bound is per message
+                        RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
+                                m.source, rank, m.sequence, m.body, 0, m.body.length);
+                    }
+                    out.flush();
+                } finally {
+                    writeSince = 0;
                 }
-                out.flush();
             }
         }
 
