@@ -20,9 +20,11 @@ public final class Request {
     private final Transfer transfer;
     private Status status;
 
+    /** A request handed to the application, which leaves the library with it under way. */
     Request(Engine engine, Transfer transfer) {
         this.engine = engine;
         this.transfer = transfer;
+        engine.leftWork();
     }
 
     /** The engine's operation behind this request; for the facades built on this API. */

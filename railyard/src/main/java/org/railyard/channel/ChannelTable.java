@@ -415,6 +415,25 @@ public final class ChannelTable {
         return true;
     }
 
+    /**
+     * True if no frame of this process waits on the channel floor's own progress: everything is
+     * sent, no channel is still connecting, and no channel runs acknowledgements and timers of its
+     * own (multi-rail or a reliability stack), whose peers wait for them. Frames that arrive and
+     * wait in their link to be read do not count, nor does a link the connector finished (it is
+     * attached at the next duty cycle). Call holding the progress lock.
+     */
+    public boolean quiet() {
+        if (reliableChannels > 0) {
+            return false;
+        }
+        for (int i = 0; i < activeCount; i++) {
+            if (active[i].state() != VirtualChannel.State.UP || !active[i].idle()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Queues a goodbye on every open channel. */
     public void sayGoodbye() {
         for (int i = 0; i < activeCount; i++) {

@@ -122,11 +122,13 @@ final class Checkpoints {
                 lock.unlock();
             }
             if (img == null) {
-                if (System.nanoTime() - deadline > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
                     throw new RailyardException(ErrorClass.TIMEOUT, "checkpoint of rank " + rank
                             + ": frames stayed queued for " + bound.toSeconds() + " s (" + Config.RELAY_ABSENCE_PROP + ")");
                 }
-                Thread.yield(); // the progress agent writes what is queued; the relays' STOREDs come meanwhile
+                // write what is queued, driving progress as a waiter does; the relays' STOREDs come meanwhile
+                progress.driveUntil(channels::allSent, left);
             }
         }
         try {

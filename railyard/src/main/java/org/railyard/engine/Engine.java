@@ -105,7 +105,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
         long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
-        this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, spins, yields, maxPark, maxSleep);
+        this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, this::agentNeeded, spins, yields,
+                maxPark, maxSleep);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead, remoteReadMin, this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
@@ -142,6 +143,26 @@ public final class Engine implements FrameSink, Transfer.Owner {
             case 1 -> collectives.progress();
             default -> rma.progress();
         };
+    }
+
+    /**
+     * True if the agent has something to advance while the application computes: a rendezvous
+     * (a send waiting for the answer to its request, a receive large enough to be met by one), a
+     * collective schedule, an open window, a frame still to send, or a channel with
+     * acknowledgements and timers of its own. Eager frames, for a posted receive or not, can wait
+     * in their links until the application reads them, as in an MPI without a progress thread.
+     * Lock held.
+     */
+    private boolean agentNeeded() {
+        return !(p2p.quiet() && collectives.idle() && rma.quiet() && channels.quiet());
+    }
+
+    /**
+     * The application leaves the library with an operation under way that it does not wait for
+     * (a non-blocking call returns its request): ends the agent's rest if it has work to advance.
+     */
+    public void leftWork() {
+        progress.leftWork();
     }
 
     /** The channel floor's doorbell, as the progress component sleeps on it. */

@@ -98,6 +98,16 @@ public final class PointToPoint implements Transfer.Owner {
     // ================================================================== checkpoint (lock held)
 
     /**
+     * True if no transfer in flight is one the agent could advance while the application is away:
+     * no send waits for the answer to its request to send, no receive is large enough to be met by
+     * one. An eager message for a posted receive waits in its link until the application reads it,
+     * as it would for a thread that computes. Lock held.
+     */
+    public boolean quiet() {
+        return table.forAgent() == 0;
+    }
+
+    /**
      * What keeps this process from a checkpoint now, or null: a send or receive in flight, or a
      * rendezvous message announced and not received (its payload is still with its sender).
      */
@@ -357,7 +367,7 @@ public final class PointToPoint implements Transfer.Owner {
         t.sent = 0;
         t.remoteCookie = 0;
         t.phase = mode == MODE_STANDARD && t.capacityBytes <= eagerLimit ? SendTransfer.PHASE_EAGER : SendTransfer.PHASE_RTS;
-        table.register(t);
+        table.register(t, t.phase == SendTransfer.PHASE_RTS);
         VirtualChannel ch = channels.channel(destWorld);
         if (down(ch)) {
             t.fail(ErrorClass.PEER_FAILED, "cannot send to rank " + c.localRank(destWorld) + " of " + c.name()
@@ -378,7 +388,7 @@ public final class PointToPoint implements Transfer.Owner {
         t.channel = null;
         t.received = 0;
         t.messageBytes = 0;
-        table.register(t);
+        table.register(t, t.capacityBytes > eagerLimit);
         Unexpected u = matching.findUnexpected(ctx, srcWorld, tag);
         if (u != null) {
             matching.unlink(u);

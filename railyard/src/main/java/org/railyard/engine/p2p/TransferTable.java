@@ -14,8 +14,19 @@ final class TransferTable {
     private int[] free = new int[64];
     private int freeCount;
     private int used;
+    /** Per slot: the transfer is one the agent can advance while the application is away. */
+    private boolean[] forAgent = new boolean[64];
+    private int forAgentCount;
 
     long register(Transfer t) {
+        return register(t, false);
+    }
+
+    /**
+     * Registers {@code t}; {@code agentWork} says whether the agent can advance it while the
+     * application is away (a rendezvous: the answer to a request to send, the data that follows).
+     */
+    long register(Transfer t, boolean agentWork) {
         int slot;
         if (freeCount > 0) {
             slot = free[--freeCount];
@@ -24,10 +35,15 @@ final class TransferTable {
                 slots = Arrays.copyOf(slots, used * 2);
                 generation = Arrays.copyOf(generation, used * 2);
                 free = Arrays.copyOf(free, used * 2);
+                forAgent = Arrays.copyOf(forAgent, used * 2);
             }
             slot = used++;
         }
         slots[slot] = t;
+        forAgent[slot] = agentWork;
+        if (agentWork) {
+            forAgentCount++;
+        }
         generation[slot]++;
         t.id = ((long) generation[slot] << 32) | slot;
         return t.id;
@@ -50,8 +66,17 @@ final class TransferTable {
         if (slot >= 0 && slot < used && slots[slot] == t) {
             slots[slot] = null;
             free[freeCount++] = slot;
+            if (forAgent[slot]) {
+                forAgent[slot] = false;
+                forAgentCount--;
+            }
         }
         t.id = 0;
+    }
+
+    /** Transfers registered with {@code agentWork}, not yet unregistered. */
+    int forAgent() {
+        return forAgentCount;
     }
 
     /** Number of transfers registered (in flight). */

@@ -20,10 +20,8 @@ public final class Progress {
     public static final long LOOK_MIN_NANOS = 100_000;
     /** The agent's longest park between two looks; its parks double from {@link #LOOK_MIN_NANOS} to this. */
     public static final long LOOK_MAX_NANOS = 1_000_000;
-    /** Looks with a waiter inside after which the watching agent parks long (until the last waiter leaves). */
-    public static final int AGENT_BUSY_LOOKS = 8;
-    /** The least bound of the agent's long park (the bound is {@code railyard.idle.maxsleep} when longer). */
-    public static final long LONG_PARK_MIN_NANOS = 1_000_000;
+    /** The least bound of the agent's rest (the bound is {@code railyard.idle.maxsleep} when longer). */
+    public static final long REST_MIN_NANOS = 1_000_000;
     /** A waiter's first park once its spins and yields are spent; its parks double up to {@code railyard.idle.maxpark}. */
     public static final long WAITER_MIN_PARK_NANOS = 1_000;
     /** How long {@link #stopAgent} waits for the agent to end. */
@@ -76,6 +74,12 @@ public final class Progress {
     private final Bell bell;
     private final int parts;
     private final IntUnaryOperator part;
+    /** True if the agent has work to advance while the application is away (lock held); see "Resting". */
+    private final BooleanSupplier agentNeeded;
+    /** What {@link #agentNeeded} said at the end of the agent's last whole cycle (agent thread only). */
+    private boolean needed = true;
+    /** The entry mark when {@link #needed} was asked (agent thread only). */
+    private long neededMark;
     private final ThreadLocal<BackoffIdle> waiterIdle;
     /** Longest doorbell sleep when every channel rings (railyard.idle.maxsleep). */
     private final long maxSleepNanos;
@@ -83,8 +87,8 @@ public final class Progress {
     private final AtomicInteger waiting = new AtomicInteger();
     private Thread agent;
     private volatile boolean closed;
-    /** True while the agent parks long; the last waiter to leave unparks it. */
-    private volatile boolean parkedLong;
+    /** True while the agent rests; {@link #leftWork} then asks whether to end the rest. */
+    private volatile boolean resting;
     /** True while the agent sleeps on the doorbell; {@link #wakeAgent} and close then ring it. */
     private volatile boolean agentOnBell;
     /** Set by {@link #wakeAgent}: the agent drives at its first look with nobody inside. */
@@ -92,10 +96,10 @@ public final class Progress {
     private volatile AgentState state = AgentState.NOT_STARTED;
     /** Duty cycles the agent began (read by tests and diagnostics; written by the agent only). */
     private volatile long agentCycles;
+    /** Rests the agent began (read by tests and diagnostics; written by the agent only). */
+    private volatile long agentRests;
     /** The entry mark when the agent began driving (agent thread only). */
     private long driveMark;
-    /** When the agent's last long park began (agent thread only). */
-    private long parkStart;
 
     /**
      * @param bell          the doorbell waiters and the agent sleep on ({@link Bell#NONE}: they park)
@@ -108,12 +112,23 @@ public final class Progress {
      */
     public Progress(Bell bell, int parts, IntUnaryOperator part, long spins, long yields, long maxParkNanos,
                     long maxSleepNanos) {
+        this(bell, parts, part, () -> true, spins, yields, maxParkNanos, maxSleepNanos);
+    }
+
+    /**
+     * As above, with the question whether the agent has anything to advance while the
+     * application is away ({@code agentNeeded}, asked holding the lock): when it says no, a
+     * driving agent rests instead of polling and sleeping on the doorbell (package documentation).
+     */
+    public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
+                    long maxParkNanos, long maxSleepNanos) {
         if (parts < 1) {
             throw new IllegalArgumentException("a duty cycle needs at least one part, not " + parts);
         }
         this.bell = bell;
         this.parts = parts;
         this.part = part;
+        this.agentNeeded = agentNeeded;
         this.maxSleepNanos = maxSleepNanos;
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, WAITER_MIN_PARK_NANOS,
                 maxParkNanos, this::sleepWaiting));
@@ -138,6 +153,11 @@ public final class Progress {
     /** What the agent is doing now. */
     public AgentState agentState() {
         return state;
+    }
+
+    /** Rests the agent has begun since it started (package documentation, "Resting"). */
+    public long agentRests() {
+        return agentRests;
     }
 
     /** Duty cycles the agent has begun since it started. */
@@ -328,11 +348,9 @@ public final class Progress {
         return nanos;
     }
 
-    /** A waiting thread leaves; the last one out unparks the agent if it parks long. */
+    /** A waiting thread leaves. */
     private void leave() {
-        if (waiting.decrementAndGet() == 0 && parkedLong) {
-            LockSupport.unpark(agent);
-        }
+        waiting.decrementAndGet();
     }
 
     // ================================================================== the agent
@@ -352,14 +370,19 @@ public final class Progress {
         BackoffIdle idle = new BackoffIdle(0, 0, LOOK_MIN_NANOS, LOOK_MAX_NANOS, this::agentSleep);
         long seen = lock.entries();
         boolean quietBefore = false;
-        int busy = 0;
         while (!closed) {
             long mark = lock.entries();
             boolean inside = inside();
+            if (!wanted && (waiting.get() > 0 ? restWhileWaited() : !inside && restIfUnneeded())) {
+                // rested: the application may have come and gone meanwhile; look afresh
+                watch.reset();
+                seen = lock.entries();
+                quietBefore = false;
+                continue;
+            }
             if (!inside && (wanted || (quietBefore && mark == seen))) {
-                // the application is away: drive until it comes back
+                // the application is away and left work: drive until it comes back
                 wanted = false;
-                busy = 0;
                 state = AgentState.DRIVING;
                 drive(idle, mark);
                 state = closed ? AgentState.STOPPED : AgentState.WATCHING;
@@ -373,33 +396,14 @@ public final class Progress {
             if (wanted) {
                 // asked for: look again soon
                 watch.reset();
-                watch.idle(0);
-            } else if (waiting.get() > 0 && ++busy >= AGENT_BUSY_LOOKS) {
-                parkLong();
-                if (System.nanoTime() - parkStart < longParkBound() / 2) {
-                    // woken early: the application is busy with short calls, where each unpark
-                    // costs it a system call; count the looks again before parking long
-                    busy = 0;
-                }
-            } else {
-                watch.idle(0);
             }
+            watch.idle(0);
         }
         state = AgentState.STOPPED;
     }
 
-    private long longParkBound() {
-        return Math.max(maxSleepNanos, LONG_PARK_MIN_NANOS);
-    }
-
-    /** Parks until the last waiter leaves (it unparks the agent), {@link #wakeAgent}, close, or the bound. */
-    private void parkLong() {
-        parkStart = System.nanoTime();
-        parkedLong = true;
-        if (waiting.get() > 0 && !wanted && !closed) {
-            LockSupport.parkNanos(longParkBound());
-        }
-        parkedLong = false;
+    private long restBound() {
+        return Math.max(maxSleepNanos, REST_MIN_NANOS);
     }
 
     /** DRIVING: duty cycles while the application stays away (entry mark {@code mark}); returns when it comes back or on close. */
@@ -416,8 +420,91 @@ public final class Progress {
             }
             if (work > 0) {
                 bell.wakeSleepers();
+            } else if (!needed) {
+                rest(neededMark);
+                idle.reset();
+                continue;
             }
             idle.idle(work);
+        }
+    }
+
+    /**
+     * At a look with nobody inside: asks, holding the lock, whether the agent has anything to
+     * advance, and rests if not. False (and no rest) if the lock was taken or there is work.
+     */
+    private boolean restIfUnneeded() {
+        if (!lock.tryLock()) {
+            return false;
+        }
+        long mark;
+        try {
+            if (agentNeeded.getAsBoolean()) {
+                return false;
+            }
+            mark = lock.entries();
+        } finally {
+            lock.unlock();
+        }
+        rest(mark);
+        return true;
+    }
+
+    /**
+     * Resting: parks, not on the doorbell, for at most {@link #restBound}, until the application
+     * leaves work for the agent ({@link #leftWork}), {@link #wakeAgent} or close. {@code mark} is
+     * the entry mark when the agent found nothing to do: an application thread that came in since
+     * may have left work before it could see the agent rest, so the agent then looks again
+     * instead. Frames that arrive meanwhile wait in their links for the next reader.
+     */
+    private void rest(long mark) {
+        resting = true;
+        try {
+            if (!wanted && !closed && !cameIn(mark)) {
+                agentRests++;
+                LockSupport.parkNanos(restBound());
+            }
+        } finally {
+            resting = false;
+        }
+    }
+
+    /**
+     * While an application thread waits it drives progress itself: the agent rests, for at most
+     * {@link #restBound}, until {@link #leftWork}, {@link #wakeAgent} or close.
+     */
+    private boolean restWhileWaited() {
+        resting = true;
+        try {
+            if (!wanted && !closed && waiting.get() > 0) {
+                agentRests++;
+                LockSupport.parkNanos(restBound());
+            }
+        } finally {
+            resting = false;
+        }
+        return true;
+    }
+
+    /**
+     * Called by an application thread as it leaves the library with work under way that it does
+     * not wait for (a non-blocking call returned its request): if the agent rests and nobody waits,
+     * asks, holding the lock, whether the agent has work to advance, and ends the rest if so. Costs
+     * a volatile read when the agent is not resting.
+     */
+    public void leftWork() {
+        if (!resting || waiting.get() > 0 || !lock.tryLock()) {
+            // nobody to wake, or a thread waits and drives progress; else the rest ends within its bound
+            return;
+        }
+        boolean need;
+        try {
+            need = agentNeeded.getAsBoolean();
+        } finally {
+            lock.unlock();
+        }
+        if (need) {
+            LockSupport.unpark(agent);
         }
     }
 
@@ -441,6 +528,8 @@ public final class Progress {
                 }
                 work += part.applyAsInt(i);
             }
+            needed = agentNeeded.getAsBoolean();
+            neededMark = lock.entries();
         } finally {
             lock.unlock();
         }

@@ -33,18 +33,32 @@
  *
  * <h3>The agent's states</h3>
  * <ol>
- * <li><b>WATCHING</b> (the application is inside, or was during the last look). The agent runs no
- *     cycle and keeps off the lock and the processor: it parks from {@code LOOK_MIN_NANOS}
- *     doubling to {@code LOOK_MAX_NANOS} between two looks. After {@code AGENT_BUSY_LOOKS}
- *     looks in a row with a waiter inside, it parks long, for {@code railyard.idle.maxsleep} but at
- *     least {@code LONG_PARK_MIN_NANOS}, and the last waiter to leave unparks it; woken before
- *     half that bound, it counts its looks again from zero before parking long again (each unpark
- *     costs the leaving thread a system call).</li>
+ * <li><b>RESTING</b> (part of WATCHING, as {@code agentState()} reports it). The agent has nothing
+ *     to do when a thread waits (the waiter drives) or when, asked holding the lock, the engine
+ *     says it has no work the agent could advance while the application is away ({@code
+ *     agentNeeded}: no rendezvous under way or possible, no collective schedule, no open window,
+ *     nothing queued to send, no channel with acknowledgements and timers of its own). Eager
+ *     frames do not count: they wait in their links until the application reads them, as they do
+ *     in an MPI without a progress thread. The agent then parks, off the doorbell, for {@code
+ *     railyard.idle.maxsleep} (at least {@code REST_MIN_NANOS}); on a node whose ranks fill its
+ *     processors this keeps it from taking a core from a computing rank at every frame and every
+ *     look. The rest ends at its bound, by {@code wakeAgent}, by close, and by {@code leftWork}:
+ *     every non-blocking call returns its request through {@code leftWork}, which, if the agent
+ *     rests and nobody waits, asks {@code agentNeeded} holding the lock and unparks the agent if
+ *     there is work. A rest starts only if the entry mark did not move since the question was
+ *     asked, so a thread that came in meanwhile and left work is not missed. What a rest can
+ *     delay, by at most its bound: work left by a blocking call that returns while an earlier
+ *     non-blocking operation is still under way (its {@code leftWork} found a waiter inside).</li>
+ * <li><b>WATCHING</b> (the application is inside without waiting, or there is work and the
+ *     application was inside during the last look). The agent runs no cycle and keeps off the
+ *     lock and the processor: it parks from {@code LOOK_MIN_NANOS} doubling to {@code
+ *     LOOK_MAX_NANOS} between two looks.</li>
  * <li><b>WATCHING &rarr; DRIVING: how the agent learns the application is away.</b> At a look,
- *     nobody is inside (no waiter, the lock free with nobody queued) and the entry mark has not
- *     moved since the previous look, at which nobody was inside either: the application made no
- *     call for a whole look interval (it computes, or is blocked elsewhere). Or a thread asked for
- *     the agent ({@code wakeAgent}, see below) and nobody is inside now.</li>
+ *     nobody is inside (no waiter, the lock free with nobody queued), there is work for the agent,
+ *     and the entry mark has not moved since the previous look, at which nobody was inside
+ *     either: the application made no call for a whole look interval (it computes, or is blocked
+ *     elsewhere). Or a thread asked for the agent ({@code wakeAgent}, see below) and nobody is
+ *     inside now.</li>
  * <li><b>DRIVING</b>. The agent runs duty cycles through {@code tryLock}. Before each part of a
  *     cycle it checks that the application is still away (nobody waiting, nobody queued for the
  *     lock, the entry mark unmoved); if one came in, it releases the lock at once and goes back to
@@ -52,7 +66,8 @@
  *     rest of <em>one part</em> of that cycle (one pass of the channel floor, which reads at most a
  *     batch of frames per rail, or one pass over the schedules or the windows). A waiter that
  *     comes never blocks on the agent: its {@code tryLock} fails, it idles, it tries again. When a
- *     cycle finds nothing to do the agent idles on its own backoff: parks from {@code
+ *     cycle finds nothing to do and the engine says the agent has no more work, it rests; when
+ *     there is work but nothing came, it idles on its own backoff: parks from {@code
  *     LOOK_MIN_NANOS} to {@code LOOK_MAX_NANOS}, then sleeps on the doorbell (long when every frame
  *     it can receive rings), its last look before each sleep being one more cycle unless the
  *     application came back.</li>
@@ -86,8 +101,8 @@
  *     backoff (its longest park is {@code railyard.idle.maxpark}; a doorbell sleep is ended by any
  *     frame that rings and by a cycle of another thread that did work).</li>
  * <li>The agent: never blocks on the lock; it parks at most {@code LOOK_MAX_NANOS} while watching,
- *     at most the long-park bound while a waiter stays inside, and sleeps at most {@code
- *     railyard.idle.maxsleep} on the doorbell while driving with nothing to do.</li>
+ *     rests at most the rest bound, and sleeps at most {@code railyard.idle.maxsleep} on the
+ *     doorbell while driving with nothing to do.</li>
  * <li>Close: the closing thread runs the channel floor under the lock until everything is sent
  *     (bounded by the engine), then {@code stopAgent} sets {@code closed}, unparks the agent, wakes
  *     the doorbell and joins the agent for at most {@code STOP_JOIN_MILLIS} (2 s).</li>

@@ -143,6 +143,11 @@ public final class Rma {
         windows.remove(w);
     }
 
+    /** True if no window is open (an open window's targets serve its origins' requests). Lock held. */
+    public boolean quiet() {
+        return windows.isEmpty();
+    }
+
     /** Serves every window: headers in, operations applied, origin requests completed. Lock held. */
     public int progress() {
         int work = 0;

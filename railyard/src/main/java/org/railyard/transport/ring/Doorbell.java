@@ -134,13 +134,13 @@ public final class Doorbell implements Bell {
         }
         Futex.Waiter waiter = WAITERS.get();
         waiter.clear();
-        sleepers.incrementAndGet();
+        if (!arm(w)) {
+            // a link closed meanwhile: look again rather than sleep on its memory
+            disarm();
+            return true;
+        }
         try {
             for (MemorySegment word : w) {
-                if (!set(word, 1)) {
-                    // a link closed meanwhile: look again rather than sleep on its memory
-                    return true;
-                }
                 waiter.add(word, 1);
             }
             VarHandle.fullFence();
@@ -159,10 +159,36 @@ public final class Doorbell implements Bell {
             }
             return true;
         } finally {
-            for (MemorySegment word : w) {
+            disarm();
+        }
+    }
+
+    /**
+     * Counts this thread among the sleepers and sets every word of {@code w} to 1. Arming and
+     * {@link #disarm} take the doorbell's lock, so a thread that arms after the last sleeper left
+     * finds the words disarmed and sets them again, and the last one to leave never clears a word
+     * under a thread that armed it and sleeps on it. (Were each sleeper to clear the words as it
+     * left, a sleeper whose bound ran out would clear them under another still asleep: the next
+     * frame would find its word 0 and wake nobody, and that sleeper would oversleep its bound.)
+     *
+     * @return false if a word's link closed meanwhile (the thread is counted all the same)
+     */
+    private synchronized boolean arm(MemorySegment[] w) {
+        sleepers.incrementAndGet();
+        for (MemorySegment word : w) {
+            if (!set(word, 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Uncounts this thread; the last sleeper to leave sets every word back to 0. */
+    private synchronized void disarm() {
+        if (sleepers.decrementAndGet() == 0) {
+            for (MemorySegment word : words) {
                 set(word, 0);
             }
-            sleepers.decrementAndGet();
         }
     }
 

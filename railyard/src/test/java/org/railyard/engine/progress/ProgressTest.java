@@ -57,9 +57,17 @@ class ProgressTest {
         volatile CountDownLatch release;
         final CountDownLatch agentBlocked = new CountDownLatch(1);
 
+        /** What the node's engine would answer to "has the agent work to advance?" (its agentNeeded). */
+        volatile boolean pending = true;
+
         Node(String name) {
+            this(name, 20_000_000);
+        }
+
+        /** A node whose agent rests for up to {@code maxSleepNanos} when {@link #pending} is false. */
+        Node(String name, long maxSleepNanos) {
             agentName = "test-progress-" + name;
-            progress = new Progress(Progress.Bell.NONE, 3, this::part, 1000, 100, 100_000, 20_000_000);
+            progress = new Progress(Progress.Bell.NONE, 3, this::part, () -> pending, 1000, 100, 100_000, maxSleepNanos);
             nodes.add(this);
         }
 
@@ -168,6 +176,24 @@ class ProgressTest {
         }
         assertThat(n.deliveredByAgent.get()).isEqualTo(100);
         assertThat(n.overlaps.get()).isZero();
+    }
+
+    @Test
+    void anAgentWithNothingToAdvanceRestsUntilTheApplicationLeavesItWork() {
+        // rests last up to a minute here: only the call below can end this one in time
+        Node n = new Node("rests", TimeUnit.MINUTES.toNanos(1));
+        n.pending = false;
+        n.start();
+        n.post(); // the application came in, and is now away with nothing for the agent
+        awaitUntil(() -> n.progress.agentRests() >= 1, BOUND, () -> "the agent to rest, agent "
+                + n.progress.agentState() + " after " + n.progress.agentCycles() + " cycles");
+        n.wire.add(1L); // a frame arrives for no posted receive: it waits for a reader
+        n.pending = true;
+        n.post(); // a non-blocking call that leaves work (a large receive posted) ...
+        n.progress.leftWork(); // ... and returns its request: that ends the rest
+        awaitUntil(() -> n.delivered == 1, Duration.ofSeconds(20), () -> "the agent woken from its rest to deliver, agent "
+                + n.progress.agentState() + ", " + n.progress.agentRests() + " rests");
+        assertThat(n.deliveredByAgent.get()).isEqualTo(1);
     }
 
     @Test
