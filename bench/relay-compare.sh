@@ -20,20 +20,20 @@ LOGS=$(mktemp -d /tmp/relay-compare.XXXXXX)
 pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMPFS" "$LOGS"; }
 trap cleanup EXIT INT TERM
-start_relay() { # build dir, name, extra options; prints the port
+start_relay() { # build dir, name, extra options; sets PORT (not in a subshell: pids must reach the trap)
     dir=$1; log="$LOGS/relay-$2.log"; shift 2
     "$JAVA" -Xmx1g -cp "$dir/railyard-cli/target/lib/*" org.railyard.relay.RelayCommand --port 0 --bind 127.0.0.1 \
         --max-bytes 2g "$@" > "$log" 2>&1 &
     pids="$pids $!"
     i=0
     until grep -q "listening on" "$log"; do i=$((i+1)); [ $i -lt 600 ] || { echo "relay did not start: $log" >&2; exit 1; }; sleep 0.1; done
-    sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$log" | head -1
+    PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$log" | head -1)
 }
 mkdir -p "$TMPFS/old" "$TMPFS/new"
-OLD_OFF=$(start_relay "$OLD" old-off)
-OLD_TMPFS=$(start_relay "$OLD" old-tmpfs --log "$TMPFS/old" --fsync batch)
-NEW_OFF=$(start_relay "$NEW" new-off)
-NEW_TMPFS=$(start_relay "$NEW" new-tmpfs --log "$TMPFS/new" --fsync batch)
+start_relay "$OLD" old-off; OLD_OFF=$PORT
+start_relay "$OLD" old-tmpfs --log "$TMPFS/old" --fsync batch; OLD_TMPFS=$PORT
+start_relay "$NEW" new-off; NEW_OFF=$PORT
+start_relay "$NEW" new-tmpfs --log "$TMPFS/new" --fsync batch; NEW_TMPFS=$PORT
 echo "# old $OLD ($(git -C "$OLD" rev-parse --short HEAD)), new $NEW ($(git -C "$NEW" rev-parse --short HEAD)); rounds $ROUNDS; sizes $SIZES; $WHAT; ${ITERS:-default iterations}; $(nproc) cores" | tee "$OUT"
 bench() { # build dir, label, bench options
     dir=$1; label=$2; shift 2
