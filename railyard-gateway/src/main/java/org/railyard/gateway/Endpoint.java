@@ -19,6 +19,8 @@ final class Endpoint {
     /** A peer gateway's connection: its site id; 0 otherwise. */
     volatile int peerSite;
     volatile GatewayJob job;
+    /** {@link System#nanoTime} of the last write to it (a forwarded piece, a frame of this gateway's). */
+    volatile long lastWrite = System.nanoTime();
     private final byte[] scratch = new byte[GatewayFrame.HEADER];
 
     Endpoint(Socket socket, String from) throws IOException {
@@ -59,6 +61,27 @@ final class Endpoint {
             ByteArrayOutputStream b = new ByteArrayOutputStream(GatewayFrame.HEADER + body.length);
             GatewayFrame.write(new DataOutputStream(b), scratch, type, flags, job == null ? 0 : job.hash, src, dst, body);
             out.write(b.toByteArray());
+            lastWrite = System.nanoTime();
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /**
+     * Sends WARM if nothing was written for {@code quietNanos} and no frame is being written now
+     * (a stripe busy with a frame is not idle); a failed write is left to the stripe's reader.
+     * True if it sent one.
+     */
+    boolean warmIfQuiet(long quietNanos) {
+        if (System.nanoTime() - lastWrite < quietNanos || !writing.tryLock()) {
+            return false;
+        }
+        try {
+            GatewayFrame.Address self = new GatewayFrame.Address(0, 0, -1);
+            write(GatewayFrame.WARM, (byte) 0, self, self, new byte[0]);
+            return true;
+        } catch (IOException ignored) {
+            return false; // its own reader will notice
         } finally {
             writing.unlock();
         }

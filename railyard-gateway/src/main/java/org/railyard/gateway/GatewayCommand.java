@@ -57,6 +57,13 @@ public final class GatewayCommand implements Callable<Integer> {
                     + " destination) pair. Default: ${DEFAULT-VALUE}.")
     private int connections;
 
+    @Option(names = "--warm", paramLabel = "MS", defaultValue = "0",
+            description = "Send a WARM frame on a WAN connection idle for this many milliseconds, so that TCP does not"
+                    + " restart it from a small window after the application's quiet spells (cubic and reno do after"
+                    + " one retransmission timeout, 200 ms at least, unless net.ipv4.tcp_slow_start_after_idle=0;"
+                    + " bbr does not). 0: never. Default: ${DEFAULT-VALUE}.")
+    private int warmMillis;
+
     @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "20",
             description = "Bound on each handshake step, on a connection to a peer gateway, and on the wait for a"
                     + " destination rank to connect. Default: ${DEFAULT-VALUE}.")
@@ -85,6 +92,9 @@ public final class GatewayCommand implements Callable<Integer> {
         if (connections < 1 || connections > 64) {
             throw new ParameterException(spec.commandLine(), "--connections must be between 1 and 64, not " + connections);
         }
+        if (warmMillis < 0) {
+            throw new ParameterException(spec.commandLine(), "--warm must not be negative, not " + warmMillis);
+        }
         if (waitSeconds < 1) {
             throw new ParameterException(spec.commandLine(), "--wait must be at least 1 second, not " + waitSeconds);
         }
@@ -97,12 +107,12 @@ public final class GatewayCommand implements Callable<Integer> {
             ps.add(new GatewayServer.Peer(eq > 0 ? p.substring(0, eq) : null, hostPort("--peers", p.substring(eq + 1))));
         }
         GatewayServer.Settings settings = new GatewayServer.Settings(site, new InetSocketAddress(bind, port), ps,
-                connections, Duration.ofSeconds(waitSeconds), maxFrame);
+                connections, Duration.ofSeconds(waitSeconds), maxFrame, Duration.ofMillis(warmMillis));
         GatewayServer server = GatewayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();
         Daemons.runUntilStopped(server, () -> Daemons.println(out, "railyard gateway: site " + site + " listening on "
                 + a.getHostString() + ":" + a.getPort() + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers))
-                + ", connections " + connections + ")"));
+                + ", connections " + connections + (warmMillis > 0 ? ", warm " + warmMillis + " ms" : "") + ")"));
         return 0;
     }
 

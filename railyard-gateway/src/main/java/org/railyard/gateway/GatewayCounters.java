@@ -26,6 +26,7 @@ final class GatewayCounters {
     private final LongAdder rejected = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder wanOpened = new LongAdder();
+    private final LongAdder warmed = new LongAdder();
     private final Map<String, Long> baseline;
 
     GatewayCounters() {
@@ -60,6 +61,10 @@ final class GatewayCounters {
         wanOpened.increment();
     }
 
+    void warmed() {
+        warmed.increment();
+    }
+
     String render(Collection<GatewayJob> jobs) {
         StringBuilder sb = new StringBuilder();
         TreeMap<String, LongAdder[]> sorted = new TreeMap<>();
@@ -78,6 +83,7 @@ final class GatewayCounters {
         sb.append("ranks.connected ").append(ranks).append('\n');
         sb.append("wan.stripes.open ").append(stripes).append('\n');
         sb.append("wan.stripes.opened ").append(wanOpened.sum()).append('\n');
+        sb.append("wan.warm.sent ").append(warmed.sum()).append('\n');
         sb.append("connections.rejected ").append(rejected.sum()).append('\n');
         sb.append("frames.dropped ").append(dropped.sum()).append('\n');
         Map<String, Long> now = tcpCounters();

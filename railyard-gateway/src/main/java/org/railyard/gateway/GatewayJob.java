@@ -22,6 +22,10 @@ final class GatewayJob {
     private final ConcurrentHashMap<Integer, Endpoint> ranks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Endpoint> stripes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Object> opening = new ConcurrentHashMap<>();
+    /** (destination site, source rank) to its stripe, dealt in turn as sources first send there. */
+    private final ConcurrentHashMap<Long, Integer> dealt = new ConcurrentHashMap<>();
+    /** Per destination site: how many sources have been dealt a stripe to it. */
+    private final ConcurrentHashMap<Integer, java.util.concurrent.atomic.AtomicInteger> dealers = new ConcurrentHashMap<>();
 
     GatewayJob(String id, long hash, byte[] verifier, int size) {
         this.id = id;
@@ -92,6 +96,32 @@ final class GatewayJob {
                 }
             }
         }
+    }
+
+    /**
+     * The stripe (0 to {@code stripes - 1}) that carries the frames of {@code source} to
+     * {@code site}: the same for all of them, so a pair's frames keep their order, and dealt in
+     * turn to the sources as each first sends there, so that as many sources as stripes never
+     * share one. (A hash of the pair would put the pairs of a neighbour exchange, whose source and
+     * destination differ by the same amount, on one stripe.)
+     */
+    int stripeFor(int site, int source, int stripes) {
+        if (stripes == 1) {
+            return 0;
+        }
+        long key = ((long) site << 32) | (source & 0xffffffffL);
+        Integer k = dealt.get(key);
+        if (k != null) {
+            return k;
+        }
+        return dealt.computeIfAbsent(key, x -> Math.floorMod(
+                dealers.computeIfAbsent(site, y -> new java.util.concurrent.atomic.AtomicInteger()).getAndIncrement(),
+                stripes));
+    }
+
+    /** The WAN stripes open now, to every site. */
+    java.util.Collection<Endpoint> stripes() {
+        return java.util.List.copyOf(stripes.values());
     }
 
     /** WAN stripe {@code k} to {@code site}, opened by {@code opener} the first time (and after it closed). */

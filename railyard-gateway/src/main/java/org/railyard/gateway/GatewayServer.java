@@ -26,6 +26,8 @@ import org.railyard.wire.GatewayFrame;
  *
  * <p>Threads: one virtual thread per connection reads it and forwards what it reads; a connection
  * that frames are forwarded to is written under its {@link Endpoint} lock, one frame at a time.
+ * (Platform threads, which the kernel wakes from a blocked read without the JDK's poller, were
+ * measured and were not faster: docs/gateway.md, "Where a gateway hop spends time".)
  *
  * <p>Jobs. Every connection proves its job's gateway verifier ({@link JobKeys#gatewayVerifier});
  * the first connection of a job registers it. Frames of one job never reach a connection of
@@ -51,14 +53,28 @@ public final class GatewayServer implements AutoCloseable {
      * @param patience    bound on a handshake step, a connection to a peer, and the wait for a
      *                    destination rank to connect
      * @param maxBody     largest DATA body accepted
+     * @param warm        a WAN stripe on which nothing was written for this long gets a WARM frame, so
+     *                    that TCP does not restart it from a small window after an idle spell (it does so
+     *                    after one retransmission timeout, 200 ms at least on Linux, with
+     *                    {@code net.ipv4.tcp_slow_start_after_idle} and a congestion control that
+     *                    follows it, as cubic and reno do and bbr does not); zero: never
      */
     public record Settings(String site, InetSocketAddress bind, List<Peer> peers, int connections, Duration patience,
-                           int maxBody) {
+                           int maxBody, Duration warm) {
         public Settings {
             peers = List.copyOf(peers);
             if (connections < 1 || connections > 64) {
                 throw new IllegalArgumentException("--connections must be between 1 and 64, not " + connections);
             }
+            if (warm.isNegative()) {
+                throw new IllegalArgumentException("--warm must not be negative, not " + warm.toMillis() + " ms");
+            }
+        }
+
+        /** Settings whose stripes are never kept warm. */
+        public Settings(String site, InetSocketAddress bind, List<Peer> peers, int connections, Duration patience,
+                        int maxBody) {
+            this(site, bind, peers, connections, patience, maxBody, Duration.ZERO);
         }
     }
 
@@ -77,6 +93,7 @@ public final class GatewayServer implements AutoCloseable {
     /** Notified when a peer site is learned or a peer opens a stripe. */
     private final Object peerLock = new Object();
     private final Thread acceptor;
+    private final Thread warmer;
     private volatile boolean closed;
 
     private GatewayServer(Settings settings, Consumer<String> log) throws IOException {
@@ -93,6 +110,23 @@ public final class GatewayServer implements AutoCloseable {
         server.setReuseAddress(true);
         server.bind(settings.bind(), 1024);
         acceptor = Thread.ofVirtual().name("gateway-accept").start(this::acceptLoop);
+        warmer = settings.warm().isZero() ? null : Thread.ofVirtual().name("gateway-warm").start(this::warmLoop);
+    }
+
+    /** Every quarter of {@link Settings#warm}: a WARM on each stripe quiet for that long. */
+    private void warmLoop() {
+        long quiet = settings.warm().toNanos();
+        while (!closed) {
+            // a periodic duty, not a wait for a condition: the quarter bounds how late a WARM goes
+            java.util.concurrent.locks.LockSupport.parkNanos(quiet / 4);
+            for (GatewayJob job : jobs.values()) {
+                for (Endpoint e : job.stripes()) {
+                    if (e.warmIfQuiet(quiet)) {
+                        counters.warmed();
+                    }
+                }
+            }
+        }
     }
 
     /** Binds and starts serving; {@code log} gets one line per event worth a line. */
@@ -330,6 +364,9 @@ public final class GatewayServer implements AutoCloseable {
                 }
                 throw new BadInput(e.getMessage());
             }
+            if (h.type() == GatewayFrame.WARM && ep.peerSite != 0) {
+                continue;
+            }
             if (h.type() != GatewayFrame.DATA) {
                 throw new BadInput("sent " + GatewayFrame.typeName(h.type()) + " where DATA was due");
             }
@@ -374,7 +411,7 @@ public final class GatewayServer implements AutoCloseable {
             }
             return new Route(e, null);
         }
-        int k = Math.floorMod(h.source().process() * 31 + dst.process(), settings.connections());
+        int k = job.stripeFor(dst.site(), h.source().process(), settings.connections());
         Endpoint open = job.openStripe(dst.site(), k);
         if (open != null) {
             return new Route(open, null);
@@ -532,6 +569,7 @@ public final class GatewayServer implements AutoCloseable {
                 if (dst != null && lost == null) {
                     try {
                         dst.out.write(chunk, 0, have);
+                        dst.lastWrite = System.nanoTime();
                         headerOut = true;
                     } catch (IOException e) {
                         dst.close();
@@ -636,6 +674,9 @@ public final class GatewayServer implements AutoCloseable {
             } catch (IOException ignored) {
                 // closing anyway
             }
+        }
+        if (warmer != null) {
+            warmer.interrupt();
         }
         try {
             acceptor.join(2000);

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.testkit.Await;
 import org.railyard.transport.gateway.GatewayClient;
 import org.railyard.wire.GatewayFrame;
 
@@ -267,5 +268,70 @@ class GatewayServerTest {
         } finally {
             east2.close();
         }
+    }
+
+    @Test
+    void quietStripesAreKeptWarmAndThePeerDropsTheWarmFrames() throws Exception {
+        GatewayServer west2 = GatewayServer.start(new GatewayServer.Settings("west", new InetSocketAddress("127.0.0.1", 0),
+                List.of(), 1, Duration.ofSeconds(3), 1 << 20, Duration.ofMillis(40)), logs::add);
+        GatewayServer east2 = GatewayServer.start(new GatewayServer.Settings("east", new InetSocketAddress("127.0.0.1", 0),
+                List.of(new GatewayServer.Peer("west", west2.address())), 1, Duration.ofSeconds(3), 1 << 20,
+                Duration.ofMillis(40)), logs::add);
+        try {
+            GatewayFrame.Address e0 = addr("east", "n1", 0);
+            GatewayFrame.Address w1 = addr("west", "n2", 1);
+            GatewayClient.Opened a = rank(east2, "job-w", SECRET, e0, 2, "east");
+            GatewayClient.Opened b = rank(west2, "job-w", SECRET, w1, 2, "west");
+            send(a, "job-w", e0, w1, new byte[] {1});
+            byte[][] got = new byte[1][];
+            assertThat(data(b, got).source()).isEqualTo(e0);
+            // both ends of the quiet stripe send WARM frames, and neither takes them for bad input
+            Await.awaitUntil(() -> warmSent(east2) >= 3 && warmSent(west2) >= 3, T, "WARM frames on the quiet stripe");
+            send(b, "job-w", w1, e0, new byte[] {2});
+            assertThat(data(a, got).source()).isEqualTo(w1);
+            assertThat(got[0]).containsExactly(2);
+            send(a, "job-w", e0, w1, new byte[] {3});
+            assertThat(data(b, got).source()).isEqualTo(e0);
+            assertThat(got[0]).containsExactly(3);
+            assertThat(GatewayClient.stats(east2.address(), T)).contains("wan.stripes.opened 1", "wan.stripes.open 1");
+            assertThat(logs).noneMatch(l -> l.contains("closed the connection") || l.contains("' closed: "));
+            // the gateways of the fixture keep no stripe warm
+            assertThat(warmSent(east)).isZero();
+        } finally {
+            east2.close();
+            west2.close();
+        }
+    }
+
+    private static long warmSent(GatewayServer gw) throws IOException {
+        for (String line : GatewayClient.stats(gw.address(), T).split("\n")) {
+            if (line.startsWith("wan.warm.sent ")) {
+                return Long.parseLong(line.substring("wan.warm.sent ".length()));
+            }
+        }
+        throw new AssertionError("no wan.warm.sent in the stats of " + gw.address());
+    }
+
+    @Test
+    void sourcesAreDealtStripesInTurnAndKeepTheirs() {
+        GatewayJob job = new GatewayJob("job-s", 1, new byte[32], 8);
+        int west = GatewayFrame.siteId("west");
+        int north = GatewayFrame.siteId("north");
+        // the sources of a neighbour exchange (2, 3, 6, 7 to 4, 5, 0, 1): a hash of (31 source +
+        // destination) put all four on one of four stripes
+        int[] sources = {2, 3, 6, 7};
+        java.util.Set<Integer> used = new java.util.HashSet<>();
+        for (int s : sources) {
+            used.add(job.stripeFor(west, s, 4));
+        }
+        assertThat(used).containsExactlyInAnyOrder(0, 1, 2, 3);
+        for (int s : sources) {
+            assertThat(job.stripeFor(west, s, 4)).isEqualTo(job.stripeFor(west, s, 4));
+        }
+        assertThat(job.stripeFor(west, 9, 4)).isEqualTo(0);
+        // each destination site deals on its own; one stripe: always 0
+        assertThat(job.stripeFor(north, 7, 4)).isEqualTo(0);
+        assertThat(job.stripeFor(north, 2, 4)).isEqualTo(1);
+        assertThat(job.stripeFor(north, 3, 1)).isEqualTo(0);
     }
 }

@@ -20,7 +20,7 @@ import org.railyard.launcher.JobResult.RankStatus;
 import org.railyard.util.Config;
 
 /** One run of a job: the processes of its ranks, their output pumps, and the decision to stop them. */
-final class Job {
+final class Job extends RankWatch<Job.Rank> {
     /** Between SIGTERM and SIGKILL: long enough for a JVM to run its shutdown hooks. */
     private static final Duration GRACE = Duration.ofSeconds(3);
     /** How long a SIGKILLed process gets to disappear before the launcher gives up on it. */
@@ -44,15 +44,12 @@ final class Job {
         }
     }
 
-    private enum Cause { NONE, FAILURE, TIMEOUT, INTERRUPTED, START_FAILED }
-
-    private static final class Rank {
+    static final class Rank extends RankWatch.Member {
         final Launch launch;
         /** The rank's process; a restart replaces it. */
         volatile Process process;
         volatile IOException startError;
         final List<Thread> pumps = new ArrayList<>(2);
-        volatile boolean stopRequested;
         /** Times this rank was started again after it died from a signal. */
         int restarts;
 
@@ -78,19 +75,12 @@ final class Job {
         }
     }
 
-    private final List<Rank> ranks = new ArrayList<>();
-    private final Duration timeout;
     /** Times each rank may be started again after it dies from a signal ({@code railyard run --restart N}). */
     private final int maxRestarts;
     private final LineSink out;
-    private final LineSink err;
-    private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
     private final Charset charset = Charset.forName(System.getProperty("native.encoding", "UTF-8"), StandardCharsets.UTF_8);
     /** Index of the lowest rank whose start failed (ranks above it are not started), else MAX_VALUE. */
     private final java.util.concurrent.atomic.AtomicInteger lowestFailed = new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
-    private Cause cause = Cause.NONE;
-    private String causeText;
-    private Rank firstFailure;
 
     Job(List<Launch> launches, Duration timeout, LineSink out, LineSink err) {
         this(launches, timeout, 0, out, err);
@@ -102,13 +92,12 @@ final class Job {
      * {@code RAILYARD_INCARNATION} set to the number of its restart.
      */
     Job(List<Launch> launches, Duration timeout, int maxRestarts, LineSink out, LineSink err) {
+        super(timeout, err);
         for (Launch l : launches) {
             ranks.add(new Rank(l));
         }
-        this.timeout = timeout;
         this.maxRestarts = maxRestarts;
         this.out = out;
-        this.err = err;
     }
 
     JobResult run() {
@@ -239,7 +228,8 @@ final class Job {
      * A rank that died from a signal is started again if it has restarts left (local ranks only:
      * a remote rank's environment is inside its rsh command line). True if it was.
      */
-    private boolean restart(Rank r, int code) {
+    @Override
+    boolean restarted(Rank r, int code) {
         if (r.restarts >= maxRestarts || r.launch.remote() || !JobResult.Signals.isSignal(code) || stopping()) {
             return false;
         }
@@ -249,68 +239,32 @@ final class Job {
         return start(r);
     }
 
-    /** Waits for the ranks to end; stops the rest at the first failure or when the timeout expires. */
-    private void watch() throws InterruptedException {
-        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
-        int running = ranks.size();
-        while (running > 0 && !stopping()) {
-            Rank r = timeout == null ? exits.take() : exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (r == null) {
-                stop(Cause.TIMEOUT, "railyard: job timeout of " + human(timeout) + " expired", false);
-                return;
-            }
-            if (r.launch.remote()) {
-                r.closeStdin();
-            }
-            int code = r.process.exitValue();
-            if (code != 0 && !r.stopRequested && restart(r, code)) {
-                continue;
-            }
-            running--;
-            if (code != 0 && !r.stopRequested) {
-                synchronized (this) {
-                    if (firstFailure == null && cause == Cause.NONE) {
-                        firstFailure = r;
-                    }
-                }
-                stop(Cause.FAILURE, "railyard: " + r.who() + " " + JobResult.Signals.describeExit(code), true);
-            }
+    @Override
+    boolean alive(Rank r) {
+        return r.alive();
+    }
+
+    /** SIGTERM, or end of stdin for a remote rank. */
+    @Override
+    void halt(Rank r) {
+        if (r.launch.remote()) {
+            r.closeStdin();
+        } else {
+            r.process.destroy();
         }
     }
 
-    private synchronized boolean stopping() {
-        return cause != Cause.NONE;
+    @Override
+    String who(Rank r) {
+        return r.who();
     }
 
-    /**
-     * Asks every running rank to stop (SIGTERM, or end of stdin for remote ranks) and says so on
-     * stderr. Only the first call acts: later failures are consequences of the first.
-     */
-    private void stop(Cause why, String message, boolean others) {
-        List<Rank> running = new ArrayList<>();
-        synchronized (this) {
-            if (cause != Cause.NONE) {
-                return;
-            }
-            cause = why;
-            for (Rank r : ranks) {
-                if (r.alive()) {
-                    r.stopRequested = true;
-                    running.add(r);
-                }
-            }
-            causeText = message.substring("railyard: ".length());
+    @Override
+    int ended(Rank r) {
+        if (r.launch.remote()) {
+            r.closeStdin();
         }
-        String suffix = running.isEmpty() ? ""
-                : "; stopping " + (others ? "the other " : "") + running.size() + (running.size() == 1 ? " rank" : " ranks");
-        err.line(LineSink.LAUNCHER, message + suffix);
-        for (Rank r : running) {
-            if (r.launch.remote()) {
-                r.closeStdin();
-            } else {
-                r.process.destroy();
-            }
-        }
+        return r.process.exitValue();
     }
 
     /** After a stop: waits a grace period, then SIGKILLs what is left, and reports what still is. */
@@ -437,36 +391,14 @@ final class Job {
             statuses.add(new RankStatus(l.rank(), l.host(), r.process.pid(), code, outcome));
         }
         synchronized (this) {
-            int exitCode = switch (cause) {
+            int exitCode = switch (cause()) {
                 case NONE -> 0;
-                case FAILURE -> statuses.get(firstFailure.launch.rank()).exitCode();
+                case FAILURE -> statuses.get(firstFailure().launch.rank()).exitCode();
                 case TIMEOUT -> JobResult.TIMEOUT_EXIT;
                 case INTERRUPTED -> JobResult.INTERRUPTED_EXIT;
                 case START_FAILED -> JobResult.START_FAILED_EXIT;
             };
-            String summary = cause == Cause.NONE
-                    ? "all " + ranks.size() + (ranks.size() == 1 ? " rank" : " ranks") + " exited with code 0"
-                    : causeText + (stopped.isEmpty() ? "" : "; the launcher stopped " + rankList(stopped));
-            return new JobResult(exitCode, statuses, summary);
+            return new JobResult(exitCode, statuses, summary(stopped));
         }
-    }
-
-    private static String rankList(List<Integer> list) {
-        if (list.size() == 1) {
-            return "rank " + list.getFirst();
-        }
-        if (list.size() > 12) {
-            return list.size() + " ranks";
-        }
-        StringBuilder sb = new StringBuilder("ranks ");
-        for (int i = 0; i < list.size(); i++) {
-            sb.append(i == 0 ? "" : i == list.size() - 1 ? " and " : ", ").append(list.get(i));
-        }
-        return sb.toString();
-    }
-
-    /** Whole seconds where possible ("90s"), else milliseconds ("1500ms"). */
-    static String human(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 }

@@ -29,21 +29,18 @@ import org.railyard.launcher.JobResult.RankStatus;
  * outlives the job; a caller of {@link ThreadLauncher#run} in a longer-lived JVM must know that
  * such threads may go on). The job's timeout is kept the same way.
  */
-final class ThreadJob {
+final class ThreadJob extends RankWatch<ThreadJob.Rank> {
     /** How long stopped ranks get to end after their interrupt. */
     static final Duration GRACE = Duration.ofSeconds(3);
 
     private static final int RUNNING = Integer.MIN_VALUE;
 
-    private enum Cause { NONE, FAILURE, TIMEOUT, INTERRUPTED }
-
-    private final class Rank {
+    final class Rank extends RankWatch.Member {
         final int rank;
         final RankLoader loader;
         final Map<String, String> env;
         final AtomicInteger status = new AtomicInteger(RUNNING);
         Thread main;
-        volatile boolean stopRequested;
 
         Rank(int rank, RankLoader loader, Map<String, String> env) {
             this.rank = rank;
@@ -63,27 +60,19 @@ final class ThreadJob {
         }
     }
 
-    private final List<Rank> ranks = new ArrayList<>();
     private final String mainClass;
     private final List<String> args;
-    private final Duration timeout;
-    private final LineSink err;
     private final RankOutput output;
-    private final LinkedBlockingQueue<Rank> exits = new LinkedBlockingQueue<>();
-    private Cause cause = Cause.NONE;
-    private String causeText;
-    private Rank firstFailure;
     private volatile boolean lingering;
 
     ThreadJob(List<RankLoader> loaders, List<Map<String, String>> envs, String mainClass, List<String> args,
               Duration timeout, LineSink err, RankOutput output) {
+        super(timeout, err);
         for (int r = 0; r < loaders.size(); r++) {
             ranks.add(new Rank(r, loaders.get(r), envs.get(r)));
         }
         this.mainClass = mainClass;
         this.args = args;
-        this.timeout = timeout;
-        this.err = err;
         this.output = output;
     }
 
@@ -182,54 +171,25 @@ final class ThreadJob {
         }
     }
 
-    private void watch() throws InterruptedException {
-        long deadline = timeout == null ? Long.MAX_VALUE : System.nanoTime() + timeout.toNanos();
-        int running = ranks.size();
-        while (running > 0 && !stopping()) {
-            Rank r = timeout == null ? exits.take() : exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            if (r == null) {
-                stop(Cause.TIMEOUT, "railyard: job timeout of " + Job.human(timeout) + " expired", false);
-                return;
-            }
-            running--;
-            int code = r.status.get();
-            if (code != 0 && !r.stopRequested) {
-                synchronized (this) {
-                    if (firstFailure == null && cause == Cause.NONE) {
-                        firstFailure = r;
-                    }
-                }
-                stop(Cause.FAILURE, "railyard: rank " + r.rank + " (thread) " + JobResult.Signals.describeExit(code), true);
-            }
-        }
+    @Override
+    boolean alive(Rank r) {
+        return r.running();
     }
 
-    private synchronized boolean stopping() {
-        return cause != Cause.NONE;
+    /** A thread cannot be killed: its main thread is interrupted. */
+    @Override
+    void halt(Rank r) {
+        r.main.interrupt();
     }
 
-    /** Interrupts every running rank's main thread and says so; only the first call acts. */
-    private void stop(Cause why, String message, boolean others) {
-        List<Rank> running = new ArrayList<>();
-        synchronized (this) {
-            if (cause != Cause.NONE) {
-                return;
-            }
-            cause = why;
-            for (Rank r : ranks) {
-                if (r.running()) {
-                    r.stopRequested = true;
-                    running.add(r);
-                }
-            }
-            causeText = message.substring("railyard: ".length());
-        }
-        String suffix = running.isEmpty() ? ""
-                : "; stopping " + (others ? "the other " : "") + running.size() + (running.size() == 1 ? " rank" : " ranks");
-        err.line(LineSink.LAUNCHER, message + suffix);
-        for (Rank r : running) {
-            r.main.interrupt();
-        }
+    @Override
+    String who(Rank r) {
+        return "rank " + r.rank + " (thread)";
+    }
+
+    @Override
+    int ended(Rank r) {
+        return r.status.get();
     }
 
     /** After a stop: waits up to {@link #GRACE} for the stopped ranks, and names those left running. */
@@ -250,7 +210,7 @@ final class ThreadJob {
             }
             if (r.main.isAlive()) {
                 lingering = true;
-                err.line(LineSink.LAUNCHER, "railyard: rank " + r.rank + " (thread) did not end within " + Job.human(GRACE)
+                err.line(LineSink.LAUNCHER, "railyard: rank " + r.rank + " (thread) did not end within " + human(GRACE)
                         + " of its interrupt; it ends with this JVM");
             }
         }
@@ -282,17 +242,14 @@ final class ThreadJob {
             statuses.add(new RankStatus(r.rank, JobResult.LOCALHOST, pid, code == RUNNING ? -1 : code, outcome));
         }
         synchronized (this) {
-            int exitCode = switch (cause) {
+            int exitCode = switch (cause()) {
                 case NONE -> 0;
-                case FAILURE -> firstFailure.status.get();
+                case FAILURE -> firstFailure().status.get();
                 case TIMEOUT -> JobResult.TIMEOUT_EXIT;
                 case INTERRUPTED -> JobResult.INTERRUPTED_EXIT;
+                case START_FAILED -> throw new IllegalStateException("threads have no start to fail");
             };
-            String summary = cause == Cause.NONE
-                    ? "all " + ranks.size() + (ranks.size() == 1 ? " rank" : " ranks") + " exited with code 0"
-                    : causeText + (stopped.isEmpty() ? "" : "; the launcher stopped " + stopped.size()
-                    + (stopped.size() == 1 ? " rank" : " ranks"));
-            return new JobResult(exitCode, statuses, summary);
+            return new JobResult(exitCode, statuses, summary(stopped));
         }
     }
 }

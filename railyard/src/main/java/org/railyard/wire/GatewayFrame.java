@@ -63,7 +63,10 @@ import java.security.MessageDigest;
  * is followed at once, on the same connection, by END (the body was whole) or ABORT (the source's
  * connection ended inside the body: the rest of it is filler, and the UTF-8 body of the ABORT says
  * why), both with the frame's source and destination. A receiver holds a cut frame until its END,
- * and drops it on ABORT, failing only that source's flow. Ranks never send either. STATS_REQUEST or IDENT_REQUEST, sent
+ * and drops it on ABORT, failing only that source's flow. Ranks never send either. WARM (gateway to
+ * peer gateway on a WAN stripe, no body, addresses the two gateways') carries nothing: a gateway
+ * sends it on a stripe that has been quiet for a while, so that TCP does not take the stripe for
+ * idle and restart it from a small window; the peer reads and drops it. STATS_REQUEST or IDENT_REQUEST, sent
  * instead of HELLO without any proof, get STATS (UTF-8 lines {@code name value}) or IDENT (the
  * gateway's site name).
  *
@@ -109,6 +112,7 @@ public final class GatewayFrame {
     public static final byte IDENT = 11;
     public static final byte END = 12;
     public static final byte ABORT = 13;
+    public static final byte WARM = 14;
 
     /** CHALLENGE, PROOF: the gateway does not know this job; the proof carries the verifier. */
     public static final byte FLAG_NEW_JOB = RelayFrame.FLAG_NEW_JOB;
@@ -206,6 +210,7 @@ public final class GatewayFrame {
             case IDENT -> "IDENT";
             case END -> "END";
             case ABORT -> "ABORT";
+            case WARM -> "WARM";
             default -> "type " + t;
         };
     }
@@ -258,7 +263,7 @@ public final class GatewayFrame {
                 case HELLO, WELCOME -> FLAG_GATEWAY;
                 case CHALLENGE, PROOF -> FLAG_NEW_JOB | FLAG_GATEWAY;
                 case DATA -> FLAG_CUT | FLAG_RESET;
-                case STATS_REQUEST, IDENT_REQUEST, END, STATS, ERROR, UNREACHABLE, IDENT, ABORT -> 0;
+                case STATS_REQUEST, IDENT_REQUEST, END, STATS, ERROR, UNREACHABLE, IDENT, ABORT, WARM -> 0;
                 default -> -1;
             };
         }

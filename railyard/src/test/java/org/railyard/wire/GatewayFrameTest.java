@@ -74,6 +74,18 @@ class GatewayFrameTest {
     }
 
     @Test
+    void aWarmFrameHasNoBodyAndNoFlags() throws IOException {
+        GatewayFrame.Address gateway = new GatewayFrame.Address(EAST_2.site(), 7430, -1);
+        GatewayFrame.Address peer = new GatewayFrame.Address(WEST_5.site(), 7430, -1);
+        assertThat(decode(frame(GatewayFrame.WARM, (byte) 0, JOB, gateway, peer, new byte[0])).type())
+                .isEqualTo(GatewayFrame.WARM);
+        assertThatThrownBy(() -> decode(frame(GatewayFrame.WARM, (byte) 0, JOB, gateway, peer, new byte[] {1})))
+                .hasMessageContaining("malformed WARM frame: body of 1 bytes, must be exactly 0");
+        assertThatThrownBy(() -> decode(frame(GatewayFrame.WARM, GatewayFrame.FLAG_CUT, JOB, gateway, peer, new byte[0])))
+                .hasMessageContaining("malformed WARM frame: flags 0x10");
+    }
+
+    @Test
     void aHelloReadsBackAsWritten() throws IOException {
         byte[] nonce = new byte[GatewayFrame.NONCE_BYTES];
         Arrays.fill(nonce, (byte) 9);

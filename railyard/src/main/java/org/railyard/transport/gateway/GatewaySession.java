@@ -31,7 +31,9 @@ import org.railyard.wire.GatewayFrame;
  * (a full ring is BACK_PRESSURED). The reader thread is the only producer of every inbox; it waits,
  * parked in short steps, while an inbox is full, which holds back the gateway's connection (TCP
  * flow control) until that peer's link is polled. A frame from a peer holding no link yet makes a
- * pending inbox and calls the arrival hook once.
+ * pending inbox and calls the arrival hook once. Whatever the reader leaves for the progress
+ * thread (a frame in an inbox, a broken link) it follows with {@code wake}, which wakes a thread
+ * of this process sleeping on the doorbell, so that a waiter does not sit out its sleep first.
  */
 final class GatewaySession {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -51,6 +53,7 @@ final class GatewaySession {
     private final GatewayLink[] links;
     private final IntConsumer arrived;
     private final Runnable broken;
+    private final Runnable wake;
     /** Peers owed a RESET (their link closed here), oldest first; progress thread only. */
     private final java.util.ArrayDeque<GatewayFrame.Address> resets = new java.util.ArrayDeque<>();
     private final Thread writer;
@@ -62,7 +65,7 @@ final class GatewaySession {
     private volatile String failure;
 
     GatewaySession(Transport transport, GatewayClient.Opened opened, GatewayFrame.Address self, long job, String site,
-                   String gateway, int size, int maxFrame, IntConsumer arrived, Runnable broken) {
+                   String gateway, int size, int maxFrame, IntConsumer arrived, Runnable broken, Runnable wake) {
         this.job = job;
         this.transport = transport;
         this.socket = opened.socket();
@@ -75,6 +78,7 @@ final class GatewaySession {
         this.links = new GatewayLink[size];
         this.arrived = arrived;
         this.broken = broken;
+        this.wake = wake;
         long outCapacity = ringCapacity(maxFrame + GatewayFrame.HEADER, 4L << 20);
         this.inboxCapacity = ringCapacity(maxFrame, 2L << 20);
         this.out = new FrameRing(Arena.ofAuto().allocate(FrameRing.bytesFor(outCapacity), 64), outCapacity,
@@ -259,6 +263,7 @@ final class GatewaySession {
                             inbox(peer).unreachable("the gateway of site '" + site + "' (" + gateway + ") cannot reach rank "
                                     + peer + ": " + why);
                         }
+                        wake.run();
                     }
                     case GatewayFrame.ERROR -> {
                         fail("the gateway of site '" + site + "' (" + gateway + ") closed the connection: "
@@ -337,6 +342,7 @@ final class GatewaySession {
         }
         MemorySegment.copy(b, 0, ring.segment(), off, len);
         ring.commit();
+        wake.run();
     }
 
     /** The link from {@code peer}, if any, breaks with {@code why} (no pending link is made for it). */
@@ -347,6 +353,7 @@ final class GatewaySession {
         }
         if (l != null) {
             l.unreachable(why);
+            wake.run();
         }
     }
 
@@ -360,6 +367,7 @@ final class GatewaySession {
             }
         }
         close();
+        wake.run();
         if (first) {
             broken.run();
         }

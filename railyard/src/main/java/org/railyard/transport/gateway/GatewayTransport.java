@@ -15,6 +15,7 @@ import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
+import org.railyard.transport.ring.Doorbell;
 import org.railyard.util.Config;
 import org.railyard.wire.GatewayFrame;
 
@@ -51,6 +52,8 @@ public final class GatewayTransport implements Transport {
 
     private List<InetSocketAddress> gateways = List.of();
     private TransportEnv env;
+    /** The process's doorbell: the session's reader rings it after each frame it leaves in an inbox. */
+    private Doorbell doorbell;
     private String site;
     private int maxFrame;
     private Duration timeout;
@@ -96,6 +99,7 @@ public final class GatewayTransport implements Transport {
             return false;
         }
         this.env = env;
+        this.doorbell = Doorbell.of(env);
         site = Config.string(Config.SITE_PROP, Config.SITE_DEFAULT);
         maxFrame = (int) Config.bytes(Config.TCP_FRAME_PROP, Config.TCP_FRAME_DEFAULT);
         if (maxFrame < MIN_FRAME) {
@@ -126,7 +130,8 @@ public final class GatewayTransport implements Transport {
                 GatewayClient.Opened o = GatewayClient.open(resolved, env.jobId(), verifier, self, env.size(), 0, site,
                         false, timeout);
                 session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site,
-                        g.getHostString() + ":" + g.getPort(), env.size(), maxFrame, p -> arrivals.accept(p), this::reopen);
+                        g.getHostString() + ":" + g.getPort(), env.size(), maxFrame, p -> arrivals.accept(p), this::reopen,
+                        doorbell::wakeSleepers);
                 return session;
             } catch (IOException e) {
                 why.append(why.isEmpty() ? "" : "; ").append(g.getHostString()).append(':').append(g.getPort())
