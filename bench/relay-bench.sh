@@ -15,18 +15,18 @@ DISK=$(mktemp -d /tmp/relay2-bench.XXXXXX)
 pids=""
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMPFS" "$DISK"; }
 trap cleanup EXIT INT TERM
-start_relay() { # name, extra options; prints the port
+start_relay() { # name, extra options; sets PORT (not in a subshell: pids must reach the trap)
     log="$OUT/relay-$1.log"
     shift
     "$JAVA" -Xmx1g -cp "$CP" org.railyard.relay.RelayCommand --port 0 --bind 127.0.0.1 --max-bytes 2g "$@" > "$log" 2>&1 &
     pids="$pids $!"
     i=0
     until grep -q "listening on" "$log"; do i=$((i+1)); [ $i -lt 600 ] || { echo "relay did not start: $log" >&2; exit 1; }; sleep 0.1; done
-    sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$log" | head -1
+    PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$log" | head -1)
 }
-P_OFF=$(start_relay off)
-P_TMPFS=$(start_relay tmpfs --log "$TMPFS" --fsync batch)
-P_DISK=$(start_relay disk --log "$DISK" --fsync batch)
+start_relay off; P_OFF=$PORT
+start_relay tmpfs --log "$TMPFS" --fsync batch; P_TMPFS=$PORT
+start_relay disk --log "$DISK" --fsync batch; P_DISK=$PORT
 echo "# relays: log off :$P_OFF, tmpfs :$P_TMPFS, disk (batch) :$P_DISK; rounds $ROUNDS; sizes $SIZES" | tee "$OUT/runs.tsv"
 bench() { # label, bench options
     label=$1; shift

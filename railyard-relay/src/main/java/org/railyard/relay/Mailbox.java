@@ -155,7 +155,12 @@ final class Mailbox {
     }
 
     boolean hasUndelivered() {
-        return (cursor == null ? first : cursor.nextArrival) != null;
+        return peekUndelivered() != null;
+    }
+
+    /** What {@link #nextUndelivered} would hand out next, without handing it out; null if nothing. */
+    Message peekUndelivered() {
+        return cursor == null ? first : cursor.nextArrival;
     }
 
     /** A new receiver connection: hand everything held out again, in arrival order. */

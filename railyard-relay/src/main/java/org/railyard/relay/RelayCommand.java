@@ -67,6 +67,11 @@ public final class RelayCommand implements Callable<Integer> {
             description = "Largest single message accepted. Default: ${DEFAULT-VALUE}.")
     private String maxMessage;
 
+    @Option(names = "--compact-min", paramLabel = "SIZE", defaultValue = "64m",
+            description = "The log is rewritten with only what is still held once it is at least SIZE long and less"
+                    + " than half of it is live (receivers acknowledged the rest). Default: ${DEFAULT-VALUE}.")
+    private String compactMin;
+
     @Option(names = "--stats", paramLabel = "HOST:PORT",
             description = "Print the counters of the relay at HOST:PORT and exit (kill -USR2 on a relay's process"
                     + " prints them on its output).")
@@ -89,12 +94,13 @@ public final class RelayCommand implements Callable<Integer> {
         try {
             long max = Config.parseBytes("--max-bytes", maxBytes);
             long msg = Config.parseBytes("--max-message", maxMessage);
+            long compact = Config.parseBytes("--compact-min", compactMin);
             if (msg < 1 || msg > RelayClient.MAX_BODY) {
                 throw new ParameterException(spec.commandLine(), "--max-message must be between 1 and "
                         + RelayClient.MAX_BODY + " bytes, not " + maxMessage);
             }
             settings = new RelayServer.Settings(new InetSocketAddress(bind, Daemons.listenPort(port)), log,
-                    RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), 64L << 20);
+                    RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), compact);
         } catch (IllegalArgumentException | RailyardException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

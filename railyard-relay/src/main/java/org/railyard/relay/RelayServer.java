@@ -29,10 +29,22 @@ import org.railyard.wire.RelayFrame;
  * destination's messages on its receiver connection in arrival order, and forgets them once the
  * destination acknowledges them.
  *
- * <p>Threads: one accepting; per connection a virtual thread reading it, and on a receiver
- * connection a second one delivering. A connection that sends anything foreign, malformed or
- * against the rules gets an ERROR naming the fault and is closed; the relay and every other
- * connection go on. A sender is held back (not read) while the store is full.
+ * <p>Threads: one accepting; per connection a platform thread reading it (blocking reads: the
+ * kernel wakes it directly, with no poller in between), and on a receiver connection a second one
+ * delivering. The reader of a sender forwards the message it just stored itself, on the
+ * destination's receiver connection, when it is short, nothing is queued before it and nobody
+ * else is writing there ({@link RelayStore#forward}); the deliverer delivers the rest (long
+ * messages, a backlog, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
+ * before its reader would wait for input (or after {@value #ACK_BATCH} of them), so a stream of
+ * messages is acknowledged in few writes and one log force. A connection that sends anything
+ * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
+ * and every other connection go on. A sender is held back (not read) while the store is full.
+ *
+ * <p>Bounds on a peer: a frame it began must be finished within the handshake timeout, and a
+ * frame the relay writes to it must be taken within the same bound (a rank frozen with its
+ * connection open takes nothing): a watcher thread closes a connection whose write waited longer,
+ * so that the thread writing to it (a sender's reader forwarding, a deliverer) goes on. A rank closed that way that is alive connects again and
+ * is delivered everything it has not acknowledged.
  */
 public final class RelayServer implements AutoCloseable {
     /** Settings of one relay. */
@@ -51,6 +63,16 @@ public final class RelayServer implements AutoCloseable {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Most STOREDs a reader holds before writing them. */
+    static final int ACK_BATCH = 256;
+    /** Most messages, and past the first most bytes, a deliverer writes before one flush. */
+    private static final int DELIVER_BATCH = 64;
+    private static final long DELIVER_BATCH_BYTES = 1 << 20;
+    /**
+     * Longest message a reader forwards itself: a longer one goes to the deliverer, so that its
+     * writing overlaps with the reading of the next (a hand-over costs little beside its copy).
+     */
+    private static final int FORWARD_MAX = 64 << 10;
 
     private final Settings settings;
     private final RelayCounters counters = new RelayCounters();
@@ -58,7 +80,10 @@ public final class RelayServer implements AutoCloseable {
     private final ServerSocket server;
     private final Consumer<String> say;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    /** Connections past their first frame's start, for the watcher. */
+    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    private final Thread watcher;
     private volatile boolean closing;
 
     /**
@@ -85,6 +110,30 @@ public final class RelayServer implements AutoCloseable {
             throw e;
         }
         acceptor = Thread.ofPlatform().name("relay-accept").daemon().start(this::acceptLoop);
+        watcher = Thread.ofPlatform().name("relay-watch").daemon().start(this::watchWrites);
+    }
+
+    /** Closes every connection a write to which has waited longer than the handshake timeout (see the class). */
+    private void watchWrites() {
+        long bound = settings.handshakeTimeout().toNanos();
+        long period = Math.clamp(settings.handshakeTimeout().toMillis() / 4, 10, 1_000);
+        while (!closing) {
+            try {
+                Thread.sleep(period); // the period of a liveness check, not a wait for a condition
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Connection c : live) {
+                long since = c.writeSince;
+                if (since != 0 && now - since > bound && !c.socket.isClosed()) {
+                    counters.malformed.incrementAndGet();
+                    say.accept("relay: closed " + c.who + ": a frame written to it was not taken within "
+                            + settings.handshakeTimeout().toMillis() + " ms");
+                    closeQuietly(c.socket);
+                }
+            }
+        }
     }
 
     /** Where the relay listens (the port chosen when asked for port 0). */
@@ -110,7 +159,7 @@ public final class RelayServer implements AutoCloseable {
             }
             counters.connections.incrementAndGet();
             open.add(s);
-            Thread.ofVirtual().name("relay-conn").start(() -> serve(s));
+            Thread.ofPlatform().daemon().name("relay-conn").start(() -> serve(s));
         }
     }
 
@@ -121,7 +170,8 @@ public final class RelayServer implements AutoCloseable {
         try {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
-            c = new Connection(s);
+            c = new Connection(s, who);
+            live.add(c);
             RelayFrame.Header h = c.readHeader();
             if (h.type() == RelayFrame.STATS_REQUEST) {
                 byte[] text = store.stats().getBytes(StandardCharsets.UTF_8);
@@ -133,6 +183,7 @@ public final class RelayServer implements AutoCloseable {
             }
             RelayFrame.Hello hello = RelayFrame.hello(h, c.body(h));
             who = "job " + hello.jobId() + " rank " + hello.rank() + " (" + who + ")";
+            c.who = who;
             RelayStore.Job job = prove(c, hello);
             c.proven = true;
             counters.connected.incrementAndGet();
@@ -140,10 +191,10 @@ public final class RelayServer implements AutoCloseable {
                 say.accept(who + " connected" + (hello.receive() ? ", receiving here" : ""));
                 long generation = 0;
                 if (hello.receive()) {
-                    generation = store.attach(job, hello.rank());
+                    generation = store.attach(job, hello.rank(), c);
                     Connection conn = c;
                     long g = generation;
-                    Thread.ofVirtual().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
+                    Thread.ofPlatform().daemon().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
                 }
                 try {
                     readLoop(c, job, hello.rank());
@@ -185,6 +236,9 @@ public final class RelayServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
+            if (c != null) {
+                live.remove(c);
+            }
             closeQuietly(s);
         }
     }
@@ -228,6 +282,9 @@ public final class RelayServer implements AutoCloseable {
     private void readLoop(Connection c, RelayStore.Job job, int rank)
             throws IOException, InterruptedException, RelayStore.SequenceGap {
         while (true) {
+            if (c.acks > 0 && c.in.available() < RelayFrame.HEADER) {
+                c.flushAcks(); // nothing more to read at once: acknowledge what was stored first
+            }
             RelayFrame.Header h;
             try {
                 h = c.readHeader();
@@ -240,19 +297,27 @@ public final class RelayServer implements AutoCloseable {
                         throw new Refusal("STORE from rank " + h.source() + " to rank " + h.destination()
                                 + " on the connection of rank " + rank + " of a job of " + job.size);
                     }
-                    if (!store.reserve(h.bodyLength())) {
-                        return;
+                    if (!store.tryReserve(h.bodyLength())) {
+                        c.flushAcks(); // about to wait for room: what is stored is acknowledged first
+                        if (!store.reserve(h.bodyLength())) {
+                            return;
+                        }
                     }
                     byte[] body;
                     try {
+                        if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                            c.flushAcks();
+                        }
                         body = c.body(h);
                     } catch (IOException e) {
                         store.release(h.bodyLength());
                         throw e;
                     }
-                    long position = storeHeldBack(job, h, body);
-                    store.awaitDurable(position);
-                    c.send(RelayFrame.STORED, (byte) 0, h.source(), h.destination(), h.sequence(), new byte[0]);
+                    long position = storeHeldBack(c, job, h, body);
+                    if (position != RelayStore.DUPLICATE) {
+                        forward(job, h.destination());
+                    }
+                    c.ack(h, position);
                 }
                 case RelayFrame.DELIVERED -> {
                     if (h.destination() != rank || h.source() >= job.size) {
@@ -275,7 +340,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
-    private long storeHeldBack(RelayStore.Job job, RelayFrame.Header h, byte[] body)
+    private long storeHeldBack(Connection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
             throws InterruptedException, RelayStore.SequenceGap, IOException {
         boolean told = false;
         while (true) {
@@ -290,9 +355,35 @@ public final class RelayServer implements AutoCloseable {
                     say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
                             + " of job " + job.id + " back until it can");
                     told = true;
+                    c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
                 }
                 TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
             }
+        }
+    }
+
+    /**
+     * Right after a message for {@code rank} is stored: writes it on the rank's receiver connection
+     * from this thread, if nothing waits before it and nobody else is writing there (no hand-over
+     * to the deliverer). A receiver connection that fails here is closed; its own threads end.
+     */
+    private void forward(RelayStore.Job job, int rank) {
+        RelayStore.Delivery d = store.forward(job, rank, FORWARD_MAX);
+        if (d != null) {
+            write((Connection) d.receiver(), job, rank, d);
+        }
+    }
+
+    /** Writes a delivery taken from the store, gives back the right to write; false if the connection failed. */
+    private boolean write(Connection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
+        try {
+            c.deliver(rank, d.messages());
+            return true;
+        } catch (IOException e) {
+            closeQuietly(c.socket); // its reader sees the broken socket and reports it
+            return false;
+        } finally {
+            store.written(job, rank, d);
         }
     }
 
@@ -300,8 +391,9 @@ public final class RelayServer implements AutoCloseable {
     private void deliver(Connection c, RelayStore.Job job, int rank, long generation) {
         try {
             while (!closing) {
-                Mailbox.Message m = store.next(job, rank, generation, TimeUnit.SECONDS.toNanos(1));
-                if (m == null) {
+                RelayStore.Delivery d = store.take(job, rank, generation, TimeUnit.SECONDS.toNanos(1), DELIVER_BATCH,
+                        DELIVER_BATCH_BYTES);
+                if (d == null) {
                     if (!store.current(job, rank, generation)) {
                         if (!closing) {
                             say.accept("job " + job.id + " rank " + rank + ": a newer receiver connection takes over");
@@ -313,10 +405,10 @@ public final class RelayServer implements AutoCloseable {
                     }
                     continue;
                 }
-                c.send(RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0, m.source, rank, m.sequence, m.body);
+                if (!write(c, job, rank, d)) {
+                    return;
+                }
             }
-        } catch (IOException e) {
-            // the reader sees the same broken socket and reports it
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -339,6 +431,7 @@ public final class RelayServer implements AutoCloseable {
         for (Socket s : open) {
             closeQuietly(s);
         }
+        watcher.interrupt();
         try {
             acceptor.join(5_000);
         } catch (InterruptedException e) {
@@ -365,9 +458,21 @@ public final class RelayServer implements AutoCloseable {
         final byte[] outScratch = new byte[RelayFrame.HEADER];
         /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
         boolean proven;
+        /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
+        int acks;
+        private final int[] ackSource = new int[ACK_BATCH];
+        private final int[] ackDestination = new int[ACK_BATCH];
+        private final long[] ackSequence = new long[ACK_BATCH];
+        private long ackPosition;
 
-        Connection(Socket socket) throws IOException {
+        /** Who it is, for notices. */
+        volatile String who;
+        /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
+        volatile long writeSince;
+
+        Connection(Socket socket, String who) throws IOException {
             this.socket = socket;
+            this.who = who;
             this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
             this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
         }
@@ -397,8 +502,67 @@ public final class RelayServer implements AutoCloseable {
 
         void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
             synchronized (this) {
-                RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
-                out.flush();
+                writeSince = System.nanoTime() | 1;
+                try {
+                    RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
+                    out.flush();
+                } finally {
+                    writeSince = 0;
+                }
+            }
+        }
+
+        /**
+         * Notes the STORED owed for {@code h}, whose record is at log {@code position}; writes the
+         * STOREDs held when they reach {@value #ACK_BATCH}.
+         */
+        void ack(RelayFrame.Header h, long position) throws IOException, InterruptedException {
+            ackSource[acks] = h.source();
+            ackDestination[acks] = h.destination();
+            ackSequence[acks] = h.sequence();
+            acks++;
+            ackPosition = Math.max(ackPosition, position);
+            if (acks == ACK_BATCH) {
+                flushAcks();
+            }
+        }
+
+        /** Waits until the records of the STOREDs held are durable (fsync policy), then writes them, one flush. */
+        void flushAcks() throws IOException, InterruptedException {
+            if (acks == 0) {
+                return;
+            }
+            store.awaitDurable(ackPosition);
+            synchronized (this) {
+                writeSince = System.nanoTime() | 1;
+                try {
+                    for (int i = 0; i < acks; i++) {
+                        RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
+                                ackSequence[i], null, 0, 0);
+                    }
+                    out.flush();
+                } finally {
+                    writeSince = 0;
+                }
+            }
+            acks = 0;
+            ackPosition = 0;
+        }
+
+        /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
+        void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
+            synchronized (this) {
+                writeSince = System.nanoTime() | 1;
+                try {
+                    for (Mailbox.Message m : messages) {
+                        writeSince = System.nanoTime() | 1; // the bound is per message
+                        RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
+                                m.source, rank, m.sequence, m.body, 0, m.body.length);
+                    }
+                    out.flush();
+                } finally {
+                    writeSince = 0;
+                }
             }
         }
 

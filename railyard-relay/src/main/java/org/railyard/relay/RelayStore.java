@@ -38,6 +38,16 @@ final class RelayStore implements AutoCloseable {
         private final boolean[] present;
         /** Per destination: when (System.nanoTime) it was last seen receiving, or the job was learnt here. */
         private final long[] goneSince;
+        /** Per destination: what its newest receiver connection is (the server's object), null while none. */
+        private final Object[] receiver;
+        /**
+         * Per destination: true while one thread holds the right to write deliveries on the current
+         * receiver connection (its deliverer, or a sender's reader forwarding the message it just
+         * stored). One writer at a time is what keeps the deliveries in arrival order.
+         */
+        private final boolean[] writing;
+        /** Per destination: signalled when it has something to deliver and nobody writing (its deliverer waits). */
+        private final Condition[] ready;
 
         Job(int number, String id, int size, byte[] verifier) {
             this.number = number;
@@ -49,6 +59,9 @@ final class RelayStore implements AutoCloseable {
             this.present = new boolean[size];
             this.goneSince = new long[size];
             java.util.Arrays.fill(goneSince, System.nanoTime());
+            this.receiver = new Object[size];
+            this.writing = new boolean[size];
+            this.ready = new Condition[size];
         }
 
         Mailbox box(int rank) {
@@ -69,6 +82,12 @@ final class RelayStore implements AutoCloseable {
             super(message);
         }
     }
+
+    /**
+     * The messages a thread took the right to write to a receiver connection ({@link #forward},
+     * {@link #take}); it writes them in order, then gives the right back with {@link #written}.
+     */
+    record Delivery(Object receiver, long generation, List<Mailbox.Message> messages) { }
 
     /** {@link #store}: the message was stored before; acknowledge it again, keep nothing. */
     static final long DUPLICATE = -1;
@@ -164,6 +183,9 @@ final class RelayStore implements AutoCloseable {
     }
 
     private void adopt(Job j) {
+        for (int r = 0; r < j.size; r++) {
+            j.ready[r] = lock.newCondition();
+        }
         jobs.put(j.id, j);
         numbered.add(j);
         counters.jobs.incrementAndGet();
@@ -193,6 +215,20 @@ final class RelayStore implements AutoCloseable {
             if (holding) {
                 holding = false;
                 say.accept("relay has room again: " + bytes + " of " + maxBytes + " bytes held; reading senders");
+            }
+            bytes += length;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Counts {@code length} more bytes as held if they fit now; false if {@link #reserve} would wait. */
+    boolean tryReserve(int length) {
+        lock.lock();
+        try {
+            if (closed || (bytes > 0 && bytes + length > maxBytes)) {
+                return false;
             }
             bytes += length;
             return true;
@@ -254,8 +290,36 @@ final class RelayStore implements AutoCloseable {
             file(job, box, new Mailbox.Message(source, sequence, control, body));
             counters.stored.incrementAndGet();
             counters.storedBytes.addAndGet(body.length);
-            changed.signalAll();
-            return position;
+            return position; // the caller calls forward(), which hands it over or wakes the deliverer
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Right after a message for {@code rank} is stored, by the thread that stored it: if the rank's
+     * receiver connection is open and nobody is writing to it, takes the right to write and the
+     * message(s) due (the one just stored, when nothing waited before it), so the storing thread
+     * forwards it without a hand-over; null otherwise (whoever is writing there delivers it next, or
+     * the deliverer of the rank's next receiver connection). A message longer than {@code maxBody}
+     * goes to the deliverer, so that writing it overlaps with reading the sender's next one.
+     */
+    Delivery forward(Job job, int rank, int maxBody) {
+        lock.lock();
+        try {
+            Mailbox box = job.box(rank);
+            Mailbox.Message next = box.peekUndelivered();
+            if (closed || job.writing[rank] || next == null) {
+                return null; // whoever writes delivers it next
+            }
+            if (job.receiver[rank] == null) {
+                return null; // delivered when the rank connects
+            }
+            if (next.body.length > maxBody) {
+                job.ready[rank].signal(); // the deliverer writes it while this thread reads on
+                return null;
+            }
+            return claim(job, rank, box, 1, Long.MAX_VALUE);
         } finally {
             lock.unlock();
         }
@@ -280,14 +344,21 @@ final class RelayStore implements AutoCloseable {
         }
     }
 
-    /** A new receiver connection for {@code rank}: everything held for it is delivered again, in arrival order. */
-    long attach(Job job, int rank) {
+    /**
+     * A new receiver connection for {@code rank}: everything held for it is delivered again, in
+     * arrival order; whoever was writing to the previous one no longer holds the right to write.
+     *
+     * @param receiver the server's object for the connection, handed back in each {@link Delivery}
+     */
+    long attach(Job job, int rank, Object receiver) {
         lock.lock();
         try {
             job.box(rank).rewind();
             long g = ++job.generation[rank];
             job.present[rank] = true;
-            changed.signalAll();
+            job.receiver[rank] = receiver;
+            job.writing[rank] = false;
+            job.ready[rank].signalAll();
             return g;
         } finally {
             lock.unlock();
@@ -300,6 +371,7 @@ final class RelayStore implements AutoCloseable {
         try {
             if (job.generation[rank] == generation) {
                 job.present[rank] = false;
+                job.receiver[rank] = null;
                 job.goneSince[rank] = System.nanoTime();
             }
         } finally {
@@ -331,26 +403,62 @@ final class RelayStore implements AutoCloseable {
     }
 
     /**
-     * The next message to deliver to {@code rank} on the receiver connection {@code generation},
-     * waiting up to {@code timeoutNanos}; null on timeout, or when that connection is no longer
-     * current (see {@link #current}).
+     * For the deliverer of the receiver connection {@code generation} of {@code rank}: waits up to
+     * {@code timeoutNanos} until there is something to deliver and nobody else writing, then takes
+     * the right to write and the messages to deliver next, in arrival order (at most
+     * {@code maxMessages}, and past the first at most {@code maxBytes}). Null on timeout, or when
+     * that connection is no longer current (see {@link #current}).
      */
-    Mailbox.Message next(Job job, int rank, long generation, long timeoutNanos) throws InterruptedException {
+    Delivery take(Job job, int rank, long generation, long timeoutNanos, int maxMessages, long maxBytes)
+            throws InterruptedException {
         lock.lock();
         try {
             Mailbox box = job.box(rank);
             long left = timeoutNanos;
-            while (!closed && job.generation[rank] == generation && !box.hasUndelivered()) {
+            while (!closed && job.generation[rank] == generation && (job.writing[rank] || !box.hasUndelivered())) {
                 if (left <= 0) {
                     return null;
                 }
-                left = changed.awaitNanos(left);
+                left = job.ready[rank].awaitNanos(left);
             }
             if (closed || job.generation[rank] != generation) {
                 return null;
             }
-            counters.delivered.incrementAndGet();
-            return box.nextUndelivered();
+            return claim(job, rank, box, maxMessages, maxBytes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Delivery claim(Job job, int rank, Mailbox box, int maxMessages, long maxBytes) {
+        List<Mailbox.Message> out = new ArrayList<>();
+        long size = 0;
+        while (out.size() < maxMessages && box.hasUndelivered()) {
+            Mailbox.Message m = box.nextUndelivered();
+            out.add(m);
+            size += m.body.length;
+            if (size >= maxBytes) {
+                break;
+            }
+        }
+        job.writing[rank] = true;
+        counters.delivered.addAndGet(out.size());
+        return new Delivery(job.receiver[rank], job.generation[rank], out);
+    }
+
+    /**
+     * The holder of the right to write {@code d} is done with it: gives it back (unless a newer
+     * receiver connection took over meanwhile) and wakes the deliverer if more is due.
+     */
+    void written(Job job, int rank, Delivery d) {
+        lock.lock();
+        try {
+            if (job.generation[rank] == d.generation()) {
+                job.writing[rank] = false;
+                if (job.box(rank).hasUndelivered()) {
+                    job.ready[rank].signal();
+                }
+            }
         } finally {
             lock.unlock();
         }
@@ -434,6 +542,11 @@ final class RelayStore implements AutoCloseable {
         try {
             closed = true;
             changed.signalAll();
+            for (Job j : numbered) {
+                for (Condition c : j.ready) {
+                    c.signalAll();
+                }
+            }
         } finally {
             lock.unlock();
         }

@@ -282,4 +282,36 @@ class RelayServerTest {
             assertThat(Relays.counter(stats, "jobs")).isZero();
         }
     }
+
+    @Test
+    void aReceiverThatTakesNothingIsClosedWithinTheBoundAndItsSenderGoesOn() throws Exception {
+        List<String> lines = Relays.lines();
+        int messages = 600; // 600 x 60 KB: more than the kernel buffers of a connection that is not read
+        // closed in reverse order: the sender's socket first, which ends a write that waits
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+             RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1L << 30, Long.MAX_VALUE, lines);
+             RelayClient frozen = Relays.rank(relay, "job-f", 1, 2, true);
+             RelayClient out = Relays.rank(relay, "job-f", 0, 2, false)) {
+            Future<?> sending = pool.submit(() -> {
+                Random r = new Random(7);
+                for (long seq = 1; seq <= messages; seq++) {
+                    byte[] m = Relays.message(r, 0, seq, 60_000);
+                    out.store(1, seq, false, m, 0, m.length); // waits while the relay does not read
+                }
+                return null;
+            });
+            // every STORED comes although rank 1 reads nothing: the relay closed its connection
+            Relays.awaitStored(out, 1, 1, messages);
+            sending.get(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
+            assertThat(lines).anyMatch(l -> l.startsWith("relay: closed job job-f rank 1 (")
+                    && l.endsWith("a frame written to it was not taken within 3000 ms"));
+            try (RelayClient back = Relays.rank(relay, "job-f", 1, 2, true)) {
+                for (long seq = 1; seq <= messages; seq++) {
+                    RelayClient.Incoming m = back.next(Relays.BOUND);
+                    assertThat(m.header().sequence()).as("order after coming back").isEqualTo(seq);
+                    Relays.check(m);
+                }
+            }
+        }
+    }
 }

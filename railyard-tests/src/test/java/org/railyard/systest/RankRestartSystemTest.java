@@ -2,6 +2,7 @@ package org.railyard.systest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -9,8 +10,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.railyard.systest.ranks.AnySourceRestartRanks;
 import org.railyard.systest.ranks.CheckpointGcRanks;
+import org.railyard.systest.ranks.SplitCheckpointRanks;
 
 /**
  * A rank SIGKILLed in the middle of a job and started again by the launcher ({@code railyard run
@@ -132,6 +135,41 @@ class RankRestartSystemTest {
         Matcher held = Pattern.compile("relay held (\\d+) before the checkpoint, (\\d+) after").matcher(r.stdout());
         assertThat(held.find()).as(r.report()).isTrue();
         assertThat(Long.parseLong(held.group(1))).as("200 messages of 4 KiB held in replay mode").isGreaterThanOrEqualTo(200L * 4096);
+    }
+
+    @Test
+    void aLoggingRelayCompactsItsLogOnceACheckpointFreesWhatItHeld(@TempDir Path dir) throws Exception {
+        // compaction starts at 512 KiB: the 200 messages of 4 KiB before the checkpoint fill about 830 KB
+        try (RelayProcess relay = RelayProcess.start("127.0.0.1", 0, "--log", dir.toString(), "--fsync", "never",
+                "--compact-min", "512k")) {
+            Jobs.CommandRun r = run(List.of("-np", "2", "--relay", relay.address(), "--restart", "1"),
+                    CheckpointGcRanks.class.getName(), "200");
+            assertThat(r.code()).as(r.report()).isZero();
+            assertThat(r.stdout()).as(r.report()).contains("rank 0 resumes after 200 messages").contains("[1] OK checkpoint gc");
+            Matcher log = Pattern.compile("relay log (\\d+) bytes and (\\d+) compactions before the checkpoint, (\\d+) and (\\d+) after")
+                    .matcher(r.stdout());
+            assertThat(log.find()).as(r.report()).isTrue();
+            long before = Long.parseLong(log.group(1));
+            long after = Long.parseLong(log.group(3));
+            assertThat(before).as("the log holds the 200 messages of 4 KiB before the checkpoint\n%s", r.report())
+                    .isGreaterThanOrEqualTo(200L * 4096);
+            assertThat(Long.parseLong(log.group(4))).as("compactions after the checkpoint\n%s", r.report())
+                    .isGreaterThan(Long.parseLong(log.group(2)));
+            assertThat(after).as("the log once the checkpoint's acknowledgements were compacted away\n%s", r.report())
+                    .isLessThan(before / 4);
+        }
+    }
+
+    @Test
+    void aCheckpointIsTakenAfterADupAndRefusedAfterASplit() {
+        Jobs.CommandRun r = run(List.of("-np", "2", "--relays", "1", "--restart", "1"), SplitCheckpointRanks.class.getName());
+        assertThat(r.code()).as(r.report()).isZero();
+        assertThat(r.stdout()).as(r.report())
+                .contains("[0] checkpoint after dup taken").contains("[1] checkpoint after dup taken")
+                .contains("[0] refused after split: checkpoint of rank 0 refused: it must be taken where nothing is"
+                        + " pending, and 1 communicator(s) were made by a call other than dup of an intracommunicator")
+                .contains("[1] refused after split: checkpoint of rank 1 refused")
+                .contains("[0] split sum 3").contains("[1] split sum 3");
     }
 
     @Test

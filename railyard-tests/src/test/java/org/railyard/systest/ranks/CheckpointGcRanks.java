@@ -24,7 +24,9 @@ import org.railyard.util.Config;
  * from the checkpoint (the relay gives it the second half again, from the start of it), checks
  * every message, and sends rank 1 its sum, which rank 1 compares with its own
  * ({@code OK checkpoint gc}). Before all that, rank 1 tries a checkpoint with a receive posted,
- * which is refused ({@code refused: ...}).
+ * which is refused ({@code refused: ...}). Rank 0 also prints the relay's log size and compactions
+ * around the checkpoint ({@code relay log B bytes and C compactions before the checkpoint, A and D
+ * after}; 0 bytes for a relay without a log).
  */
 public final class CheckpointGcRanks {
     private static final int TAG = 5;
@@ -35,12 +37,17 @@ public final class CheckpointGcRanks {
 
     /** The relay's {@code held_bytes} counter. */
     private static long heldBytes(InetSocketAddress relay) throws IOException {
+        return counter(relay, "held_bytes");
+    }
+
+    /** One of the relay's counters ({@code railyard relay --stats}). */
+    private static long counter(InetSocketAddress relay, String name) throws IOException {
         for (String line : RelayClient.stats(relay, Duration.ofSeconds(10)).split("\n")) {
-            if (line.startsWith("held_bytes ")) {
-                return Long.parseLong(line.substring("held_bytes ".length()).trim());
+            if (line.startsWith(name + " ")) {
+                return Long.parseLong(line.substring(name.length() + 1).trim());
             }
         }
-        throw new IOException("relay stats without held_bytes");
+        throw new IOException("relay stats without " + name);
     }
 
     /** Receives message {@code i} from rank 1 and checks every word of it. */
@@ -98,11 +105,17 @@ public final class CheckpointGcRanks {
                     take(world, buf, i, sum);
                 }
                 long before = heldBytes(relay);
+                long logBefore = counter(relay, "log_bytes");
+                long compactionsBefore = counter(relay, "compactions");
                 ry.checkpoint(ByteBuffer.allocate(12).putInt(half).putLong(sum[0]).array());
                 long[] after = {before};
                 Await.awaitUntil(() -> (after[0] = heldBytes(relay)) < before / 4, Duration.ofSeconds(30),
                         () -> "the relay still holds " + after[0] + " bytes after the checkpoint, " + before + " before");
                 System.out.println("relay held " + before + " before the checkpoint, " + after[0] + " after");
+                // the relay compacts its log in the same step that forgets what the checkpoint covers
+                System.out.println("relay log " + logBefore + " bytes and " + compactionsBefore
+                        + " compactions before the checkpoint, " + counter(relay, "log_bytes") + " and "
+                        + counter(relay, "compactions") + " after");
             }
             // a rank resumed from the checkpoint goes on from here: its second "go" is dropped at the relay
             world.send(sum, 0, 1, 1, TAG + 2);

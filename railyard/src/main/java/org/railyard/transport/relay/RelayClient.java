@@ -163,6 +163,15 @@ public final class RelayClient implements AutoCloseable {
         return read();
     }
 
+    /** The socket's send buffer, bytes (SO_SNDBUF as the kernel reports it). */
+    public int sendBuffer() {
+        try {
+            return socket.getSendBufferSize();
+        } catch (IOException e) {
+            return 0; // closed: nothing will be written directly
+        }
+    }
+
     /** The address of the relay this client is connected to. */
     public InetSocketAddress relay() {
         return (InetSocketAddress) socket.getRemoteSocketAddress();

@@ -81,6 +81,7 @@ final class RelayLink implements Link {
             throw new IllegalArgumentException("frame of " + frameLength + " bytes on a relay link of " + maxFrame);
         }
         if (out.held() > window) {
+            out.pressed = true; // the STORED that frees room rings the doorbell
             return BACK_PRESSURED;
         }
         claimed = new byte[frameLength]; // the queue keeps it until the relay STOREd it

@@ -21,8 +21,19 @@ import org.railyard.wire.RelayFrame;
  *
  * <p>Threads: one runner per port connects, writes (queued frames, batched into one flush), and
  * after a break connects again; one reader per connection hands what the relay sends to the
- * {@link Handler}. A frame stays queued until its STORED: after a reconnection every frame not yet
- * STORED is written again, in order, and the relay keeps each sequence number once.
+ * {@link Handler}. Both are platform threads on blocking sockets, so a frame from the relay wakes
+ * the reader directly. A frame stays queued until its STORED: after a reconnection every frame not
+ * yet STORED is written again, in order, and the relay keeps each sequence number once.
+ *
+ * <p>Writing. One thread at a time writes to the connection ({@code writing}). A frame sent while
+ * nothing is queued or being written, and while the frames written and not yet STORED are few and
+ * small ({@link #DIRECT_FRAMES}, a quarter of the socket's send buffer), is written at once by the
+ * thread that sends it: the relay read every byte up to the STOREDs it returned, so the kernel's
+ * send buffer has room for it and the write cannot wait on the relay. Anything else is queued for
+ * the runner, which writes what has queued meanwhile in one flush. The receiving port's DELIVERED
+ * acknowledgements (which only let the relay forget) are written at most {@link #ACK_DELAY} after
+ * they become due, or as soon as {@link #ACK_FRAMES} frames are due, so they are not a system call
+ * and a wake-up per message.
  *
  * <p>Bounds: a connection that breaks is opened again, with backoff, for at most {@code absence};
  * beyond it, or when the relay refuses this process (an ERROR: wrong secret, a sequence gap after
@@ -52,6 +63,12 @@ final class RelayPort implements AutoCloseable {
 
     /** Most frames written between two flushes. */
     private static final int BATCH = 64;
+    /** Most frames written and not yet STORED for a sending thread to write a frame itself. */
+    static final int DIRECT_FRAMES = 4;
+    /** Longest a due DELIVERED waits to be written. */
+    static final long ACK_DELAY = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Frames consumed after which their DELIVERED is written at once. */
+    static final int ACK_FRAMES = 64;
     private static final Duration BACKOFF_MIN = Duration.ofMillis(50);
     private static final Duration BACKOFF_MAX = Duration.ofSeconds(1);
 
@@ -75,6 +92,18 @@ final class RelayPort implements AutoCloseable {
     private final long[] ackWanted;
     private final long[] ackSent;
     private boolean acksDue;
+    /** Receiving port: the acknowledgements due are written without waiting for {@link #ACK_DELAY}. */
+    private boolean acksUrgent;
+    /** Receiving port: when (System.nanoTime) the oldest acknowledgement not yet written became due. */
+    private long acksSince;
+    /** Receiving port: frames consumed since the last acknowledgements were written. */
+    private int acksCount;
+    /** True while a thread (the runner, or a sender writing directly) writes to the connection; guarded by lock. */
+    private boolean writing;
+    /** Bytes a sending thread may have written and not STORED to write one more frame directly: set at connection. */
+    private long directBytes;
+    /** True after a sender found this port's window full: the next STORED rings the doorbell. */
+    volatile boolean pressed;
     /** Sending port: ranks whose presence to ask about at the next write; guarded by lock. */
     private final java.util.Set<Integer> asks = new java.util.LinkedHashSet<>();
     private RelayClient client;
@@ -94,7 +123,9 @@ final class RelayPort implements AutoCloseable {
         this.ackWanted = receive ? new long[transport.size()] : null;
         this.ackSent = receive ? new long[transport.size()] : null;
         this.client = transport.connect(relay, receive);
-        this.runner = Thread.ofVirtual().name("railyard-relay-" + (receive ? "receive-" : "send-") + relay).start(this::run);
+        this.directBytes = client.sendBuffer() / 4;
+        this.runner = Thread.ofPlatform().daemon().name("railyard-relay-" + (receive ? "receive-" : "send-") + relay)
+                .start(this::run);
     }
 
     InetSocketAddress relay() {
@@ -135,13 +166,42 @@ final class RelayPort implements AutoCloseable {
         }
     }
 
-    /** Queues a frame for the relay (progress agent); the runner writes it. */
+    /** Sends a frame to the relay (progress agent): written at once when it can be (see the class), else queued for the runner. */
     void send(Out out) {
+        RelayClient c;
         lock.lock();
         try {
-            pending.add(out);
             held += out.frame().length;
-            work.signal();
+            c = client;
+            if (c == null || broken || closed || writing || !pending.isEmpty() || unstored.size() >= DIRECT_FRAMES
+                    || held > directBytes) {
+                pending.add(out);
+                if (!writing) {
+                    work.signal();
+                }
+                return;
+            }
+            writing = true;
+            unstored.add(out);
+        } finally {
+            lock.unlock();
+        }
+        String why = null;
+        try {
+            c.store(out.destination(), out.sequence(), false, out.frame(), 0, out.frame().length);
+        } catch (IOException e) {
+            why = e.getMessage();
+        }
+        lock.lock();
+        try {
+            writing = false;
+            if (why != null && client == c && !broken) {
+                broken = true;
+                brokenWhy = why;
+            }
+            if (broken || !pending.isEmpty() || !asks.isEmpty() || acksDue) {
+                work.signal(); // the runner waited for this write to end
+            }
         } finally {
             lock.unlock();
         }
@@ -152,9 +212,17 @@ final class RelayPort implements AutoCloseable {
         lock.lock();
         try {
             if (sequence > ackWanted[source]) {
+                acksCount += (int) Math.min(ACK_FRAMES, sequence - ackWanted[source]);
                 ackWanted[source] = sequence;
-                acksDue = true;
-                work.signal();
+                if (!acksDue) {
+                    acksDue = true;
+                    acksSince = System.nanoTime();
+                    work.signal(); // the runner starts its ACK_DELAY from now
+                }
+                if (acksCount >= ACK_FRAMES && !acksUrgent) {
+                    acksUrgent = true;
+                    work.signal();
+                }
             }
         } finally {
             lock.unlock();
@@ -226,7 +294,7 @@ final class RelayPort implements AutoCloseable {
                 }
             }
             RelayClient conn = c;
-            Thread reader = Thread.ofVirtual().name("railyard-relay-read-" + relay).start(() -> read(conn));
+            Thread reader = Thread.ofPlatform().daemon().name("railyard-relay-read-" + relay).start(() -> read(conn));
             String why = write(conn);
             try {
                 conn.close();
@@ -268,8 +336,23 @@ final class RelayPort implements AutoCloseable {
             asking.clear();
             lock.lock();
             try {
-                while (!closed && !broken && pending.isEmpty() && !acksDue && asks.isEmpty()) {
-                    work.awaitUninterruptibly();
+                while (!closed && !broken) {
+                    if (writing || (pending.isEmpty() && !acksDue && asks.isEmpty())) {
+                        work.awaitUninterruptibly();
+                    } else if (pending.isEmpty() && asks.isEmpty() && !acksUrgent) {
+                        long left = acksSince + ACK_DELAY - System.nanoTime();
+                        if (left <= 0) {
+                            break;
+                        }
+                        try {
+                            work.awaitNanos(left); // acknowledgements only: let a few more come first
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return "interrupted";
+                        }
+                    } else {
+                        break;
+                    }
                 }
                 if (closed) {
                     return "closed";
@@ -277,6 +360,7 @@ final class RelayPort implements AutoCloseable {
                 if (broken) {
                     return brokenWhy;
                 }
+                writing = true;
                 while (n < BATCH && !pending.isEmpty()) {
                     Out o = pending.poll();
                     unstored.add(o);
@@ -291,6 +375,8 @@ final class RelayPort implements AutoCloseable {
                         }
                     }
                     acksDue = false;
+                    acksUrgent = false;
+                    acksCount = 0;
                 }
                 asking.addAll(asks);
                 asks.clear();
@@ -315,6 +401,13 @@ final class RelayPort implements AutoCloseable {
                 c.flush();
             } catch (IOException e) {
                 return e.getMessage();
+            } finally {
+                lock.lock();
+                try {
+                    writing = false;
+                } finally {
+                    lock.unlock();
+                }
             }
         }
     }
@@ -376,7 +469,10 @@ final class RelayPort implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        handler.stored();
+        if (pressed) {
+            pressed = false;
+            handler.stored();
+        }
     }
 
     private void fail(String why) {
@@ -407,6 +503,10 @@ final class RelayPort implements AutoCloseable {
         long deadline = System.nanoTime() + drain.toNanos();
         lock.lock();
         try {
+            if (acksDue) {
+                acksUrgent = true;
+                work.signal();
+            }
             while (failure == null && (!pending.isEmpty() || !unstored.isEmpty() || acksDue)) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
