@@ -10,8 +10,8 @@ import org.railyard.util.Config;
 
 /**
  * A BT/SP-like pattern for the site gateways' lossy-WAN measurement (issue 23, seed 003): compute
- * phases longer than TCP's idle restart (its RTO, 200 ms and more) separated by halo exchanges in
- * which every rank sends a face to each neighbour of a periodic two-dimensional grid at once.
+ * phases longer than TCP's idle restart (one retransmission timeout, at least Linux's
+ * TCP_RTO_MIN) separated by halo exchanges in which every rank sends a face to each neighbour of a periodic two-dimensional grid at once.
  *
  * <pre>
  * railyard run -np 8 org.railyard.bench.HaloBenchRank [--steps N] [--compute MS] [--jitter MS]

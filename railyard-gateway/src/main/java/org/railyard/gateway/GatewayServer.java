@@ -55,7 +55,7 @@ public final class GatewayServer implements AutoCloseable {
      * @param maxBody     largest DATA body accepted
      * @param warm        a WAN stripe on which nothing was written for this long gets a WARM frame, so
      *                    that TCP does not restart it from a small window after an idle spell (it does so
-     *                    after one retransmission timeout, 200 ms at least on Linux, with
+     *                    after one retransmission timeout (at least Linux's TCP_RTO_MIN), with
      *                    {@code net.ipv4.tcp_slow_start_after_idle} and a congestion control that
      *                    follows it, as cubic and reno do and bbr does not); zero: never
      */

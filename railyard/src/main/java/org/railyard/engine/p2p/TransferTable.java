@@ -18,10 +18,6 @@ final class TransferTable {
     private boolean[] forAgent = new boolean[64];
     private int forAgentCount;
 
-    long register(Transfer t) {
-        return register(t, false);
-    }
-
     /**
      * Registers {@code t}; {@code agentWork} says whether the agent can advance it while the
      * application is away (a rendezvous: the answer to a request to send, the data that follows).

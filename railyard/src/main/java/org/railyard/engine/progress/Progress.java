@@ -373,7 +373,7 @@ public final class Progress {
         while (!closed) {
             long mark = lock.entries();
             boolean inside = inside();
-            if (!wanted && (waiting.get() > 0 ? restWhileWaited() : !inside && restIfUnneeded())) {
+            if (!wanted && (waiting.get() > 0 ? rest(0, true) : !inside && restIfUnneeded())) {
                 // rested: the application may have come and gone meanwhile; look afresh
                 watch.reset();
                 seen = lock.entries();
@@ -421,7 +421,7 @@ public final class Progress {
             if (work > 0) {
                 bell.wakeSleepers();
             } else if (!needed) {
-                rest(neededMark);
+                rest(neededMark, false);
                 idle.reset();
                 continue;
             }
@@ -446,37 +446,26 @@ public final class Progress {
         } finally {
             lock.unlock();
         }
-        rest(mark);
-        return true;
+        return rest(mark, false);
     }
 
     /**
      * Resting: parks, not on the doorbell, for at most {@link #restBound}, until the application
-     * leaves work for the agent ({@link #leftWork}), {@link #wakeAgent} or close. {@code mark} is
-     * the entry mark when the agent found nothing to do: an application thread that came in since
-     * may have left work before it could see the agent rest, so the agent then looks again
-     * instead. Frames that arrive meanwhile wait in their links for the next reader.
+     * leaves work for the agent ({@link #leftWork}), {@link #wakeAgent} or close. Frames that
+     * arrive meanwhile wait in their links for the next reader. The reason to rest is checked
+     * again once {@link #resting} is set, so that a {@link #leftWork} that came before is not
+     * missed: with {@code forWaiter}, that an application thread still waits (it drives progress
+     * itself); else that no application thread came in since the entry mark read {@code mark},
+     * when the agent found nothing to do (one that came in may have left work before it could see
+     * the agent rest; the agent then looks again instead).
+     *
+     * @return true (the agent rested, or found its reason to rest gone): the caller looks afresh
      */
-    private void rest(long mark) {
+    private boolean rest(long mark, boolean forWaiter) {
         resting = true;
         try {
-            if (!wanted && !closed && !cameIn(mark)) {
-                agentRests++;
-                LockSupport.parkNanos(restBound());
-            }
-        } finally {
-            resting = false;
-        }
-    }
-
-    /**
-     * While an application thread waits it drives progress itself: the agent rests, for at most
-     * {@link #restBound}, until {@link #leftWork}, {@link #wakeAgent} or close.
-     */
-    private boolean restWhileWaited() {
-        resting = true;
-        try {
-            if (!wanted && !closed && waiting.get() > 0) {
+            boolean stillIdle = forWaiter ? waiting.get() > 0 : !cameIn(mark);
+            if (!wanted && !closed && stillIdle) {
                 agentRests++;
                 LockSupport.parkNanos(restBound());
             }
