@@ -62,6 +62,11 @@ public final class Group {
         return world.clone();
     }
 
+    /** The world ranks themselves, not a copy, for this package's callers that only read them. */
+    int[] worldRanksUnshared() {
+        return world;
+    }
+
     private int indexOf(int worldRank) {
         for (int i = 0; i < world.length; i++) {
             if (world[i] == worldRank) {

@@ -517,10 +517,11 @@ public final class Window implements AutoCloseable {
         return Shape.of(t.kind());
     }
 
+    /** The world ranks of {@code g}, not copied: the epochs read them and keep a copy of their own. */
     private static int[] ranks(Group g) {
         if (g == null) {
             throw new org.railyard.error.RailyardException(org.railyard.error.ErrorClass.ARG, "group is null");
         }
-        return g.worldRanks();
+        return g.worldRanksUnshared();
     }
 }

@@ -11,6 +11,7 @@ import org.railyard.wire.RmaHeader;
  * The synchronisation of one window ({@link RmaWindow}) at this process: which epochs are open
  * (fence, the access epoch of start/complete, the exposure epoch of post/waitFor/test, the locks of
  * one rank or of all) and the counts of the GRANT, POST and COMPLETE messages the targets sent.
+ * Post, start, complete, wait and test are its part {@link Pscw}.
  *
  * <p>Contract: {@link #inEpoch} says whether an operation to a rank may be issued now; flush, unlock
  * and complete return once the operations they cover are complete (remotely, except a local flush)
@@ -36,11 +37,14 @@ final class Epochs {
     /** {@link #lockWatch(int)}, made once (a lock of a mapped window allocates nothing). */
     private final IntConsumer lockWatch = this::lockWatch;
     /** Members known to have failed, as last read under the progress lock (mapped windows' waits). */
-    private final boolean[] dead;
+    final boolean[] dead;
+    /** {@link Outbound#failures} when {@link #dead} was last copied (mapped windows look again only when it moved). */
+    private int deadSeen;
+    /** {@link #refreshDead()} and what it runs under the lock, made once (a mapped epoch allocates nothing). */
+    final Runnable refresh = this::refreshDead;
+    private final Outbound.Locked<Void> readFailed = this::readFailed;
 
     boolean fenceOpen;
-    int[] startGroup;
-    int[] postGroup;
     final int[] lockType;
     final boolean[] lockNoCheck;
     boolean lockAllOn;
@@ -48,10 +52,8 @@ final class Epochs {
 
     private final long[] grantsWanted;
     private final long[] grants;
-    private final long[] postsWanted;
-    private final long[] posts;
-    private final long[] completesWanted;
-    private final long[] completes;
+    /** Post, start, complete, wait and test. */
+    final Pscw pscw;
 
     Epochs(RmaWindow w, RmaServices s, CommState comm, Outbound out, Target target, SharedHeader shared, int n) {
         this.w = w;
@@ -68,23 +70,13 @@ final class Epochs {
         this.lockNoCheck = new boolean[n];
         this.grantsWanted = new long[n];
         this.grants = new long[n];
-        this.postsWanted = new long[n];
-        this.posts = new long[n];
-        this.completesWanted = new long[n];
-        this.completes = new long[n];
+        this.pscw = new Pscw(this, w, s, comm, out, target, sync, n);
     }
 
     void onGrant(int src) {
         grants[src]++;
     }
 
-    void onPost(int src) {
-        posts[src]++;
-    }
-
-    void onComplete(int src) {
-        completes[src]++;
-    }
 
     // ================================================================== passive target
 
@@ -371,18 +363,23 @@ final class Epochs {
     }
 
     /** The PEER_FAILED error of member {@code t}, read under the progress lock. */
-    private RailyardException failedPeer(int t) {
+    RailyardException failedPeer(int t) {
         return out.locked(() -> out.peerFailed(t));
     }
 
-    /** Copies which members failed into {@link #dead}, under the progress lock. */
-    private void refreshDead() {
-        out.locked(() -> {
-            for (int t = 0; t < n; t++) {
-                dead[t] = out.failed[t] != null;
-            }
-            return null;
-        });
+    /** Copies which members failed into {@link #dead}, under the progress lock, if any failed since the last copy. */
+    void refreshDead() {
+        if (out.failures != deadSeen) {
+            out.locked(readFailed);
+        }
+    }
+
+    private Void readFailed() {
+        deadSeen = out.failures;
+        for (int t = 0; t < n; t++) {
+            dead[t] = out.failed[t] != null;
+        }
+        return null;
     }
 
     void sync() {
@@ -394,7 +391,7 @@ final class Epochs {
 
     void fence(int assertions) {
         w.checkUsable();
-        if (lockAllOn || startGroup != null || anyLock()) {
+        if (lockAllOn || pscw.startGroup != null || anyLock()) {
             throw new RailyardException(ErrorClass.RMA_SYNC, "fence on window " + w.name()
                     + " inside a lock or start epoch (unlock or complete first)");
         }
@@ -477,211 +474,8 @@ final class Epochs {
         return false;
     }
 
-    void post(int[] worldRanks, int assertions) {
-        w.checkUsable();
-        if (postGroup != null) {
-            throw new RailyardException(ErrorClass.RMA_SYNC, "post on window " + w.name()
-                    + " while an exposure epoch is open (waitFor or test first)");
-        }
-        int[] g = members(worldRanks, "post");
-        VarHandle.fullFence();
-        if (sync != null) {
-            refreshDead();
-            for (int r : g) {
-                completesWanted[r]++;
-                if (!dead[r]) {
-                    sync.post(me, r);
-                }
-            }
-            postGroup = g;
-            return;
-        }
-        out.locked(() -> {
-            for (int r : g) {
-                completesWanted[r]++;
-                if (out.failed[r] == null) {
-                    target.send(r, RmaHeader.make(RmaHeader.OP_POST, 0, 0, 0, 0, 0, 0, 0, 0));
-                }
-            }
-            return null;
-        });
-        postGroup = g;
-    }
-
-    void start(int[] worldRanks, int assertions) {
-        w.checkUsable();
-        if (startGroup != null) {
-            throw new RailyardException(ErrorClass.RMA_SYNC, "start on window " + w.name()
-                    + " while an access epoch is open (complete first)");
-        }
-        int[] g = members(worldRanks, "start");
-        if (sync != null) {
-            for (int r : g) {
-                postsWanted[r]++;
-            }
-            if ((assertions & RmaWindow.MODE_NOCHECK) == 0) {
-                refreshDead();
-                sync.awaitBell(me, () -> {
-                    for (int r : g) {
-                        if (sync.posts(r, me) < postsWanted[r] && !dead[r]) {
-                            return false;
-                        }
-                    }
-                    return true;
-                }, this::refreshDead, () -> "window " + w.name() + ": the post of every target of start");
-                for (int r : g) {
-                    if (dead[r]) {
-                        throw failedPeer(r);
-                    }
-                }
-            }
-            startGroup = g;
-            return;
-        }
-        out.locked(() -> {
-            for (int r : g) {
-                postsWanted[r]++;
-            }
-            return null;
-        });
-        if ((assertions & RmaWindow.MODE_NOCHECK) == 0) {
-            out.waitUntil(() -> {
-                for (int r : g) {
-                    if (posts[r] < postsWanted[r] && out.failed[r] == null) {
-                        return false;
-                    }
-                }
-                return true;
-            }, "the post of every target of start");
-            for (int r : g) {
-                if (out.failed[r] != null) {
-                    throw out.peerFailed(r);
-                }
-            }
-        }
-        startGroup = g;
-    }
-
-    void complete() {
-        w.checkUsable();
-        int[] g = startGroup;
-        if (g == null) {
-            throw new RailyardException(ErrorClass.RMA_SYNC, "complete on window " + w.name() + " without start");
-        }
-        startGroup = null;
-        VarHandle.fullFence();
-        if (sync != null) {
-            refreshDead();
-            for (int r : g) {
-                if (!dead[r]) {
-                    sync.complete(me, r);
-                }
-            }
-            return;
-        }
-        out.locked(() -> {
-            for (int r : g) {
-                if (out.failed[r] == null) {
-                    out.opsSince[r] = 0;
-                    out.control(r, RmaHeader.OP_COMPLETE, 0, 0);
-                }
-            }
-            return null;
-        });
-        out.waitUntil(() -> {
-            for (int r : g) {
-                if (out.pendingTo[r] != 0) {
-                    return false;
-                }
-            }
-            return true;
-        }, "local completion of the access epoch");
-        for (int r : g) {
-            out.throwDeferred(r);
-        }
-    }
-
-    void waitFor() {
-        w.checkUsable();
-        int[] g = exposure("waitFor");
-        if (sync != null) {
-            refreshDead();
-            sync.awaitBell(me, () -> exposureDone(g), this::refreshDead,
-                    () -> "window " + w.name() + ": the complete of every origin of post");
-            endExposure(g);
-            return;
-        }
-        out.waitUntil(() -> exposureDone(g), "the complete of every origin of post");
-        endExposure(g);
-    }
-
-    boolean test() {
-        w.checkUsable();
-        int[] g = exposure("test");
-        if (sync != null) {
-            refreshDead();
-            if (!exposureDone(g)) {
-                return false;
-            }
-            endExposure(g);
-            return true;
-        }
-        if (!s.driveUntil(() -> exposureDone(g), 0)) {
-            return false;
-        }
-        endExposure(g);
-        return true;
-    }
-
-    int[] exposure(String what) {
-        if (postGroup == null) {
-            throw new RailyardException(ErrorClass.RMA_SYNC, what + " on window " + w.name() + " without post");
-        }
-        return postGroup;
-    }
-
-    boolean exposureDone(int[] g) {
-        if (sync != null) {
-            for (int r : g) {
-                if (sync.completes(me, r) < completesWanted[r] && !dead[r]) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        for (int r : g) {
-            if (completes[r] < completesWanted[r] && out.failed[r] == null) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    void endExposure(int[] g) {
-        postGroup = null;
-        VarHandle.fullFence();
-        for (int r : g) {
-            if (out.failed[r] != null) {
-                throw out.peerFailed(r);
-            }
-        }
-    }
-
-    /** The window ranks of {@code worldRanks}; an ARG error names one that is no member. */
-    int[] members(int[] worldRanks, String what) {
-        int[] g = new int[worldRanks.length];
-        for (int i = 0; i < g.length; i++) {
-            g[i] = comm.localRank(worldRanks[i]);
-            if (g[i] < 0 || g[i] >= n) {
-                throw new RailyardException(ErrorClass.ARG, what + " on window " + w.name() + ": world rank "
-                        + worldRanks[i] + " of the group is no member of the window");
-            }
-        }
-        return g;
-    }
-
     boolean inEpoch(int t) {
-        return fenceOpen || lockAllOn || lockType[t] != 0 || (startGroup != null && contains(startGroup, t));
+        return fenceOpen || lockAllOn || lockType[t] != 0 || (pscw.startGroup != null && contains(pscw.startGroup, t));
     }
 
     static boolean contains(int[] a, int v) {

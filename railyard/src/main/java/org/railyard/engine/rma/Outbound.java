@@ -42,6 +42,12 @@ final class Outbound {
     final long[] flushSent;
     final long[] acked;
     final String[] failed;
+    /**
+     * How many members {@link #failed} names, raised (lock held) after each entry: a reader
+     * outside the lock sees at once whether anything changed since it last copied the entries
+     * under the lock, and so need not take the lock to find nothing new.
+     */
+    volatile int failures;
     final RailyardException[] deferred;
     private int replySeq;
 
@@ -198,6 +204,7 @@ final class Outbound {
     void onPeerFailed(int src, String reason) {
         if (failed[src] == null) {
             failed[src] = reason;
+            failures++;
         }
     }
 

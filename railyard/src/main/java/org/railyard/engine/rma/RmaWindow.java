@@ -535,23 +535,23 @@ public final class RmaWindow {
     }
 
     public void post(int[] worldRanks, int assertions) {
-        epochs.post(worldRanks, assertions);
+        epochs.pscw.post(worldRanks, assertions);
     }
 
     public void start(int[] worldRanks, int assertions) {
-        epochs.start(worldRanks, assertions);
+        epochs.pscw.start(worldRanks, assertions);
     }
 
     public void complete() {
-        epochs.complete();
+        epochs.pscw.complete();
     }
 
     public void waitFor() {
-        epochs.waitFor();
+        epochs.pscw.waitFor();
     }
 
     public boolean test() {
-        return epochs.test();
+        return epochs.pscw.test();
     }
 
     // ================================================================== from the target side (lock held)
@@ -571,11 +571,11 @@ public final class RmaWindow {
     }
 
     void onPost(int src) {
-        epochs.onPost(src);
+        epochs.pscw.onPost(src);
     }
 
     void onComplete(int src) {
-        epochs.onComplete(src);
+        epochs.pscw.onComplete(src);
     }
 
     void onPeerFailed(int src, String reason) {
@@ -590,8 +590,8 @@ public final class RmaWindow {
         }
         s.checkComm(comm);
         String epoch = epochs.lockAllOn ? "a lockAll" : epochs.anyLock() ? "a lock"
-                : epochs.startGroup != null ? "a start"
-                : epochs.postGroup != null ? "a post" : null;
+                : epochs.pscw.startGroup != null ? "a start"
+                : epochs.pscw.postGroup != null ? "a post" : null;
         if (epoch != null) {
             throw new RailyardException(ErrorClass.RMA_SYNC, "free of window " + name + " inside " + epoch
                     + " epoch: end it first (unlock, unlockAll, complete, waitFor)");

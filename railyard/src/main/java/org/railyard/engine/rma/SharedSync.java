@@ -84,6 +84,12 @@ final class SharedSync {
     private final long holds;
     private final long posted;
     private final long completed;
+    /**
+     * Each target's lock bell and each member's PSCW bell as a 4-byte segment, made once: the
+     * futex calls take a segment, and a slice made per ring or per sleep would allocate.
+     */
+    private final MemorySegment[] lockBells;
+    private final MemorySegment[] memberBells;
 
     /** Bytes of this part for {@code n} members; a multiple of {@link SharedHeader#LINE}. */
     static long bytes(int n) {
@@ -101,6 +107,12 @@ final class SharedSync {
         this.holds = 2L * LINE * n;
         this.posted = holds + round(4L * n * n);
         this.completed = posted + round(8L * n * n);
+        this.lockBells = new MemorySegment[n];
+        this.memberBells = new MemorySegment[n];
+        for (int r = 0; r < n; r++) {
+            lockBells[r] = words.asSlice(lockAt(r) + 8, 4);
+            memberBells[r] = words.asSlice(bellOf(r), 4);
+        }
     }
 
     // ================================================================== passive target
@@ -174,7 +186,7 @@ final class SharedSync {
             default -> -WAITING_ONE;
         };
         LONG.getAndAdd(words, lockAt(t), delta);
-        ring(lockAt(t) + 8);
+        ring(lockAt(t) + 8, lockBells[t]);
     }
 
     /** Who holds or waits for {@code t}'s lock, for an error message. */
@@ -202,7 +214,7 @@ final class SharedSync {
             return;
         }
         try {
-            await(() -> tryLock(t, me, exclusive), lockAt(t) + 8, () -> between.accept(t),
+            await(() -> tryLock(t, me, exclusive), lockAt(t) + 8, lockBells[t], () -> between.accept(t),
                     () -> "window " + window + ": the " + (exclusive ? "exclusive" : "shared") + " lock of rank " + t
                             + " (" + holders(t) + ")");
         } catch (RuntimeException e) {
@@ -230,7 +242,7 @@ final class SharedSync {
     /** Target {@code me} exposes its memory to origin {@code o}: one more post (after a full fence). */
     void post(int me, int o) {
         LONG.getAndAdd(words, postedAt(me, o), 1L);
-        ring(bellOf(o));
+        ring(bellOf(o), memberBells[o]);
     }
 
     /** Posts of target {@code t} to origin {@code me} so far. */
@@ -241,7 +253,7 @@ final class SharedSync {
     /** Origin {@code me} ends its access epoch at target {@code t}: one more complete (after a full fence). */
     void complete(int me, int t) {
         LONG.getAndAdd(words, completedAt(t, me), 1L);
-        ring(bellOf(t));
+        ring(bellOf(t), memberBells[t]);
     }
 
     /** Completes of origin {@code o} at target {@code me} so far. */
@@ -251,24 +263,25 @@ final class SharedSync {
 
     /** Waits on member {@code me}'s bell until {@code done}; see {@link #await}. */
     void awaitBell(int me, BooleanSupplier done, Runnable between, Supplier<String> what) {
-        await(done, bellOf(me), between, what);
+        await(done, bellOf(me), memberBells[me], between, what);
     }
 
     // ================================================================== waiting
 
-    private void ring(long bell) {
+    /** Rings the bell at offset {@code bell}, whose word is {@code word}: wakes its sleepers if any. */
+    private void ring(long bell, MemorySegment word) {
         INT.getAndAdd(words, bell, 1);
         if ((int) INT.getVolatile(words, bell + 4) > 0) {
-            Futex.wakeAll(words.asSlice(bell, 4));
+            Futex.wakeAll(word);
         }
     }
 
     /**
      * Waits until {@code done} (which may act: a try at a lock), spinning, yielding, then sleeping
-     * on the bell at {@code bell}; runs {@code between} after each sleep; fails with TIMEOUT after
+     * on the bell at {@code bell} (its word {@code word}); runs {@code between} after each sleep; fails with TIMEOUT after
      * the RMA timeout, naming {@code what}.
      */
-    private void await(BooleanSupplier done, long bell, Runnable between, Supplier<String> what) {
+    private void await(BooleanSupplier done, long bell, MemorySegment word, Runnable between, Supplier<String> what) {
         for (int i = 0; i < SPINS + YIELDS; i++) {
             if (done.getAsBoolean()) {
                 return;
@@ -293,7 +306,7 @@ final class SharedSync {
                     // a ring after the read of seq changes the word: the sleep returns at once
                     Futex.Waiter waiter = WAITER.get();
                     waiter.clear();
-                    waiter.add(words.asSlice(bell, 4), seq);
+                    waiter.add(word, seq);
                     waiter.sleep(SLICE_MAX_NANOS);
                 } finally {
                     INT.getAndAdd(words, bell + 4, -1);
