@@ -21,7 +21,7 @@ import org.railyard.mpijava.ranks.CollectiveRank;
 @Timeout(300)
 class CollectiveTest {
     /** Bytes per call over every thread of a rank's JVM, in its cleanest window: below the smallest object (16 B). */
-    private static final double BOUND = 8;
+    private static final double BOUND = CollectiveAllocRank.GOAL;
 
     @ParameterizedTest(name = "np {0}")
     @ValueSource(ints = {1, 5, 8})

@@ -22,14 +22,9 @@ import org.railyard.systest.ranks.P2pAllocRanks;
 class P2pAllocSystemTest {
     private static final int NP = 2;
     /** Bytes per round trip: room for a pool growing once during the measured calls, not for a request per message. */
-    private static final double BOUND = 32;
-    /**
-     * Bytes per round trip of the cross-memory read (shm, off-heap, rendezvous size): about 40 are
-     * still taken by the read path, from a source not yet found (96 before the receiver stopped
-     * slicing the buffer and looking the sender's process id up per message). Held here so that it
-     * cannot grow unseen; the goal is {@link #BOUND}.
-     */
-    private static final double READ_BOUND = 64;
+    private static final double BOUND = P2pAllocRanks.GOAL;
+    /** Bytes per round trip of the cross-memory read case: see {@link P2pAllocRanks#READ_GOAL}. */
+    private static final double READ_BOUND = P2pAllocRanks.READ_GOAL;
 
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})

@@ -75,11 +75,16 @@ public final class Futex {
         private static final long ENTRY = 24;
         private final MemorySegment entries = Arena.ofAuto().allocate(ENTRY * MAX_WORDS, 8);
         private final MemorySegment timeout = Arena.ofAuto().allocate(16, 8);
-        private final MemorySegment state = Arena.ofAuto().allocate(Calls.CALL_STATE);
+        /** The words and the values given, to tell a word that changed from a sleep that ended otherwise. */
+        private final MemorySegment[] words = new MemorySegment[MAX_WORDS];
+        private final int[] values = new int[MAX_WORDS];
         private int count;
 
         /** Forgets the words set so far. */
         public void clear() {
+            for (int i = 0; i < count; i++) {
+                words[i] = null;
+            }
             count = 0;
         }
 
@@ -96,6 +101,8 @@ public final class Futex {
             entries.set(ValueLayout.JAVA_LONG, at + 8, word.address());
             entries.set(ValueLayout.JAVA_INT, at + 16, Calls.FUTEX2_SIZE_U32);
             entries.set(ValueLayout.JAVA_INT, at + 20, 0);
+            words[count] = word;
+            values[count] = expected;
             count++;
         }
 
@@ -104,7 +111,17 @@ public final class Futex {
             return count;
         }
 
-        /** Sleeps at most {@code nanos} (on the monotonic clock, as {@link System#nanoTime}). */
+        /**
+         * Sleeps at most {@code nanos} (on the monotonic clock, as {@link System#nanoTime}).
+         *
+         * <p>The call does not capture {@code errno}: a downcall that does allocates a few dozen bytes
+         * per call until the compiler has optimised its caller fully, and waits run in loops that
+         * must allocate nothing. A failed call is told apart by what it leaves behind instead: a word
+         * that no longer holds its value (or whose memory was unmapped) is {@link Outcome#CHANGED}, a
+         * deadline passed is {@link Outcome#TIMED_OUT}, anything else {@link Outcome#INTERRUPTED}
+         * (a signal, or a spurious return). Whether the call exists at all was tried once, with
+         * {@code errno}, when the class was loaded.
+         */
         public Outcome sleep(long nanos) {
             if (Calls.ERROR != null) {
                 throw new IllegalStateException("futexes are not available: " + Calls.ERROR);
@@ -114,23 +131,33 @@ public final class Futex {
             timeout.set(ValueLayout.JAVA_LONG, 8, deadline % 1_000_000_000L);
             long r;
             try {
-                r = (long) Calls.WAITV.invokeExact(state, Calls.SYS_FUTEX_WAITV, entries.address(), (long) count, 0L,
-                        timeout.address(), Calls.CLOCK_MONOTONIC);
+                r = (long) Calls.WAITV.invokeExact(Calls.SYS_FUTEX_WAITV, entries.address(), (long) count, 0L,
+                        timeout.address(), Calls.CLOCK_MONOTONIC, 0L);
             } catch (Throwable t) {
                 throw new IllegalStateException("futex_waitv failed: " + t, t);
             }
             if (r >= 0) {
                 return Outcome.WOKEN;
             }
-            int errno = (int) Calls.ERRNO.get(state, 0L);
-            return switch (errno) {
-                case Calls.EAGAIN -> Outcome.CHANGED;
-                case Calls.ETIMEDOUT -> Outcome.TIMED_OUT;
-                case Calls.EINTR -> Outcome.INTERRUPTED;
-                // a word's memory went away (its link closed and was unmapped): the caller looks again
-                case Calls.EFAULT -> Outcome.CHANGED;
-                default -> throw new IllegalStateException("futex_waitv failed with errno " + errno);
-            };
+            if (anyChanged()) {
+                return Outcome.CHANGED;
+            }
+            return System.nanoTime() - deadline >= 0 ? Outcome.TIMED_OUT : Outcome.INTERRUPTED;
+        }
+
+        /** True if a word no longer holds the value it was given, or its memory is gone. */
+        private boolean anyChanged() {
+            for (int i = 0; i < count; i++) {
+                try {
+                    if ((int) Calls.INT.getVolatile(words[i], 0L) != values[i]) {
+                        return true;
+                    }
+                } catch (IllegalStateException e) {
+                    // the memory's arena was closed (a link closed and unmapped it): as EFAULT
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -138,9 +165,7 @@ public final class Futex {
     @SuppressWarnings("restricted")
     private static final class Calls {
         static final int EAGAIN = 11;
-        static final int EINTR = 4;
-        static final int ETIMEDOUT = 110;
-        static final int EFAULT = 14;
+        static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
         static final long FUTEX_WAKE = 1;
         static final int FUTEX2_SIZE_U32 = 2;
         static final long CLOCK_MONOTONIC = 1;
@@ -179,11 +204,13 @@ public final class Futex {
                         // waking never blocks: no thread state change around it
                         wake = linker.downcallHandle(sym, seven, Linker.Option.firstVariadicArg(1),
                                 Linker.Option.critical(false));
-                        waitv = linker.downcallHandle(sym, FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+                        // the tried call captures errno to say why it fails; the sleeps do not (see Waiter.sleep)
+                        MethodHandle tried = linker.downcallHandle(sym, FunctionDescriptor.of(ValueLayout.JAVA_LONG,
                                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG,
                                 ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG), Linker.Option.firstVariadicArg(1),
                                 Linker.Option.captureCallState("errno"));
-                        error = tryOnce(waitv);
+                        error = tryOnce(tried);
+                        waitv = linker.downcallHandle(sym, seven, Linker.Option.firstVariadicArg(1));
                     }
                 } catch (RuntimeException | LinkageError e) {
                     error = "native calls not available: " + e.getMessage();

@@ -43,6 +43,49 @@ public final class Allocation {
         }
     }
 
+    /**
+     * Turns this rank's verdict into the job's: true only if every rank's is true (an allreduce
+     * with a logical and), so that every rank measures the same number of windows.
+     */
+    @FunctionalInterface
+    public interface Agreement {
+        boolean all(boolean mine) throws Exception;
+    }
+
+    /**
+     * {@link #perCall}, but measuring windows until the least is under {@code goal} on every rank
+     * ({@code agree}), at least {@code minWindows} and at most {@code maxWindows} of them. On a
+     * loaded machine a call may allocate in many windows while the compiler has not settled (code
+     * not yet compiled allocates what compiled code keeps in registers) or while a lock is
+     * contended (a queued waiter's node): such windows are followed by clean ones once the state is
+     * reached. A call that allocates every time shows in every window and never reaches the goal,
+     * so the result still says so after {@code maxWindows}.
+     */
+    public static Windows perCallUntil(int minWindows, int maxWindows, int calls, double goal, Call beforeEach,
+            Agreement agree, Call call) throws Exception {
+        if (minWindows < 2 || maxWindows < minWindows || calls < 1) {
+            throw new IllegalArgumentException("at least 2 windows, no more than the most, of 1 call: " + minWindows
+                    + " to " + maxWindows + " windows of " + calls);
+        }
+        double[] out = new double[maxWindows];
+        double least = Double.MAX_VALUE;
+        int w = 0;
+        while (w < maxWindows) {
+            beforeEach.run();
+            long before = total();
+            for (int i = 0; i < calls; i++) {
+                call.run();
+            }
+            out[w] = (total() - before) / (double) calls;
+            least = Math.min(least, out[w]);
+            w++;
+            if (w >= minWindows && agree.all(least < goal)) {
+                break;
+            }
+        }
+        return new Windows(Arrays.copyOf(out, w));
+    }
+
     /** Heap bytes allocated so far by every thread of this JVM (ended threads included). */
     public static long total() {
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

@@ -61,4 +61,28 @@ class AwaitTest {
         assertThatThrownBy(() -> Allocation.perCall(1, 10, () -> { }, () -> { }))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 windows");
     }
+
+    @Test
+    void windowsUntilTheGoalStillShowAnAllocationInEveryCall() throws Exception {
+        // a per-call allocation never reaches the goal: every window of the most is measured
+        Allocation.Windows every = Allocation.perCallUntil(2, 6, 1000, 16, () -> { }, mine -> mine,
+                () -> sink = new long[8]);
+        assertThat(every.perCall()).as("%s", every).hasSize(6);
+        assertThat(every.least()).as("%s", every).isGreaterThanOrEqualTo(64);
+        // allocations in the first windows only (a state not yet reached): it stops at the first clean one
+        int[] calls = {0};
+        Allocation.Windows settling = Allocation.perCallUntil(2, 20, 100, 16, () -> { }, mine -> mine, () -> {
+            if (calls[0]++ < 300) {
+                sink = new long[8];
+            }
+        });
+        assertThat(settling.perCall()).as("%s", settling).hasSize(4);
+        assertThat(settling.least()).as("%s", settling).isLessThan(16);
+        // the job's verdict decides: another rank not done keeps this one measuring
+        int[] asked = {0};
+        Allocation.Windows agreed = Allocation.perCallUntil(2, 8, 100, 16, () -> { }, mine -> ++asked[0] >= 3, () -> { });
+        assertThat(agreed.perCall()).as("%s", agreed).hasSize(4);
+        assertThatThrownBy(() -> Allocation.perCallUntil(3, 2, 10, 16, () -> { }, mine -> mine, () -> { }))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 windows");
+    }
 }

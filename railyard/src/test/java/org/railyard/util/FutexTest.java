@@ -9,9 +9,11 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -84,6 +86,26 @@ class FutexTest {
             assertThat(w.sleep(TimeUnit.MILLISECONDS.toNanos(30))).isEqualTo(Futex.Outcome.TIMED_OUT);
             assertThat(System.nanoTime() - start).as("slept nanoseconds").isGreaterThanOrEqualTo(
                     TimeUnit.MILLISECONDS.toNanos(30));
+        }
+    }
+
+    @Test
+    void aSleepAllocatesNothingEvenUnderTheFirstCompiler() throws Exception {
+        // C1 removes no allocation: a downcall capturing errno allocated 40 B a sleep there, which the
+        // waits of a loaded machine (short of C2's time) added to every message and epoch
+        String jvm = ProcessHandle.current().info().command().orElseThrow();
+        Process p = new ProcessBuilder(jvm, "-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED", "-cp",
+                System.getProperty("java.class.path"), FutexSleepAllocation.class.getName()).redirectErrorStream(true).start();
+        String out;
+        try (var in = p.getInputStream()) {
+            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("ended\n%s", out).isTrue();
+        assertThat(p.exitValue()).as("exit code\n%s", out).isZero();
+        List<String> rows = out.lines().filter(l -> l.startsWith("SLEEP ")).toList();
+        assertThat(rows).as("%s", out).hasSize(2);
+        for (String row : rows) {
+            assertThat(Double.parseDouble(row.split(" ")[2])).as("%s (bytes allocated per sleep)", row).isLessThan(8);
         }
     }
 

