@@ -7,7 +7,7 @@
 # Launchers (each skipped, with a message, where its tools are missing):
 #   srun        srun --mpi=pmi2 --overcommit -n N java ... StartupRank   (Railyard over PMI-2; needs a
 #               working Slurm: sinfo must answer, SLURM_CONF pointing at its slurm.conf if not the default)
-#   railyard    railyard run -np N StartupRank                            (Railyard's own launcher)
+#   railyard    railyard run -np N --aot off StartupRank                  (Railyard's own launcher, no cache)
 #   railyard-aot  the same with --aot DIR: every rank starts from JDK 25's ahead-of-time cache,
 #               trained by one job before the first round (its time is printed, not measured)
 #   hydra       mpiexec.hydra -n N java ... StartupRank                   (Railyard over PMI-1)
@@ -117,7 +117,7 @@ run_one() {
   local n=$2
   case "$1" in
     srun) timeout "$TIMEOUT" srun --mpi=pmi2 --overcommit -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
-    railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
+    railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --aot off \
                 $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/classes" StartupRank ;;
     railyard-aot) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
