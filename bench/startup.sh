@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/startup.sh: time from a launcher's start to every rank past init, by job size.
 #
-#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard hydra hydra-pmi2 ompi mpj"]
+#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard railyard-aot hydra hydra-pmi2 ompi mpj"]
 #                    [--out DIR] [--timeout SECONDS]
 #
 # Launchers (each skipped, with a message, where its tools are missing):
 #   srun        srun --mpi=pmi2 --overcommit -n N java ... StartupRank   (Railyard over PMI-2; needs a
 #               working Slurm: sinfo must answer, SLURM_CONF pointing at its slurm.conf if not the default)
-#   railyard    railyard run -np N StartupRank                            (Railyard's own launcher)
+#   railyard    railyard run -np N --aot off StartupRank                  (Railyard's own launcher, no cache)
+#   railyard-aot  the same with --aot DIR: every rank starts from JDK 25's ahead-of-time cache,
+#               trained by one job before the first round (its time is printed, not measured)
 #   hydra       mpiexec.hydra -n N java ... StartupRank                   (Railyard over PMI-1)
 #   hydra-pmi2  the same with RAILYARD_PMI=2                              (Railyard over Hydra's PMI-2)
 #   ompi        Open MPI's mpirun --oversubscribe of an empty C MPI program (bench/startup/empty_mpi.c)
@@ -40,7 +42,7 @@ PROG=startup.sh
 ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd -P)
 SIZES="2 8 32 64 128"
 ROUNDS=3
-LAUNCHERS="srun railyard hydra hydra-pmi2 ompi mpj"
+LAUNCHERS="srun railyard railyard-aot hydra hydra-pmi2 ompi mpj"
 OUT="$ROOT/bench/results/startup"
 TIMEOUT=600
 
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
     --launchers) LAUNCHERS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) fail "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -81,6 +83,10 @@ for l in $LAUNCHERS; do
   case "$l" in
     srun) if have srun && sinfo -h > /dev/null 2>&1; then usable+=(srun); else echo "$PROG: skipping srun: no Slurm answers (sinfo)" >&2; fi ;;
     railyard) usable+=(railyard) ;;
+    railyard-aot)
+      # the JVM caches classes from jars only: the rank goes into one
+      "$JDK/bin/jar" cf "$SCRATCH/startuprank.jar" -C "$SCRATCH/classes" .
+      usable+=(railyard-aot) ;;
     hydra|hydra-pmi2) if have mpiexec.hydra; then usable+=("$l"); else echo "$PROG: skipping $l: no mpiexec.hydra (apt-get install mpich)" >&2; fi ;;
     ompi)
       if have mpicc.openmpi && have mpirun.openmpi && mpicc.openmpi -O2 -o "$SCRATCH/empty_mpi" "$ROOT/bench/startup/empty_mpi.c"; then
@@ -101,7 +107,7 @@ for l in $LAUNCHERS; do
       else
         echo "$PROG: skipping mpj: MPJ Express is not installed (apt-get install libmpj-java)" >&2
       fi ;;
-    *) fail "unknown launcher '$l' (srun railyard hydra hydra-pmi2 ompi mpj)" ;;
+    *) fail "unknown launcher '$l' (srun railyard railyard-aot hydra hydra-pmi2 ompi mpj)" ;;
   esac
 done
 ((${#usable[@]})) || fail "no launcher to measure"
@@ -111,8 +117,10 @@ run_one() {
   local n=$2
   case "$1" in
     srun) timeout "$TIMEOUT" srun --mpi=pmi2 --overcommit -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
-    railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
+    railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --aot off \
                 $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/classes" StartupRank ;;
+    railyard-aot) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
+                --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     ompi) timeout "$TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" "$SCRATCH/empty_mpi" ;;
@@ -122,6 +130,16 @@ run_one() {
 }
 
 now_us() { date +%s%6N; }
+if [[ " ${usable[*]} " == *" railyard-aot "* ]]; then
+  t0=$(now_us)
+  if run_one railyard-aot 2 > "$OUT/logs/railyard-aot-training.log" 2>&1 && compgen -G "$SCRATCH/aot/*.aot" > /dev/null; then
+    echo "$PROG: railyard-aot: cache trained by a 2-rank job in $(( ($(now_us) - t0) / 1000 )) ms" >&2
+  else
+    echo "$PROG: skipping railyard-aot: the training job kept no cache (see $OUT/logs/railyard-aot-training.log)" >&2
+    kept=(); for l in "${usable[@]}"; do [ "$l" = railyard-aot ] || kept+=("$l"); done; usable=("${kept[@]}")
+    ((${#usable[@]})) || fail "no launcher to measure"
+  fi
+fi
 TSV="$OUT/startup.tsv"
 printf 'round\tlauncher\tsize\tall_past_init_ms\twall_ms\tranks_seen\tpmi_init_total\tpmi_barrier_total\tprocess_median_ms\tprocess_last_ms\tinit_called_last_ms\tbootstrap_last_ms\tinit_done_last_ms\tcpu_per_rank_ms\n' > "$TSV"
 for ((round = 1; round <= ROUNDS; round++)); do

@@ -13,14 +13,35 @@ class MainTest {
     }
 
     private static Output railyard(String... args) {
+        return execute(false, args);
+    }
+
+    /** What main builds for these arguments: for {@code run}, the run command alone. */
+    private static Output asMainRuns(String... args) {
+        return execute(true, args);
+    }
+
+    private static Output execute(boolean asMain, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
              PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            code = Main.commandLine(o, e).execute(args);
+            code = (asMain ? Main.commandLineFor(args, o, e) : Main.commandLine(o, e)).execute(args);
         }
         return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void runThroughTheRunOnlyTreeSaysWhatTheWholeTreeSays() {
+        for (String[] args : new String[][] {{"run", "--help"}, {"run", "-np", "0", "Main"}, {"run", "--no-such-option"},
+                {"run"}}) {
+            assertThat(asMainRuns(args)).as(String.join(" ", args)).isEqualTo(railyard(args));
+        }
+        assertThat(Main.commandLineFor(new String[] {"run"}, System.out, System.err).getSubcommands().keySet())
+                .containsExactly("run");
+        assertThat(Main.commandLineFor(new String[] {"relay"}, System.out, System.err).getSubcommands().keySet())
+                .contains("run", "bench", "relay", "gateway");
     }
 
     @Test

@@ -125,8 +125,9 @@ public final class Launcher {
         };
         AotCache aot = AotCache.plan(spec.env().getOrDefault(Config.envName(Config.AOT_PROP),
                 Config.string(Config.AOT_PROP, Config.AOT_DEFAULT)), command.getFirst(), classpath, mainClass, spec.jvmArgs(), jobId);
-        if (aot != null) {
-            serialErr.line(LineSink.LAUNCHER, "railyard run: " + aot.describe());
+        String said = aot == null ? null : aot.describe();
+        if (said != null) {
+            serialErr.line(LineSink.LAUNCHER, "railyard run: " + said);
         }
         try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
@@ -162,7 +163,7 @@ public final class Launcher {
             }
             JobResult result;
             try {
-                result = new Job(launches, spec.timeout(), restarts, serialOut, serialErr).run();
+                result = new Job(launches, spec.timeout(), restarts, serialOut, aot == null ? serialErr : aot.watch(serialErr)).run();
             } finally {
                 deleteTree(ckptDir);
             }

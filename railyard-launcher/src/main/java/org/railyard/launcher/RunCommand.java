@@ -127,9 +127,10 @@ public final class RunCommand implements Callable<Integer> {
     private Integer restart;
 
     @Option(names = "--aot", paramLabel = "DIR", arity = "0..1", fallbackValue = "on",
-            description = "Start the ranks' JVMs from an ahead-of-time cache of this program (JDK 25): the first job"
-                    + " trains it on rank 0, later jobs start from it. DIR: where caches live (default"
-                    + " ~/.cache/railyard/aot); 'off' disables (sets RAILYARD_AOT).")
+            description = "Ahead-of-time cache of this program's rank JVMs (JDK 25): without the option (auto) the"
+                    + " second job of a program trains it on rank 0 and later jobs start from it, under"
+                    + " ~/.cache/railyard/aot. DIR (or 'on': the default directory): train at the first job;"
+                    + " 'off' disables (sets RAILYARD_AOT).")
     private String aot;
 
     @Option(names = "--print-choices",

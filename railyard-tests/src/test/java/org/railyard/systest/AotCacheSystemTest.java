@@ -49,14 +49,25 @@ class AotCacheSystemTest {
         return new Run(p.exitValue(), Files.readString(log));
     }
 
-    @Test
-    void theFirstJobTrainsTheCacheAndTheNextStartsEveryRankFromIt(@TempDir Path tmp) throws Exception {
+    /** The test's class path of jars; the test is skipped without the packaged demo and launcher. */
+    private static List<String> packagedJars() {
         List<String> jars = jars();
         assumeTrue(jars.stream().anyMatch(j -> j.contains("railyard-apps")) && jars.stream().anyMatch(j -> j.contains("picocli")),
                 "the test class path has no packaged railyard-apps and picocli jars (run after mvn package)");
-        Path cache = tmp.resolve("aot");
-        String[] job = {"--aot", cache.toString(), "-np", "2", "--jvm-arg", "-Xmx256m", "--jvm-arg", "-XX:+UseSerialGC",
+        return jars;
+    }
+
+    /** The obstacle demo at 2 ranks with its caches in {@code cache}. */
+    private static String[] demoJob(Path cache) {
+        return new String[] {"--aot", cache.toString(), "-np", "2", "--jvm-arg", "-Xmx256m", "--jvm-arg", "-XX:+UseSerialGC",
                 "org.railyard.apps.obstacle.ObstacleDemo", "--quiet", "--n", "24"};
+    }
+
+    @Test
+    void theFirstJobTrainsTheCacheAndTheNextStartsEveryRankFromIt(@TempDir Path tmp) throws Exception {
+        List<String> jars = packagedJars();
+        Path cache = tmp.resolve("aot");
+        String[] job = demoJob(cache);
         Run first = run(tmp.resolve("first.log"), jars, job);
         assertThat(first.exit()).as(first.output()).isZero();
         assertThat(first.output()).contains("rank 0 trains").contains("ahead-of-time cache kept");
@@ -74,6 +85,36 @@ class AotCacheSystemTest {
                 .as("ranks whose JVM opened the cache\n" + again.output()).isEqualTo(2);
         assertThat(again.output()).doesNotContain("[error][aot]");
         assertThat(resultLine(again.output())).isEqualTo(resultLine(first.output()));
+    }
+
+    /**
+     * A cache file the JVM cannot load (here: bytes that are no cache, in the file a job would
+     * start from): the job still ends well with the demo's answer, the launcher deletes the file
+     * and says so, and the next job trains it anew.
+     */
+    @Test
+    void aCacheTheJvmCannotLoadIsDeletedAndTheJobStillRuns(@TempDir Path tmp) throws Exception {
+        List<String> jars = packagedJars();
+        String[] job = demoJob(tmp.resolve("aot"));
+        Run first = run(tmp.resolve("first.log"), jars, job);
+        assertThat(first.exit()).as(first.output()).isZero();
+        Path file;
+        try (Stream<Path> files = Files.list(tmp.resolve("aot"))) {
+            file = files.filter(f -> f.toString().endsWith(".aot")).findFirst().orElseThrow();
+        }
+        byte[] junk = new byte[100_000];
+        new java.util.Random(7).nextBytes(junk);
+        Files.write(file, junk);
+
+        Run spoiled = run(tmp.resolve("spoiled.log"), jars, job);
+        assertThat(spoiled.exit()).as(spoiled.output()).isZero();
+        assertThat(resultLine(spoiled.output())).isEqualTo(resultLine(first.output()));
+        assertThat(spoiled.output()).contains("could not be loaded by the ranks' JVM; deleted");
+        assertThat(file).doesNotExist();
+
+        Run again = run(tmp.resolve("again.log"), jars, job);
+        assertThat(again.exit()).as(again.output()).isZero();
+        assertThat(again.output()).contains("rank 0 trains").contains("ahead-of-time cache kept");
     }
 
     /** The demo's iteration count and final residual, the same for every run of one problem. */

@@ -2,10 +2,7 @@ package org.railyard.bootstrap;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Keys derived from a job's secret for parties that must not hold the secret itself. A relay server
@@ -51,15 +48,6 @@ public final class JobKeys {
     }
 
     private static byte[] hmac(byte[] key, byte[] a, byte[] b, byte[] c) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(key, "HmacSHA256"));
-            m.update(a);
-            m.update(b);
-            m.update(c);
-            return m.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return HmacSha256.of(key, a, b, c);
     }
 }

@@ -5,14 +5,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.HexFormat;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * What both ends of the key-value protocol share: message words, line framing, the HMAC proofs.
@@ -116,14 +113,8 @@ final class KvProtocol {
      * to it (and vice versa); the nonces make every connection's proofs fresh.
      */
     static String proof(byte[] secret, String role, String jobId, int rank, String serverNonce, String clientNonce) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            String text = MAGIC + " " + VERSION + " " + role + " " + jobId + " " + rank + " " + serverNonce + " " + clientNonce;
-            return HEX.formatHex(mac.doFinal(text.getBytes(StandardCharsets.US_ASCII)));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is not available in this JVM", e);
-        }
+        String text = MAGIC + " " + VERSION + " " + role + " " + jobId + " " + rank + " " + serverNonce + " " + clientNonce;
+        return HEX.formatHex(HmacSha256.of(secret, text.getBytes(StandardCharsets.US_ASCII)));
     }
 
     /** Compares proofs in constant time, so timing does not reveal how much of a guess was right. */

@@ -4,8 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import org.railyard.bootstrap.HmacSha256;
 
 /**
  * The handshake's proof of the job secret: fresh nonces, and an HMAC-SHA256 under the secret over a
@@ -28,17 +27,8 @@ final class JobProof {
 
     /** The proof for a connection from {@code from} to {@code to} with the two nonces in this order. */
     byte[] mac(String label, int from, int to, byte[] n1, byte[] n2) {
-        try {
-            Mac m = Mac.getInstance("HmacSHA256");
-            m.init(new SecretKeySpec(secret, "HmacSHA256"));
-            m.update(label.getBytes(StandardCharsets.US_ASCII));
-            m.update(java.nio.ByteBuffer.allocate(8).putInt(from).putInt(to).array());
-            m.update(n1);
-            m.update(n2);
-            return m.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
+        return HmacSha256.of(secret, label.getBytes(StandardCharsets.US_ASCII),
+                java.nio.ByteBuffer.allocate(8).putInt(from).putInt(to).array(), n1, n2);
     }
 
     /** The 64-bit identity of a job id that a hello carries. */
