@@ -50,6 +50,9 @@
 # bench/compare.sh needs for MPJ Express (libmpj-java and its runtime, a javac). STEP_TIMEOUT (seconds, default 900)
 # bounds each run.
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROG=compare-app.sh

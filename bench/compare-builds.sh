@@ -26,6 +26,9 @@
 # Needs a JDK 25 (bin/jdk.sh finds it) and nothing else; it installs and builds nothing.
 # STEP_TIMEOUT (seconds, default 600) bounds each run.
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROG=compare-builds.sh

@@ -49,6 +49,9 @@
 # collectives follow it; the tables end with it, one line a run, so that a cell can be read
 # against the state the machine was in.
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROG=compare-coll.sh

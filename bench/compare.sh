@@ -21,6 +21,9 @@
 # (MPJ Express's runtime), a JDK for javac, and a JDK 25 plus a built Railyard (mvn install) for
 # bin/railyard (railyard-mpijava also compiles RyPeer with that JDK's javac).
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 

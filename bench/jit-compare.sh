@@ -5,6 +5,9 @@
 # solve_s and the median of the per-round ratios to the default.
 # Usage: bench/jit-compare.sh [ROUNDS] [N]      (after mvn -DskipTests package)
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-5}
 N=${2:-48}

@@ -4,6 +4,9 @@
 # may be shared: each round runs every configuration once, in the same order).
 # Usage: bench/relay-bench.sh [ROUNDS] [SIZES]     (after mvn -DskipTests package)
 set -eu
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 ROUNDS=${1:-2}
 SIZES=${2:-8,1k,64k,1m,4m}
 CP="railyard-cli/target/lib/*"

@@ -6,6 +6,9 @@
 # Usage: [ITERS=N] bench/relay-compare.sh OLD_DIR NEW_DIR [ROUNDS] [SIZES] [BENCHMARKS]
 # Rows: round, build, configuration, then railyard bench's columns (bench/results/relay/compare-*.tsv).
 set -eu
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 OLD=$1
 NEW=$2
 ROUNDS=${3:-3}

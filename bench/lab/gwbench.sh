@@ -27,6 +27,9 @@
 # wanlab.sh (STLAB_DIR defaults to /tmp/stlab$STLAB_ID). Output goes to stdout and to
 # bench/lab/results/gwbench.txt (appended; GWBENCH_OUT replaces it), with the load average.
 set -euo pipefail
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 
 here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
 repo=$(cd -- "$here/../.." && pwd -P)

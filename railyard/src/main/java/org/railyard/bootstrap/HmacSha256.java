@@ -9,9 +9,9 @@ import java.security.NoSuchAlgorithmException;
  *
  * <p>Why not {@code javax.crypto.Mac}: the first {@code Mac.getInstance("HmacSHA256")} of a JVM
  * walks the security providers until SunJCE (loading SunRsaSign, SunEC and SunJSSE on the way) and
- * reads the JCE policy files; that costs every rank about 70 ms of processor time at start-up (120
- * against 50 ms for the first digest, in a fresh JVM), while SHA-256 comes from the first provider,
- * which the job's {@code SecureRandom} loads anyway. The result is the same bytes as
+ * reads the JCE policy files, a cost every rank paid at start-up (measured in
+ * bench/results/log/2026-11-28-0500-startup.md), while SHA-256 comes from the first provider, which
+ * the job's {@code SecureRandom} loads anyway. The result is the same bytes as
  * {@code Mac("HmacSHA256")} for every key and message (a test holds it to that).
  */
 public final class HmacSha256 {
