@@ -33,8 +33,12 @@ import org.railyard.wire.RelayFrame;
  * kernel wakes it directly, with no poller in between), and on a receiver connection a second one
  * delivering. The reader of a sender forwards the message it just stored itself, on the
  * destination's receiver connection, when it is short, nothing is queued before it and nobody
- * else is writing there ({@link RelayStore#forward}); the deliverer delivers the rest (long
- * messages, a backlog, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
+ * else is writing there ({@link RelayStore#forward}). A long message in the same case is passed
+ * on as it is read (cut-through, {@link RelayStore#beginPassage}): the DELIVER's header goes out
+ * as soon as the STORE's header is in, then each piece of the body as it arrives, and the message
+ * is logged and filed once whole (other messages for that destination wait for it, so that the
+ * order of delivery, of the mailbox and of the log stay one). The deliverer delivers the rest (a
+ * backlog, a long message whose receiver was busy, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
  * before its reader would wait for input (or after {@value #ACK_BATCH} of them), so a stream of
  * messages is acknowledged in few writes and one log force. A connection that sends anything
  * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
@@ -69,10 +73,12 @@ public final class RelayServer implements AutoCloseable {
     private static final int DELIVER_BATCH = 64;
     private static final long DELIVER_BATCH_BYTES = 1 << 20;
     /**
-     * Longest message a reader forwards itself: a longer one goes to the deliverer, so that its
-     * writing overlaps with the reading of the next (a hand-over costs little beside its copy).
+     * Longest message a reader reads whole before it forwards it; a longer one is passed on piece by
+     * piece as it is read when its receiver is free, else it goes to the deliverer.
      */
     private static final int FORWARD_MAX = 64 << 10;
+    /** Most bytes of a passing message read (and written on) at a time. */
+    private static final int PASS_CHUNK = 128 << 10;
 
     private final Settings settings;
     private final RelayCounters counters = new RelayCounters();
@@ -303,6 +309,13 @@ public final class RelayServer implements AutoCloseable {
                             return;
                         }
                     }
+                    if (h.bodyLength() > FORWARD_MAX) {
+                        RelayStore.Passage p = store.beginPassage(job, h.source(), h.destination(), h.sequence());
+                        if (p != null) {
+                            c.ack(h, passOn(c, job, h, p));
+                            continue;
+                        }
+                    }
                     byte[] body;
                     try {
                         if (c.acks > 0 && c.in.available() < h.bodyLength()) {
@@ -339,6 +352,71 @@ public final class RelayServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Cut-through: reads the body of STORE {@code h} and writes each piece on to the receiver
+     * connection of the passage as it arrives (one DELIVER), then stores the message. The receiver
+     * failing meanwhile (closed) leaves the message stored and undelivered, for its next connection;
+     * the sender failing meanwhile (its frame cut or stalled beyond the bound) leaves the receiver
+     * with part of a DELIVER, so that connection is closed too (its rank connects again and is
+     * delivered everything held, in order) and nothing is stored.
+     *
+     * @return the log position the STORED waits for
+     */
+    private long passOn(Connection from, RelayStore.Job job, RelayFrame.Header h, RelayStore.Passage p)
+            throws IOException, InterruptedException {
+        Connection to = (Connection) p.receiver();
+        int length = h.bodyLength();
+        byte[] body = new byte[length];
+        boolean forwarding = true;
+        try {
+            if (from.acks > 0 && from.in.available() < length) {
+                from.flushAcks(); // the body will be waited for: acknowledge what is stored first
+            }
+            synchronized (to) {
+                try {
+                    to.deliverHeader(h);
+                } catch (IOException e) {
+                    forwarding = false;
+                    closeQuietly(to.socket);
+                }
+                for (int done = 0; done < length; ) {
+                    int n = from.in.read(body, done, Math.min(PASS_CHUNK, length - done));
+                    if (n < 0) {
+                        throw new EOFException("truncated STORE frame: stream ended inside its body of " + length + " bytes");
+                    }
+                    if (forwarding) {
+                        try {
+                            to.pass(body, done, n, done + n == length);
+                        } catch (IOException e) {
+                            forwarding = false; // the receiver's reader sees the broken socket and ends it
+                            closeQuietly(to.socket);
+                        }
+                    }
+                    done += n;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (forwarding) {
+                closeQuietly(to.socket); // it holds part of a DELIVER
+            }
+            store.abortPassage(job, p, length);
+            throw e;
+        }
+        boolean told = false;
+        while (true) {
+            try {
+                return store.endPassage(job, p, h.source(), h.sequence(), h.has(RelayFrame.FLAG_CONTROL), body, forwarding);
+            } catch (IOException e) {
+                if (closing) {
+                    store.abortPassage(job, p, length);
+                    throw e;
+                }
+                logFailed(from, job, h, e, told);
+                told = true;
+            }
+        }
+    }
+
     /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
     private long storeHeldBack(Connection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
             throws InterruptedException, RelayStore.SequenceGap, IOException {
@@ -350,16 +428,25 @@ public final class RelayServer implements AutoCloseable {
                 if (closing) {
                     throw e;
                 }
-                if (!told) {
-                    counters.heldBack.incrementAndGet();
-                    say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
-                            + " of job " + job.id + " back until it can");
-                    told = true;
-                    c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
-                }
-                TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
+                logFailed(c, job, h, e, told);
+                told = true;
             }
         }
+    }
+
+    /**
+     * The log refused the record of {@code h} (a full disk): the first time ({@code told} false)
+     * says so and acknowledges the messages stored before it; then waits before the next attempt.
+     */
+    private void logFailed(Connection c, RelayStore.Job job, RelayFrame.Header h, IOException e, boolean told)
+            throws IOException, InterruptedException {
+        if (!told) {
+            counters.heldBack.incrementAndGet();
+            say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
+                    + " of job " + job.id + " back until it can");
+            c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
+        }
+        TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
     }
 
     /**
@@ -563,6 +650,32 @@ public final class RelayServer implements AutoCloseable {
                 } finally {
                     writeSince = 0;
                 }
+            }
+        }
+
+        /** The header of a DELIVER whose body follows in pieces ({@link #pass}); the caller holds this connection's monitor. */
+        void deliverHeader(RelayFrame.Header h) throws IOException {
+            writeSince = System.nanoTime() | 1;
+            try {
+                RelayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(outScratch), 0, RelayFrame.HEADER + h.bodyLength(),
+                        RelayFrame.DELIVER, h.has(RelayFrame.FLAG_CONTROL) ? RelayFrame.FLAG_CONTROL : 0, h.source(),
+                        h.destination(), h.sequence());
+                out.write(outScratch, 0, RelayFrame.HEADER);
+            } finally {
+                writeSince = 0;
+            }
+        }
+
+        /** A piece of the body of the DELIVER begun by {@link #deliverHeader}; flushed with the last. */
+        void pass(byte[] body, int off, int len, boolean last) throws IOException {
+            writeSince = System.nanoTime() | 1;
+            try {
+                out.write(body, off, len);
+                if (last) {
+                    out.flush();
+                }
+            } finally {
+                writeSince = 0;
             }
         }
 
