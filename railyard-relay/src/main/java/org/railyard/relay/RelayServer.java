@@ -310,6 +310,14 @@ public final class RelayServer implements AutoCloseable {
                         }
                     }
                     if (h.bodyLength() > FORWARD_MAX) {
+                        try {
+                            if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                                c.flushAcks(); // the body will be waited for: acknowledge what is stored first
+                            }
+                        } catch (IOException e) {
+                            store.release(h.bodyLength());
+                            throw e;
+                        }
                         RelayStore.Passage p = store.beginPassage(job, h.source(), h.destination(), h.sequence());
                         if (p != null) {
                             c.ack(h, passOn(c, job, h, p));
@@ -369,9 +377,6 @@ public final class RelayServer implements AutoCloseable {
         byte[] body = new byte[length];
         boolean forwarding = true;
         try {
-            if (from.acks > 0 && from.in.available() < length) {
-                from.flushAcks(); // the body will be waited for: acknowledge what is stored first
-            }
             synchronized (to) {
                 try {
                     to.deliverHeader(h);
@@ -395,7 +400,7 @@ public final class RelayServer implements AutoCloseable {
                     done += n;
                 }
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             if (forwarding) {
                 closeQuietly(to.socket); // it holds part of a DELIVER
             }
@@ -407,12 +412,17 @@ public final class RelayServer implements AutoCloseable {
             try {
                 return store.endPassage(job, p, h.source(), h.sequence(), h.has(RelayFrame.FLAG_CONTROL), body, forwarding);
             } catch (IOException e) {
-                if (closing) {
+                try {
+                    if (closing) {
+                        throw e;
+                    }
+                    logFailed(from, job, h, e, told);
+                    told = true;
+                } catch (IOException | InterruptedException | RuntimeException | Error stop) {
+                    // not stored, no STORED: the sender sends it again, a receiver that has it drops it by sequence
                     store.abortPassage(job, p, length);
-                    throw e;
+                    throw stop;
                 }
-                logFailed(from, job, h, e, told);
-                told = true;
             }
         }
     }

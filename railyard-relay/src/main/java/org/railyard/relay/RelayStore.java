@@ -424,9 +424,9 @@ final class RelayStore implements AutoCloseable {
         changed.signalAll();
         if (current) {
             job.writing[p.rank()] = false;
-            if (job.box(p.rank()).hasUndelivered()) {
-                job.ready[p.rank()].signal();
-            }
+        }
+        if (!job.writing[p.rank()] && job.box(p.rank()).hasUndelivered()) {
+            job.ready[p.rank()].signal(); // the deliverer of the current connection (a newer one, if it changed)
         }
     }
 
