@@ -186,6 +186,56 @@ class RelayPassageTest {
         }
     }
 
+    @Test
+    void aRelayProcessKilledInTheMiddleOfAPassingMessageLosesNothingItStored() throws Exception {
+        Random r = new Random(9);
+        byte[][] messages = new byte[5][];
+        for (int i = 1; i <= 4; i++) {
+            messages[i] = Relays.message(r, 0, i, 200_000, 400_000);
+        }
+        RelayProcessTest.Relay first = RelayProcessTest.start(dir.resolve("log"), 0, "always");
+        try (RelayClient in = RelayClient.connect(first.address(), "job-k", Relays.SECRET, 1, 2, true, Relays.BOUND)) {
+            Relays.Raw sender = Relays.handshakeByHand(first.address(), "job-k", 0, 2, Relays.SECRET, false);
+            try (Socket s = sender.socket()) {
+                assertThat(sender.answer().type()).isEqualTo(RelayFrame.WELCOME);
+                java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
+                DataInputStream acks = new DataInputStream(s.getInputStream());
+                for (int i = 1; i <= 3; i++) {
+                    RelayFrame.write(out, new byte[RelayFrame.HEADER], RelayFrame.STORE, (byte) 0, 0, 1, i, messages[i], 0,
+                            messages[i].length);
+                    out.flush();
+                    assertThat(readStored(acks).sequence()).isEqualTo(i);
+                    assertThat(in.next(Relays.BOUND).body()).isEqualTo(messages[i]);
+                }
+                storePart(out, 1, 4, messages[4], 100_000); // passing on when the relay is killed
+                first.process().destroyForcibly(); // SIGKILL
+                assertThat(first.process().waitFor(Relays.BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThatThrownBy(() -> in.next(Relays.BOUND)).as("the cut DELIVER is not handed out")
+                        .isInstanceOf(java.io.IOException.class);
+            }
+        } finally {
+            first.process().destroyForcibly();
+        }
+        RelayProcessTest.Relay second = RelayProcessTest.start(dir.resolve("log"), 0, "always");
+        try (RelayClient in = RelayClient.connect(second.address(), "job-k", Relays.SECRET, 1, 2, true, Relays.BOUND);
+             RelayClient again = RelayClient.connect(second.address(), "job-k", Relays.SECRET, 0, 2, false, Relays.BOUND)) {
+            for (int i = 1; i <= 3; i++) { // stored and not acknowledged: delivered again, in order
+                RelayClient.Incoming m = in.next(Relays.BOUND);
+                assertThat(m.header().sequence()).isEqualTo(i);
+                assertThat(m.body()).isEqualTo(messages[i]);
+            }
+            again.store(1, 4, false, messages[4], 0, messages[4].length); // never STORED: the sender sends it again
+            Relays.awaitStored(again, 1, 4, 4);
+            RelayClient.Incoming m = in.next(Relays.BOUND);
+            assertThat(m.header().sequence()).isEqualTo(4);
+            assertThat(m.body()).isEqualTo(messages[4]);
+            assertThatThrownBy(() -> in.next(Duration.ofMillis(500))).isInstanceOf(java.net.SocketTimeoutException.class);
+        } finally {
+            second.process().destroy();
+            assertThat(second.process().waitFor(Relays.BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     private static List<Long> replayOrder(RelayServer relay, String job, int rank, int size, int count) throws Exception {
         List<Long> order = new ArrayList<>();
         try (RelayClient in = Relays.rank(relay, job, rank, size, true)) {

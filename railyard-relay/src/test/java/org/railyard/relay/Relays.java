@@ -101,7 +101,13 @@ final class Relays {
     /** As above; {@code receive}: the connection is the rank's receiver connection (FLAG_RECEIVE). */
     static Raw handshakeByHand(RelayServer relay, String job, int rank, int size, byte[] secret, boolean receive)
             throws IOException {
-        java.net.Socket s = new java.net.Socket(relay.address().getAddress(), relay.address().getPort());
+        return handshakeByHand(relay.address(), job, rank, size, secret, receive);
+    }
+
+    /** As above, with the relay at {@code relay} (a relay process). */
+    static Raw handshakeByHand(InetSocketAddress relay, String job, int rank, int size, byte[] secret, boolean receive)
+            throws IOException {
+        java.net.Socket s = new java.net.Socket(relay.getAddress(), relay.getPort());
         s.setSoTimeout((int) BOUND.toMillis());
         java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
         java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
