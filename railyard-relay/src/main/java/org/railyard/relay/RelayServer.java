@@ -1,9 +1,5 @@
 package org.railyard.relay;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -87,7 +83,7 @@ public final class RelayServer implements AutoCloseable {
     private final Consumer<String> say;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     /** Connections past their first frame's start, for the watcher. */
-    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
+    private final Set<RelayConnection> live = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final Thread watcher;
     private volatile boolean closing;
@@ -130,7 +126,7 @@ public final class RelayServer implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            for (Connection c : live) {
+            for (RelayConnection c : live) {
                 long since = c.writeSince;
                 if (since != 0 && now - since > bound && !c.socket.isClosed()) {
                     counters.malformed.incrementAndGet();
@@ -171,12 +167,12 @@ public final class RelayServer implements AutoCloseable {
 
     /** One connection, from its first frame to its close. */
     private void serve(Socket s) {
-        Connection c = null;
+        RelayConnection c = null;
         String who = String.valueOf(s.getRemoteSocketAddress());
         try {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
-            c = new Connection(s, who);
+            c = new RelayConnection(s, who, settings, store);
             live.add(c);
             RelayFrame.Header h = c.readHeader();
             if (h.type() == RelayFrame.STATS_REQUEST) {
@@ -198,7 +194,7 @@ public final class RelayServer implements AutoCloseable {
                 long generation = 0;
                 if (hello.receive()) {
                     generation = store.attach(job, hello.rank(), c);
-                    Connection conn = c;
+                    RelayConnection conn = c;
                     long g = generation;
                     Thread.ofPlatform().daemon().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
                 }
@@ -250,7 +246,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** The job the connection proves, registering it if new; throws {@link Refusal} otherwise. */
-    private RelayStore.Job prove(Connection c, RelayFrame.Hello hello) throws IOException {
+    private RelayStore.Job prove(RelayConnection c, RelayFrame.Hello hello) throws IOException {
         RelayStore.Job job = store.job(hello.jobId());
         byte[] nonceR = new byte[RelayFrame.NONCE_BYTES];
         RANDOM.nextBytes(nonceR);
@@ -285,7 +281,7 @@ public final class RelayServer implements AutoCloseable {
         return job;
     }
 
-    private void readLoop(Connection c, RelayStore.Job job, int rank)
+    private void readLoop(RelayConnection c, RelayStore.Job job, int rank)
             throws IOException, InterruptedException, RelayStore.SequenceGap {
         while (true) {
             if (c.acks > 0 && c.in.available() < RelayFrame.HEADER) {
@@ -370,9 +366,9 @@ public final class RelayServer implements AutoCloseable {
      *
      * @return the log position the STORED waits for
      */
-    private long passOn(Connection from, RelayStore.Job job, RelayFrame.Header h, RelayStore.Passage p)
+    private long passOn(RelayConnection from, RelayStore.Job job, RelayFrame.Header h, RelayStore.Passage p)
             throws IOException, InterruptedException {
-        Connection to = (Connection) p.receiver();
+        RelayConnection to = (RelayConnection) p.receiver();
         int length = h.bodyLength();
         byte[] body = new byte[length];
         boolean forwarding = true;
@@ -428,7 +424,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
-    private long storeHeldBack(Connection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
+    private long storeHeldBack(RelayConnection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
             throws InterruptedException, RelayStore.SequenceGap, IOException {
         boolean told = false;
         while (true) {
@@ -448,7 +444,7 @@ public final class RelayServer implements AutoCloseable {
      * The log refused the record of {@code h} (a full disk): the first time ({@code told} false)
      * says so and acknowledges the messages stored before it; then waits before the next attempt.
      */
-    private void logFailed(Connection c, RelayStore.Job job, RelayFrame.Header h, IOException e, boolean told)
+    private void logFailed(RelayConnection c, RelayStore.Job job, RelayFrame.Header h, IOException e, boolean told)
             throws IOException, InterruptedException {
         if (!told) {
             counters.heldBack.incrementAndGet();
@@ -467,12 +463,12 @@ public final class RelayServer implements AutoCloseable {
     private void forward(RelayStore.Job job, int rank) {
         RelayStore.Delivery d = store.forward(job, rank, FORWARD_MAX);
         if (d != null) {
-            write((Connection) d.receiver(), job, rank, d);
+            write((RelayConnection) d.receiver(), job, rank, d);
         }
     }
 
     /** Writes a delivery taken from the store, gives back the right to write; false if the connection failed. */
-    private boolean write(Connection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
+    private boolean write(RelayConnection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
         try {
             c.deliver(rank, d.messages());
             return true;
@@ -485,7 +481,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** Delivers the messages of {@code rank} on its receiver connection until a newer one takes over or it breaks. */
-    private void deliver(Connection c, RelayStore.Job job, int rank, long generation) {
+    private void deliver(RelayConnection c, RelayStore.Job job, int rank, long generation) {
         try {
             while (!closing) {
                 RelayStore.Delivery d = store.take(job, rank, generation, TimeUnit.SECONDS.toNanos(1), DELIVER_BATCH,
@@ -546,158 +542,4 @@ public final class RelayServer implements AutoCloseable {
         }
     }
 
-    /** The two streams of one socket; sends are serialized (the reader acknowledges, the deliverer delivers). */
-    private final class Connection {
-        final Socket socket;
-        final DataInputStream in;
-        final DataOutputStream out;
-        final byte[] inScratch = new byte[RelayFrame.HEADER];
-        final byte[] outScratch = new byte[RelayFrame.HEADER];
-        /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
-        boolean proven;
-        /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
-        int acks;
-        private final int[] ackSource = new int[ACK_BATCH];
-        private final int[] ackDestination = new int[ACK_BATCH];
-        private final long[] ackSequence = new long[ACK_BATCH];
-        private long ackPosition;
-
-        /** Who it is, for notices. */
-        volatile String who;
-        /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
-        volatile long writeSince;
-
-        Connection(Socket socket, String who) throws IOException {
-            this.socket = socket;
-            this.who = who;
-            this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
-            this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
-        }
-
-        /**
-         * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
-         * as long as it likes); once its first byte is in, the rest of the frame must follow
-         * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
-         */
-        RelayFrame.Header readHeader() throws IOException {
-            int bound = (int) settings.handshakeTimeout().toMillis();
-            if (proven) {
-                socket.setSoTimeout(0);
-                in.mark(1);
-                if (in.read() < 0) {
-                    throw new EOFException();
-                }
-                in.reset();
-                socket.setSoTimeout(bound);
-            }
-            return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
-        }
-
-        byte[] body(RelayFrame.Header h) throws IOException {
-            return RelayFrame.readBody(in, h);
-        }
-
-        void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-        }
-
-        /**
-         * Notes the STORED owed for {@code h}, whose record is at log {@code position}; writes the
-         * STOREDs held when they reach {@value #ACK_BATCH}.
-         */
-        void ack(RelayFrame.Header h, long position) throws IOException, InterruptedException {
-            ackSource[acks] = h.source();
-            ackDestination[acks] = h.destination();
-            ackSequence[acks] = h.sequence();
-            acks++;
-            ackPosition = Math.max(ackPosition, position);
-            if (acks == ACK_BATCH) {
-                flushAcks();
-            }
-        }
-
-        /** Waits until the records of the STOREDs held are durable (fsync policy), then writes them, one flush. */
-        void flushAcks() throws IOException, InterruptedException {
-            if (acks == 0) {
-                return;
-            }
-            store.awaitDurable(ackPosition);
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    for (int i = 0; i < acks; i++) {
-                        RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
-                                ackSequence[i], null, 0, 0);
-                    }
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-            acks = 0;
-            ackPosition = 0;
-        }
-
-        /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
-        void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    for (Mailbox.Message m : messages) {
-                        writeSince = System.nanoTime() | 1; // the bound is per message
-                        RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
-                                m.source, rank, m.sequence, m.body, 0, m.body.length);
-                    }
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-        }
-
-        /** The header of a DELIVER whose body follows in pieces ({@link #pass}); the caller holds this connection's monitor. */
-        void deliverHeader(RelayFrame.Header h) throws IOException {
-            writeSince = System.nanoTime() | 1;
-            try {
-                RelayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(outScratch), 0, RelayFrame.HEADER + h.bodyLength(),
-                        RelayFrame.DELIVER, h.has(RelayFrame.FLAG_CONTROL) ? RelayFrame.FLAG_CONTROL : 0, h.source(),
-                        h.destination(), h.sequence());
-                out.write(outScratch, 0, RelayFrame.HEADER);
-            } finally {
-                writeSince = 0;
-            }
-        }
-
-        /** A piece of the body of the DELIVER begun by {@link #deliverHeader}; flushed with the last. */
-        void pass(byte[] body, int off, int len, boolean last) throws IOException {
-            writeSince = System.nanoTime() | 1;
-            try {
-                out.write(body, off, len);
-                if (last) {
-                    out.flush();
-                }
-            } finally {
-                writeSince = 0;
-            }
-        }
-
-        /** Best effort: the ERROR naming why the connection closes. */
-        void error(String reason) {
-            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-            try {
-                send(RelayFrame.ERROR, (byte) 0, -1, -1, 0, text.length > RelayFrame.MAX_TEXT
-                        ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
-            } catch (IOException ignored) {
-                // the socket is closing
-            }
-        }
-    }
 }
