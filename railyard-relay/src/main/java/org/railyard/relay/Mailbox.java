@@ -74,6 +74,8 @@ final class Mailbox {
     private final ArrayDeque<Message>[] held;
     /** Per source: the highest sequence number ever stored here (duplicates are at or below it). */
     private final long[] highest;
+    /** Per source: the highest sequence number the receiver acknowledged (it may precede the filing of a passage). */
+    private final long[] acknowledged;
     private Message first;
     private Message last;
     /** The last message handed out in arrival order; null before the first. */
@@ -87,6 +89,12 @@ final class Mailbox {
         this.data = new Queue[jobSize];
         this.held = new ArrayDeque[jobSize];
         this.highest = new long[jobSize];
+        this.acknowledged = new long[jobSize];
+    }
+
+    /** The highest sequence number from {@code source} the receiver acknowledged (0: none). */
+    long acknowledged(int source) {
+        return acknowledged[source];
     }
 
     /** The highest sequence number stored from {@code source} (0: none yet). */
@@ -178,6 +186,7 @@ final class Mailbox {
      * @param removed told of each message removed
      */
     void acknowledge(int source, long sequence, boolean deliveredOnly, Consumer<Message> removed) {
+        acknowledged[source] = Math.max(acknowledged[source], sequence);
         ArrayDeque<Message> q = held[source];
         while (q != null && !q.isEmpty() && q.peekFirst().sequence <= sequence
                 && (q.peekFirst().delivered || !deliveredOnly)) {

@@ -1,9 +1,5 @@
 package org.railyard.relay;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -33,8 +29,12 @@ import org.railyard.wire.RelayFrame;
  * kernel wakes it directly, with no poller in between), and on a receiver connection a second one
  * delivering. The reader of a sender forwards the message it just stored itself, on the
  * destination's receiver connection, when it is short, nothing is queued before it and nobody
- * else is writing there ({@link RelayStore#forward}); the deliverer delivers the rest (long
- * messages, a backlog, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
+ * else is writing there ({@link RelayStore#forward}). A long message in the same case is passed
+ * on as it is read (cut-through, {@link RelayStore#beginPassage}): the DELIVER's header goes out
+ * as soon as the STORE's header is in, then each piece of the body as it arrives, and the message
+ * is logged and filed once whole (other messages for that destination wait for it, so that the
+ * order of delivery, of the mailbox and of the log stay one). The deliverer delivers the rest (a
+ * backlog, a long message whose receiver was busy, a replay after a reconnection). A sender's STOREDs are written once their records are durable, together, just
  * before its reader would wait for input (or after {@value #ACK_BATCH} of them), so a stream of
  * messages is acknowledged in few writes and one log force. A connection that sends anything
  * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
@@ -69,10 +69,12 @@ public final class RelayServer implements AutoCloseable {
     private static final int DELIVER_BATCH = 64;
     private static final long DELIVER_BATCH_BYTES = 1 << 20;
     /**
-     * Longest message a reader forwards itself: a longer one goes to the deliverer, so that its
-     * writing overlaps with the reading of the next (a hand-over costs little beside its copy).
+     * Longest message a reader reads whole before it forwards it; a longer one is passed on piece by
+     * piece as it is read when its receiver is free, else it goes to the deliverer.
      */
     private static final int FORWARD_MAX = 64 << 10;
+    /** Most bytes of a passing message read (and written on) at a time. */
+    private static final int PASS_CHUNK = 128 << 10;
 
     private final Settings settings;
     private final RelayCounters counters = new RelayCounters();
@@ -81,7 +83,7 @@ public final class RelayServer implements AutoCloseable {
     private final Consumer<String> say;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     /** Connections past their first frame's start, for the watcher. */
-    private final Set<Connection> live = ConcurrentHashMap.newKeySet();
+    private final Set<RelayConnection> live = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private final Thread watcher;
     private volatile boolean closing;
@@ -124,7 +126,7 @@ public final class RelayServer implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            for (Connection c : live) {
+            for (RelayConnection c : live) {
                 long since = c.writeSince;
                 if (since != 0 && now - since > bound && !c.socket.isClosed()) {
                     counters.malformed.incrementAndGet();
@@ -165,12 +167,12 @@ public final class RelayServer implements AutoCloseable {
 
     /** One connection, from its first frame to its close. */
     private void serve(Socket s) {
-        Connection c = null;
+        RelayConnection c = null;
         String who = String.valueOf(s.getRemoteSocketAddress());
         try {
             s.setTcpNoDelay(true);
             s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
-            c = new Connection(s, who);
+            c = new RelayConnection(s, who, settings, store);
             live.add(c);
             RelayFrame.Header h = c.readHeader();
             if (h.type() == RelayFrame.STATS_REQUEST) {
@@ -192,7 +194,7 @@ public final class RelayServer implements AutoCloseable {
                 long generation = 0;
                 if (hello.receive()) {
                     generation = store.attach(job, hello.rank(), c);
-                    Connection conn = c;
+                    RelayConnection conn = c;
                     long g = generation;
                     Thread.ofPlatform().daemon().name("relay-deliver").start(() -> deliver(conn, job, hello.rank(), g));
                 }
@@ -244,7 +246,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** The job the connection proves, registering it if new; throws {@link Refusal} otherwise. */
-    private RelayStore.Job prove(Connection c, RelayFrame.Hello hello) throws IOException {
+    private RelayStore.Job prove(RelayConnection c, RelayFrame.Hello hello) throws IOException {
         RelayStore.Job job = store.job(hello.jobId());
         byte[] nonceR = new byte[RelayFrame.NONCE_BYTES];
         RANDOM.nextBytes(nonceR);
@@ -279,7 +281,7 @@ public final class RelayServer implements AutoCloseable {
         return job;
     }
 
-    private void readLoop(Connection c, RelayStore.Job job, int rank)
+    private void readLoop(RelayConnection c, RelayStore.Job job, int rank)
             throws IOException, InterruptedException, RelayStore.SequenceGap {
         while (true) {
             if (c.acks > 0 && c.in.available() < RelayFrame.HEADER) {
@@ -301,6 +303,21 @@ public final class RelayServer implements AutoCloseable {
                         c.flushAcks(); // about to wait for room: what is stored is acknowledged first
                         if (!store.reserve(h.bodyLength())) {
                             return;
+                        }
+                    }
+                    if (h.bodyLength() > FORWARD_MAX) {
+                        try {
+                            if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                                c.flushAcks(); // the body will be waited for: acknowledge what is stored first
+                            }
+                        } catch (IOException e) {
+                            store.release(h.bodyLength());
+                            throw e;
+                        }
+                        RelayStore.Passage p = store.beginPassage(job, h.source(), h.destination(), h.sequence());
+                        if (p != null) {
+                            c.ack(h, passOn(c, job, h, p));
+                            continue;
                         }
                     }
                     byte[] body;
@@ -339,8 +356,75 @@ public final class RelayServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Cut-through: reads the body of STORE {@code h} and writes each piece on to the receiver
+     * connection of the passage as it arrives (one DELIVER), then stores the message. The receiver
+     * failing meanwhile (closed) leaves the message stored and undelivered, for its next connection;
+     * the sender failing meanwhile (its frame cut or stalled beyond the bound) leaves the receiver
+     * with part of a DELIVER, so that connection is closed too (its rank connects again and is
+     * delivered everything held, in order) and nothing is stored.
+     *
+     * @return the log position the STORED waits for
+     */
+    private long passOn(RelayConnection from, RelayStore.Job job, RelayFrame.Header h, RelayStore.Passage p)
+            throws IOException, InterruptedException {
+        RelayConnection to = (RelayConnection) p.receiver();
+        int length = h.bodyLength();
+        byte[] body = new byte[length];
+        boolean forwarding = true;
+        try {
+            synchronized (to) {
+                try {
+                    to.deliverHeader(h);
+                } catch (IOException e) {
+                    forwarding = false;
+                    closeQuietly(to.socket);
+                }
+                for (int done = 0; done < length; ) {
+                    int n = from.in.read(body, done, Math.min(PASS_CHUNK, length - done));
+                    if (n < 0) {
+                        throw new EOFException("truncated STORE frame: stream ended inside its body of " + length + " bytes");
+                    }
+                    if (forwarding) {
+                        try {
+                            to.pass(body, done, n, done + n == length);
+                        } catch (IOException e) {
+                            forwarding = false; // the receiver's reader sees the broken socket and ends it
+                            closeQuietly(to.socket);
+                        }
+                    }
+                    done += n;
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            if (forwarding) {
+                closeQuietly(to.socket); // it holds part of a DELIVER
+            }
+            store.abortPassage(job, p, length);
+            throw e;
+        }
+        boolean told = false;
+        while (true) {
+            try {
+                return store.endPassage(job, p, h.source(), h.sequence(), h.has(RelayFrame.FLAG_CONTROL), body, forwarding);
+            } catch (IOException e) {
+                try {
+                    if (closing) {
+                        throw e;
+                    }
+                    logFailed(from, job, h, e, told);
+                    told = true;
+                } catch (IOException | InterruptedException | RuntimeException | Error stop) {
+                    // not stored, no STORED: the sender sends it again, a receiver that has it drops it by sequence
+                    store.abortPassage(job, p, length);
+                    throw stop;
+                }
+            }
+        }
+    }
+
     /** Stores a message; while the log cannot be written (a full disk), holds the sender back and retries. */
-    private long storeHeldBack(Connection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
+    private long storeHeldBack(RelayConnection c, RelayStore.Job job, RelayFrame.Header h, byte[] body)
             throws InterruptedException, RelayStore.SequenceGap, IOException {
         boolean told = false;
         while (true) {
@@ -350,16 +434,25 @@ public final class RelayServer implements AutoCloseable {
                 if (closing) {
                     throw e;
                 }
-                if (!told) {
-                    counters.heldBack.incrementAndGet();
-                    say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
-                            + " of job " + job.id + " back until it can");
-                    told = true;
-                    c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
-                }
-                TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
+                logFailed(c, job, h, e, told);
+                told = true;
             }
         }
+    }
+
+    /**
+     * The log refused the record of {@code h} (a full disk): the first time ({@code told} false)
+     * says so and acknowledges the messages stored before it; then waits before the next attempt.
+     */
+    private void logFailed(RelayConnection c, RelayStore.Job job, RelayFrame.Header h, IOException e, boolean told)
+            throws IOException, InterruptedException {
+        if (!told) {
+            counters.heldBack.incrementAndGet();
+            say.accept("relay log cannot be written (" + e.getMessage() + "): holding rank " + h.source()
+                    + " of job " + job.id + " back until it can");
+            c.flushAcks(); // the messages stored before this one are acknowledged meanwhile
+        }
+        TimeUnit.SECONDS.sleep(1); // backoff between attempts at a failing disk
     }
 
     /**
@@ -370,12 +463,12 @@ public final class RelayServer implements AutoCloseable {
     private void forward(RelayStore.Job job, int rank) {
         RelayStore.Delivery d = store.forward(job, rank, FORWARD_MAX);
         if (d != null) {
-            write((Connection) d.receiver(), job, rank, d);
+            write((RelayConnection) d.receiver(), job, rank, d);
         }
     }
 
     /** Writes a delivery taken from the store, gives back the right to write; false if the connection failed. */
-    private boolean write(Connection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
+    private boolean write(RelayConnection c, RelayStore.Job job, int rank, RelayStore.Delivery d) {
         try {
             c.deliver(rank, d.messages());
             return true;
@@ -388,7 +481,7 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /** Delivers the messages of {@code rank} on its receiver connection until a newer one takes over or it breaks. */
-    private void deliver(Connection c, RelayStore.Job job, int rank, long generation) {
+    private void deliver(RelayConnection c, RelayStore.Job job, int rank, long generation) {
         try {
             while (!closing) {
                 RelayStore.Delivery d = store.take(job, rank, generation, TimeUnit.SECONDS.toNanos(1), DELIVER_BATCH,
@@ -449,132 +542,4 @@ public final class RelayServer implements AutoCloseable {
         }
     }
 
-    /** The two streams of one socket; sends are serialized (the reader acknowledges, the deliverer delivers). */
-    private final class Connection {
-        final Socket socket;
-        final DataInputStream in;
-        final DataOutputStream out;
-        final byte[] inScratch = new byte[RelayFrame.HEADER];
-        final byte[] outScratch = new byte[RelayFrame.HEADER];
-        /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
-        boolean proven;
-        /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
-        int acks;
-        private final int[] ackSource = new int[ACK_BATCH];
-        private final int[] ackDestination = new int[ACK_BATCH];
-        private final long[] ackSequence = new long[ACK_BATCH];
-        private long ackPosition;
-
-        /** Who it is, for notices. */
-        volatile String who;
-        /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
-        volatile long writeSince;
-
-        Connection(Socket socket, String who) throws IOException {
-            this.socket = socket;
-            this.who = who;
-            this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
-            this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
-        }
-
-        /**
-         * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
-         * as long as it likes); once its first byte is in, the rest of the frame must follow
-         * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
-         */
-        RelayFrame.Header readHeader() throws IOException {
-            int bound = (int) settings.handshakeTimeout().toMillis();
-            if (proven) {
-                socket.setSoTimeout(0);
-                in.mark(1);
-                if (in.read() < 0) {
-                    throw new EOFException();
-                }
-                in.reset();
-                socket.setSoTimeout(bound);
-            }
-            return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
-        }
-
-        byte[] body(RelayFrame.Header h) throws IOException {
-            return RelayFrame.readBody(in, h);
-        }
-
-        void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-        }
-
-        /**
-         * Notes the STORED owed for {@code h}, whose record is at log {@code position}; writes the
-         * STOREDs held when they reach {@value #ACK_BATCH}.
-         */
-        void ack(RelayFrame.Header h, long position) throws IOException, InterruptedException {
-            ackSource[acks] = h.source();
-            ackDestination[acks] = h.destination();
-            ackSequence[acks] = h.sequence();
-            acks++;
-            ackPosition = Math.max(ackPosition, position);
-            if (acks == ACK_BATCH) {
-                flushAcks();
-            }
-        }
-
-        /** Waits until the records of the STOREDs held are durable (fsync policy), then writes them, one flush. */
-        void flushAcks() throws IOException, InterruptedException {
-            if (acks == 0) {
-                return;
-            }
-            store.awaitDurable(ackPosition);
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    for (int i = 0; i < acks; i++) {
-                        RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
-                                ackSequence[i], null, 0, 0);
-                    }
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-            acks = 0;
-            ackPosition = 0;
-        }
-
-        /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
-        void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
-            synchronized (this) {
-                writeSince = System.nanoTime() | 1;
-                try {
-                    for (Mailbox.Message m : messages) {
-                        writeSince = System.nanoTime() | 1; // the bound is per message
-                        RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
-                                m.source, rank, m.sequence, m.body, 0, m.body.length);
-                    }
-                    out.flush();
-                } finally {
-                    writeSince = 0;
-                }
-            }
-        }
-
-        /** Best effort: the ERROR naming why the connection closes. */
-        void error(String reason) {
-            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
-            try {
-                send(RelayFrame.ERROR, (byte) 0, -1, -1, 0, text.length > RelayFrame.MAX_TEXT
-                        ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
-            } catch (IOException ignored) {
-                // the socket is closing
-            }
-        }
-    }
 }

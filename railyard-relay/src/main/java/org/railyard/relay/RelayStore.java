@@ -48,6 +48,12 @@ final class RelayStore implements AutoCloseable {
         private final boolean[] writing;
         /** Per destination: signalled when it has something to deliver and nobody writing (its deliverer waits). */
         private final Condition[] ready;
+        /**
+         * Per destination: true while a message for it passes through ({@link #beginPassage}): it
+         * is forwarded before it is filed, so nothing else is filed for that destination until it
+         * is, which keeps the arrival order, the log's order and the order of delivery one order.
+         */
+        private final boolean[] passing;
 
         Job(int number, String id, int size, byte[] verifier) {
             this.number = number;
@@ -62,6 +68,7 @@ final class RelayStore implements AutoCloseable {
             this.receiver = new Object[size];
             this.writing = new boolean[size];
             this.ready = new Condition[size];
+            this.passing = new boolean[size];
         }
 
         Mailbox box(int rank) {
@@ -88,6 +95,12 @@ final class RelayStore implements AutoCloseable {
      * {@link #take}); it writes them in order, then gives the right back with {@link #written}.
      */
     record Delivery(Object receiver, long generation, List<Mailbox.Message> messages) { }
+
+    /**
+     * The right to forward one message to {@code rank}'s receiver connection while it is still
+     * being read ({@link #beginPassage}); ended by {@link #endPassage} or {@link #abortPassage}.
+     */
+    record Passage(int rank, Object receiver, long generation) { }
 
     /** {@link #store}: the message was stored before; acknowledge it again, keep nothing. */
     static final long DUPLICATE = -1;
@@ -259,6 +272,9 @@ final class RelayStore implements AutoCloseable {
             throws IOException, SequenceGap {
         lock.lock();
         try {
+            while (job.passing[destination] && !closed) {
+                changed.awaitUninterruptibly(); // a passage files its message within the frame bound
+            }
             Mailbox box = job.box(destination);
             long high = box.highest(source);
             if (sequence <= high) {
@@ -322,6 +338,95 @@ final class RelayStore implements AutoCloseable {
             return claim(job, rank, box, 1, Long.MAX_VALUE);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Before the body of a STORE whose bytes were {@link #reserve}d is read: if the message is the
+     * next from its source, nothing waits before it for {@code rank}, and {@code rank}'s receiver
+     * connection is open with nobody writing to it, takes the right to write there and holds back
+     * every other message for {@code rank} until this one is filed; the caller forwards the body as
+     * it reads it (cut-through), then {@link #endPassage} or {@link #abortPassage}. Null otherwise
+     * (the caller reads the whole message and {@link #store}s it).
+     */
+    Passage beginPassage(Job job, int source, int rank, long sequence) {
+        lock.lock();
+        try {
+            Mailbox box = job.box(rank);
+            if (closed || job.passing[rank] || job.writing[rank] || job.receiver[rank] == null
+                    || sequence != box.highest(source) + 1 || box.hasUndelivered()) {
+                return null;
+            }
+            job.passing[rank] = true;
+            job.writing[rank] = true;
+            return new Passage(rank, job.receiver[rank], job.generation[rank]);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The whole message of a passage was read (and forwarded, if {@code forwarded}): logs it,
+     * files it (as delivered on that receiver connection if it is still the current one and the
+     * forwarding completed), gives back the right to write and lets the other messages for the
+     * rank in. A DELIVERED that came for it before it was filed is applied now.
+     *
+     * @return the log position to {@link #awaitDurable} before acknowledging (0 without a log)
+     * @throws IOException when the log cannot be written (nothing changed: the caller retries)
+     */
+    long endPassage(Job job, Passage p, int source, long sequence, boolean control, byte[] body, boolean forwarded)
+            throws IOException {
+        lock.lock();
+        try {
+            long position = 0;
+            if (log != null) {
+                position = log.append(RelayLogRecord.storeHead(job.number, source, p.rank(), sequence, control, body, 0,
+                        body.length), body, 0, body.length);
+            }
+            Mailbox box = job.box(p.rank());
+            bytes -= body.length;
+            Mailbox.Message m = new Mailbox.Message(source, sequence, control, body);
+            file(job, box, m);
+            counters.stored.incrementAndGet();
+            counters.storedBytes.addAndGet(body.length);
+            boolean current = job.generation[p.rank()] == p.generation();
+            if (forwarded && current) {
+                box.nextUndelivered(); // it is m: nothing was undelivered before it, and nothing was filed since
+                counters.delivered.incrementAndGet();
+            }
+            finishPassage(job, p, current);
+            if (box.acknowledged(source) >= sequence) { // its DELIVERED overtook its filing
+                try {
+                    acknowledgeLocked(job, p.rank(), source, box.acknowledged(source));
+                } catch (IOException e) {
+                    // the log refused the ACK: the message stays held until the rank's next DELIVERED covers it
+                }
+            }
+            return position;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The sender of a passage failed before its whole message was read: nothing is filed, the reservation is released. */
+    void abortPassage(Job job, Passage p, int length) {
+        lock.lock();
+        try {
+            bytes -= length;
+            finishPassage(job, p, job.generation[p.rank()] == p.generation());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void finishPassage(Job job, Passage p, boolean current) {
+        job.passing[p.rank()] = false;
+        changed.signalAll();
+        if (current) {
+            job.writing[p.rank()] = false;
+        }
+        if (!job.writing[p.rank()] && job.box(p.rank()).hasUndelivered()) {
+            job.ready[p.rank()].signal(); // the deliverer of the current connection (a newer one, if it changed)
         }
     }
 
@@ -468,20 +573,24 @@ final class RelayStore implements AutoCloseable {
     void acknowledge(Job job, int rank, int source, long sequence) throws IOException {
         lock.lock();
         try {
-            Mailbox box = job.box(rank);
-            if (log != null) {
-                log.append(RelayLogRecord.ack(job.number, rank, source, sequence));
-            }
-            long before = messages;
-            box.acknowledge(source, sequence, true, this::forget);
-            counters.acknowledged.addAndGet(before - messages);
-            changed.signalAll();
-            if (log != null && log.wantsCompaction(liveLog)) {
-                log.compact(this::writeLive);
-                counters.compactions.incrementAndGet();
-            }
+            acknowledgeLocked(job, rank, source, sequence);
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void acknowledgeLocked(Job job, int rank, int source, long sequence) throws IOException {
+        Mailbox box = job.box(rank);
+        if (log != null) {
+            log.append(RelayLogRecord.ack(job.number, rank, source, sequence));
+        }
+        long before = messages;
+        box.acknowledge(source, sequence, true, this::forget);
+        counters.acknowledged.addAndGet(before - messages);
+        changed.signalAll();
+        if (log != null && log.wantsCompaction(liveLog)) {
+            log.compact(this::writeLive);
+            counters.compactions.incrementAndGet();
         }
     }
 

@@ -45,7 +45,12 @@ final class Relays {
      * and random bytes (the sizes vary with {@code random}).
      */
     static byte[] message(Random random, int source, long sequence, int maxSize) {
-        int size = 20 + random.nextInt(maxSize - 20 + 1);
+        return message(random, source, sequence, 20, maxSize);
+    }
+
+    /** As above, of {@code minSize} (at least 20) to {@code maxSize} bytes. */
+    static byte[] message(Random random, int source, long sequence, int minSize, int maxSize) {
+        int size = minSize + random.nextInt(maxSize - minSize + 1);
         byte[] b = new byte[size];
         random.nextBytes(b);
         ByteBuffer.wrap(b).putInt(8, source).putLong(12, sequence);
@@ -90,14 +95,27 @@ final class Relays {
     record Raw(java.net.Socket socket, RelayFrame.Header answer, String text) { }
 
     static Raw handshakeByHand(RelayServer relay, String job, int rank, int size, byte[] secret) throws IOException {
-        java.net.Socket s = new java.net.Socket(relay.address().getAddress(), relay.address().getPort());
+        return handshakeByHand(relay, job, rank, size, secret, false);
+    }
+
+    /** As above; {@code receive}: the connection is the rank's receiver connection (FLAG_RECEIVE). */
+    static Raw handshakeByHand(RelayServer relay, String job, int rank, int size, byte[] secret, boolean receive)
+            throws IOException {
+        return handshakeByHand(relay.address(), job, rank, size, secret, receive);
+    }
+
+    /** As above, with the relay at {@code relay} (a relay process). */
+    static Raw handshakeByHand(InetSocketAddress relay, String job, int rank, int size, byte[] secret, boolean receive)
+            throws IOException {
+        java.net.Socket s = new java.net.Socket(relay.getAddress(), relay.getPort());
         s.setSoTimeout((int) BOUND.toMillis());
         java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
         java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
         byte[] scratch = new byte[RelayFrame.HEADER];
         byte[] nonceC = new byte[RelayFrame.NONCE_BYTES];
         byte[] hello = RelayFrame.helloBody(size, nonceC, job);
-        RelayFrame.write(out, scratch, RelayFrame.HELLO, (byte) 0, rank, -1, 0, hello, 0, hello.length);
+        RelayFrame.write(out, scratch, RelayFrame.HELLO, receive ? RelayFrame.FLAG_RECEIVE : 0, rank, -1, 0, hello, 0,
+                hello.length);
         RelayFrame.Header h = RelayFrame.readHeader(in, scratch, 1 << 16);
         byte[] body = RelayFrame.readBody(in, h);
         assertThat(h.type()).isEqualTo(RelayFrame.CHALLENGE);

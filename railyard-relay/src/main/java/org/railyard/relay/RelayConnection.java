@@ -1,0 +1,175 @@
+package org.railyard.relay;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * One connection of a {@link RelayServer}: the two streams of its socket, the STOREDs its reader
+ * owes, and the frames written to it. Sends are serialized (the reader acknowledges, the deliverer
+ * delivers, a reader of another connection passes a message on); the server's watcher reads
+ * {@link #writeSince} to close a connection whose writes are not taken.
+ */
+final class RelayConnection {
+    private final RelayServer.Settings settings;
+    private final RelayStore store;
+    final Socket socket;
+    final DataInputStream in;
+    final DataOutputStream out;
+    final byte[] inScratch = new byte[RelayFrame.HEADER];
+    final byte[] outScratch = new byte[RelayFrame.HEADER];
+    /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
+    boolean proven;
+    /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
+    int acks;
+    private final int[] ackSource = new int[RelayServer.ACK_BATCH];
+    private final int[] ackDestination = new int[RelayServer.ACK_BATCH];
+    private final long[] ackSequence = new long[RelayServer.ACK_BATCH];
+    private long ackPosition;
+
+    /** Who it is, for notices. */
+    volatile String who;
+    /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
+    volatile long writeSince;
+
+    RelayConnection(Socket socket, String who, RelayServer.Settings settings, RelayStore store) throws IOException {
+        this.settings = settings;
+        this.store = store;
+        this.socket = socket;
+        this.who = who;
+        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+        this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
+    }
+
+    /**
+     * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
+     * as long as it likes); once its first byte is in, the rest of the frame must follow
+     * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
+     */
+    RelayFrame.Header readHeader() throws IOException {
+        int bound = (int) settings.handshakeTimeout().toMillis();
+        if (proven) {
+            socket.setSoTimeout(0);
+            in.mark(1);
+            if (in.read() < 0) {
+                throw new EOFException();
+            }
+            in.reset();
+            socket.setSoTimeout(bound);
+        }
+        return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
+    }
+
+    byte[] body(RelayFrame.Header h) throws IOException {
+        return RelayFrame.readBody(in, h);
+    }
+
+    void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
+        synchronized (this) {
+            writeSince = System.nanoTime() | 1;
+            try {
+                RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, 0, body.length);
+                out.flush();
+            } finally {
+                writeSince = 0;
+            }
+        }
+    }
+
+    /**
+     * Notes the STORED owed for {@code h}, whose record is at log {@code position}; writes the
+     * STOREDs held when they reach {@value RelayServer#ACK_BATCH}.
+     */
+    void ack(RelayFrame.Header h, long position) throws IOException, InterruptedException {
+        ackSource[acks] = h.source();
+        ackDestination[acks] = h.destination();
+        ackSequence[acks] = h.sequence();
+        acks++;
+        ackPosition = Math.max(ackPosition, position);
+        if (acks == RelayServer.ACK_BATCH) {
+            flushAcks();
+        }
+    }
+
+    /** Waits until the records of the STOREDs held are durable (fsync policy), then writes them, one flush. */
+    void flushAcks() throws IOException, InterruptedException {
+        if (acks == 0) {
+            return;
+        }
+        store.awaitDurable(ackPosition);
+        synchronized (this) {
+            writeSince = System.nanoTime() | 1;
+            try {
+                for (int i = 0; i < acks; i++) {
+                    RelayFrame.write(out, outScratch, RelayFrame.STORED, (byte) 0, ackSource[i], ackDestination[i],
+                            ackSequence[i], null, 0, 0);
+                }
+                out.flush();
+            } finally {
+                writeSince = 0;
+            }
+        }
+        acks = 0;
+        ackPosition = 0;
+    }
+
+    /** Writes DELIVERs of {@code messages} to {@code rank}, in order, one flush. */
+    void deliver(int rank, java.util.List<Mailbox.Message> messages) throws IOException {
+        synchronized (this) {
+            writeSince = System.nanoTime() | 1;
+            try {
+                for (Mailbox.Message m : messages) {
+                    writeSince = System.nanoTime() | 1; // the bound is per message
+                    RelayFrame.write(out, outScratch, RelayFrame.DELIVER, m.control ? RelayFrame.FLAG_CONTROL : 0,
+                            m.source, rank, m.sequence, m.body, 0, m.body.length);
+                }
+                out.flush();
+            } finally {
+                writeSince = 0;
+            }
+        }
+    }
+
+    /** The header of a DELIVER whose body follows in pieces ({@link #pass}); the caller holds this connection's monitor. */
+    void deliverHeader(RelayFrame.Header h) throws IOException {
+        writeSince = System.nanoTime() | 1;
+        try {
+            RelayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(outScratch), 0, RelayFrame.HEADER + h.bodyLength(),
+                    RelayFrame.DELIVER, h.has(RelayFrame.FLAG_CONTROL) ? RelayFrame.FLAG_CONTROL : 0, h.source(),
+                    h.destination(), h.sequence());
+            out.write(outScratch, 0, RelayFrame.HEADER);
+        } finally {
+            writeSince = 0;
+        }
+    }
+
+    /** A piece of the body of the DELIVER begun by {@link #deliverHeader}; flushed with the last. */
+    void pass(byte[] body, int off, int len, boolean last) throws IOException {
+        writeSince = System.nanoTime() | 1;
+        try {
+            out.write(body, off, len);
+            if (last) {
+                out.flush();
+            }
+        } finally {
+            writeSince = 0;
+        }
+    }
+
+    /** Best effort: the ERROR naming why the connection closes. */
+    void error(String reason) {
+        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        try {
+            send(RelayFrame.ERROR, (byte) 0, -1, -1, 0, text.length > RelayFrame.MAX_TEXT
+                    ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
+        } catch (IOException ignored) {
+            // the socket is closing
+        }
+    }
+}
