@@ -10,6 +10,9 @@
 # Rows: bench/results/relay/scale-<time>.tsv (relays, ranks, round, rtt_us, aggregate_MB_s, load)
 # and the raw rows beside it (.raw); plot: the same name .png (org.railyard.bench.RelayScalePlot).
 set -eu
+# Railyard's ahead-of-time cache stays off unless RAILYARD_AOT is set: with the launcher's default
+# (auto) a program's second job trains the cache, and that job would fall into one round.
+export RAILYARD_AOT="${RAILYARD_AOT:-off}"
 ROUNDS=${1:-1}
 RANKS=${2:-2,4,8}
 RELAYS=${3:-1,2,4}

@@ -242,6 +242,9 @@ public final class BenchCommand implements Callable<Integer> {
         for (String t : runs) {
             List<String> jobArgs = new ArrayList<>(args);
             Map<String, String> jobEnv = new java.util.LinkedHashMap<>(env);
+            // a benchmark measures warm code: the ahead-of-time cache stays off unless asked for
+            // (with the launcher's auto, the second run would train it and time the training)
+            jobEnv.putIfAbsent(Config.envName(Config.AOT_PROP), Config.string(Config.AOT_PROP, "off"));
             if (t != null) {
                 if (t.isBlank() || t.chars().anyMatch(Character::isWhitespace)) {
                     throw new IllegalArgumentException("--transports value '" + t + "' must be a name or comma list without blanks");
