@@ -143,4 +143,18 @@ class ParallelSolverTest {
         assertThat(o.decomp()).isEqualTo("slab");
         assertThat(o.quiet()).isTrue();
     }
+
+    @Test
+    void repeatedSolvesPrintOneLinePerSolveWithTheSameIterations() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int[] its = RepeatedSolves.run(railyard.world(), 8, 2, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(its).hasSize(2);
+        assertThat(its[1]).isEqualTo(its[0]).isPositive();
+        assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
+                .hasSize(2)
+                .allMatch(l -> l.matches("solve [01] rank 0 wall [0-9.]+ s iterations " + its[0]
+                        + " per-iteration us: compute [0-9.]+ halo [0-9.]+ send [0-9.]+ test [0-9.]+"));
+        assertThatThrownBy(() -> RepeatedSolves.run(railyard.world(), 8, 0, System.out))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SOLVES");
+    }
 }
