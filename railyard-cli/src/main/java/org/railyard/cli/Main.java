@@ -42,8 +42,8 @@ public final class Main implements Callable<Integer> {
 
     /**
      * The command tree for {@code args}: with {@code run} first, the {@code run} command alone (a
-     * job's launcher starts its ranks sooner without building the other commands' models, about
-     * 50 ms of processor time in picocli's reflection); otherwise the whole tree.
+     * job's launcher starts its ranks sooner without building the other commands' models in
+     * picocli's reflection: bench/results/log/2026-11-28-0500-startup.md); otherwise the whole tree.
      */
     static CommandLine commandLineFor(String[] args, PrintStream out, PrintStream err) {
         return commandLine(out, err, args.length > 0 && args[0].equals("run"));

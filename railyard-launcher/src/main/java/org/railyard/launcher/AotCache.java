@@ -40,7 +40,7 @@ import java.util.Locale;
  * </ul>
  */
 final class AotCache {
-    /** Caches a directory keeps (about 20 MB each for a Railyard program). */
+    /** Caches a directory keeps (the size of one: bench/results/log/2026-11-28-0500-startup.md). */
     static final int KEPT = 8;
     /** Markers of programs seen once that a directory keeps. */
     static final int MARKERS_KEPT = 64;

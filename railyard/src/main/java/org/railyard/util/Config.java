@@ -32,8 +32,8 @@ public final class Config {
      * job of a program trains a cache on rank 0 and every later job of the same program, class path
      * and JVM starts all its ranks from it (classes loaded and linked, method profiles kept).
      * {@code auto} (the default) is {@code on} that trains at the second job of a program, not the
-     * first, and says nothing unless it trains: a rank's processor time to init drops by about 40%
-     * with the cache, and a program run once never pays the training.
+     * first, and says nothing unless it trains: a program run once never pays the training (what
+     * the cache saves: bench/results/log/2026-11-28-0500-startup.md).
      */
     public static final String AOT_PROP = "railyard.aot";
     public static final String AOT_DEFAULT = "auto";

@@ -2,6 +2,7 @@ package org.railyard.systest.ranks;
 
 import static org.railyard.systest.ranks.RankSupport.require;
 
+import java.lang.foreign.ValueLayout;
 import org.railyard.Comm;
 import org.railyard.Group;
 import org.railyard.Op;
@@ -60,9 +61,9 @@ public final class RmaAllocRanks {
                 });
                 c.barrier();
                 if (me == 0) {
-                    long[] got = new long[2];
-                    win.memory().asByteBuffer().order(java.nio.ByteOrder.nativeOrder()).asLongBuffer().get(got);
-                    require(got[1] > 0 && got[0] > 0, "the values put arrived: " + got[0] + ", " + got[1]);
+                    long locked = win.memory().get(ValueLayout.JAVA_LONG, 0);
+                    long pscw = win.memory().get(ValueLayout.JAVA_LONG, 8);
+                    require(locked > 0 && pscw > 0, "the values put arrived: " + locked + ", " + pscw);
                 }
                 c.barrier();
             }
