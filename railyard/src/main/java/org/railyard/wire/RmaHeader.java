@@ -19,6 +19,11 @@ package org.railyard.wire;
  *  long 7   error: bytes of the refused range
  *  long 8.. inline data (at most {@link #INLINE_BYTES}, the values packed little endian), if bit 40
  * </pre>
+ *
+ * <p>A header message may hold several such records back to back, each a header and its inline
+ * data padded to whole longs ({@link #recordLongs}), at most {@link #BATCH_LONGS} longs in all: an
+ * origin's small operations to one target travel together, and the target takes the records in
+ * order, as if each had come in a message of its own.
  */
 public final class RmaHeader {
     private RmaHeader() {
@@ -30,6 +35,8 @@ public final class RmaHeader {
     public static final int INLINE_BYTES = 256;
     /** Length of the longest header message (a header with inline data), in longs. */
     public static final int MAX_LONGS = LONGS + INLINE_BYTES / 8;
+    /** Length of the longest header message (records back to back), in longs: a target's header receive holds it. */
+    public static final int BATCH_LONGS = 512;
     /** Byte offset of inline data in the header's message. */
     public static final int INLINE_OFFSET = 8 * LONGS;
 
@@ -85,6 +92,11 @@ public final class RmaHeader {
         System.arraycopy(base, 0, h, 0, LONGS);
         h[0] |= 1L << 40;
         return h;
+    }
+
+    /** Longs of the record that header {@code h} starts: the header and its inline data padded to whole longs. */
+    public static int recordLongs(long[] h, int kindBytes) {
+        return LONGS + (inline(h) ? (int) ((values(h) * kindBytes + 7) / 8) : 0);
     }
 
     /** True if the data follows the header in its message. */

@@ -87,17 +87,19 @@ final class Epochs {
         }
         w.checkRank(t, "target rank");
         // nothing issued by this thread is under way (the counts it wrote itself, under the lock, are 0)
-        if (out.pendingTo[t] == 0 && (local || out.opsSince[t] == 0) && out.failed[t] == null
-                && out.deferred[t] == null) {
+        if (out.pendingTo[t] == 0 && (local || out.opsSince[t] == 0) && out.batchLongs[t] == 0
+                && out.failed[t] == null && out.deferred[t] == null) {
             VarHandle.fullFence();
             return;
         }
-        if (!local) {
-            out.locked(() -> {
+        out.locked(() -> {
+            if (local) {
+                out.push(t);
+            } else {
                 out.startFlush(t);
-                return null;
-            });
-        }
+            }
+            return null;
+        });
         out.waitUntil(() -> out.flushed(t, local),
                 (local ? "local" : "remote") + " completion of the operations to rank " + t);
         VarHandle.fullFence();
@@ -106,14 +108,16 @@ final class Epochs {
 
     void flushAll(boolean local) {
         w.checkUsable();
-        if (!local) {
-            out.locked(() -> {
-                for (int t = 0; t < n; t++) {
+        out.locked(() -> {
+            for (int t = 0; t < n; t++) {
+                if (local) {
+                    out.push(t);
+                } else {
                     out.startFlush(t);
                 }
-                return null;
-            });
-        }
+            }
+            return null;
+        });
         out.waitUntil(() -> {
             for (int t = 0; t < n; t++) {
                 if (!out.flushed(t, local)) {
@@ -404,7 +408,8 @@ final class Epochs {
             VarHandle.fullFence();
             nodeBarrier();
         } else {
-            if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()) {
+            if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()
+                    || out.locked(out::anyBatched)) {
                 flushAll(false);
             }
             s.barrier(comm);
@@ -413,22 +418,31 @@ final class Epochs {
         fenceOpen = (assertions & RmaWindow.MODE_NOSUCCEED) == 0;
     }
 
-    /** Polls, then yields, of the barrier word before a waiter sleeps on it. */
-    private static final int BARRIER_SPINS = 256;
-    private static final int BARRIER_YIELDS = 16;
 
     /** The fence's barrier over the mapped header; bounded, and ends with PEER_FAILED if a member failed. */
     private void nodeBarrier() {
         int gen = shared.arrive();
-        for (int i = 0; i < BARRIER_SPINS + BARRIER_YIELDS; i++) {
+        // polls for SharedSync.SPIN_NANOS, yields, then sleeps (the same as SharedSync's waits, without a lambda)
+        long spinUntil = 0;
+        for (int i = 1; ; i++) {
             if (shared.passed(gen)) {
                 return;
             }
-            if (i < BARRIER_SPINS) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
+            if (i % SharedSync.SPINS_PER_LOOK == 0) {
+                long now = System.nanoTime();
+                if (spinUntil == 0) {
+                    spinUntil = now + SharedSync.SPIN_NANOS;
+                } else if (now - spinUntil > 0) {
+                    break;
+                }
             }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < SharedSync.YIELDS; i++) {
+            if (shared.passed(gen)) {
+                return;
+            }
+            Thread.yield();
         }
         if (!SharedHeader.canSleep()) {
             out.waitUntil(() -> shared.passed(gen) || anyFailed() >= 0, "the other members' fence");

@@ -1,6 +1,7 @@
 package org.railyard.engine.rma;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.engine.request.Transfer;
@@ -49,6 +50,14 @@ final class Outbound {
      */
     volatile int failures;
     final RailyardException[] deferred;
+    /**
+     * Per target: records of small operations not sent yet ({@link #batch}), back to back, and
+     * their longs. They leave as one header message before any other header to that target
+     * (so the target applies everything in the order it was issued), with the FLUSH, UNLOCK or
+     * COMPLETE that ends them, or when the next would not fit {@link RmaHeader#BATCH_LONGS}.
+     */
+    private final long[][] batch;
+    final int[] batchLongs;
     private int replySeq;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
@@ -61,6 +70,8 @@ final class Outbound {
         this.acked = new long[n];
         this.failed = new String[n];
         this.deferred = new RailyardException[n];
+        this.batch = new long[n][];
+        this.batchLongs = new int[n];
     }
 
     // ================================================================== sending and tracking (lock held)
@@ -85,8 +96,51 @@ final class Outbound {
         return tag;
     }
 
+    /** Sends header {@code h} (with its inline data) to {@code target}, after the operations batched for it. Lock held. */
     Transfer header(int target, long[] h) {
+        push(target);
         return s.isend(comm, h, Kind.LONG, 0, h.length, target, Target.TAG_HDR);
+    }
+
+    /**
+     * True if the operation of header {@code h} may wait in a batch: a put or accumulate whose data
+     * is inline and whose target type is basic (no shape or data message follows it), which
+     * returns nothing (no reply that a wait outside this class could be waiting for).
+     */
+    static boolean batchable(long[] h) {
+        int op = RmaHeader.op(h);
+        return (op == RmaHeader.OP_PUT || op == RmaHeader.OP_ACC) && RmaHeader.inline(h)
+                && RmaHeader.shapeInts(h) == 0;
+    }
+
+    /**
+     * Adds a {@link #batchable} operation to {@code target}'s batch; its data is copied, so it is
+     * complete locally at once, and remotely at the next flush, unlock or complete, like any. Lock held.
+     */
+    void batch(int target, long[] h) {
+        if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS) {
+            push(target);
+        }
+        if (batch[target] == null) {
+            batch[target] = new long[RmaHeader.BATCH_LONGS];
+        }
+        System.arraycopy(h, 0, batch[target], batchLongs[target], h.length);
+        batchLongs[target] += h.length;
+        opsSince[target]++;
+    }
+
+    /** Sends {@code target}'s batch, if any, tracked until written (dropped if the target failed). Lock held. */
+    void push(int target) {
+        int longs = batchLongs[target];
+        if (longs == 0) {
+            return;
+        }
+        batchLongs[target] = 0;
+        if (failed[target] != null) {
+            return;
+        }
+        long[] m = Arrays.copyOf(batch[target], longs);
+        pend(target, s.isend(comm, m, Kind.LONG, 0, longs, target, Target.TAG_HDR), null, null, null, false, false);
     }
 
     /** The header of an operation carrying data: the data inline when small, else in a message of its own. */
@@ -138,7 +192,16 @@ final class Outbound {
 
     /** Sends a synchronisation header to {@code t}, tracked until written. Lock held. */
     void control(int t, int op, int lockType, long id) {
-        pend(t, header(t, RmaHeader.make(op, 0, 0, lockType, 0, 0, 0, id, 0)), null, null, null, false, false);
+        long[] h = RmaHeader.make(op, 0, 0, lockType, 0, 0, 0, id, 0);
+        boolean ends = op == RmaHeader.OP_FLUSH || op == RmaHeader.OP_UNLOCK || op == RmaHeader.OP_COMPLETE;
+        if (ends && batchLongs[t] > 0 && batchLongs[t] + h.length <= RmaHeader.BATCH_LONGS && failed[t] == null) {
+            // the end of the epoch or flush travels with the operations it ends
+            System.arraycopy(h, 0, batch[t], batchLongs[t], h.length);
+            batchLongs[t] += h.length;
+            push(t);
+            return;
+        }
+        pend(t, header(t, h), null, null, null, false, false);
     }
 
     /** Completes this origin's finished operations; lock held. Returns how many. */
@@ -202,6 +265,7 @@ final class Outbound {
     }
 
     void onPeerFailed(int src, String reason) {
+        batchLongs[src] = 0;
         if (failed[src] == null) {
             failed[src] = reason;
             failures++;
@@ -234,10 +298,21 @@ final class Outbound {
             opsSince[t] = 0;
             control(t, RmaHeader.OP_FLUSH, 0, ++flushSent[t]);
         }
+        push(t);
+    }
+
+    /** True if some target has operations batched and not sent; lock held. */
+    boolean anyBatched() {
+        for (int b : batchLongs) {
+            if (b > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     boolean flushed(int t, boolean local) {
-        return pendingTo[t] == 0 && (local || acked[t] >= flushSent[t] || failed[t] != null);
+        return pendingTo[t] == 0 && batchLongs[t] == 0 && (local || acked[t] >= flushSent[t] || failed[t] != null);
     }
 
     RailyardException peerFailed(int t) {

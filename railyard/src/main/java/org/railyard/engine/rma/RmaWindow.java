@@ -212,6 +212,10 @@ public final class RmaWindow {
         Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
+            if (Outbound.batchable(h)) {
+                out.batch(target, h);
+                return done(request);
+            }
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
                     : out.data(target, buf, off, count, type, a.values), null, request, true);
         });
@@ -274,6 +278,10 @@ public final class RmaWindow {
         Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
+            if (Outbound.batchable(h)) {
+                out.batch(target, h);
+                return done(request);
+            }
             return out.track(target, out.header(target, h), out.shape(target, ttype), RmaHeader.inline(h) ? null
                     : out.data(target, buf, off, count, type, a.values), null, request, true);
         });

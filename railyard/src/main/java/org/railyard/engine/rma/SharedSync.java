@@ -8,6 +8,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.railyard.error.ErrorClass;
+import org.railyard.util.Config;
 import org.railyard.error.RailyardException;
 import org.railyard.util.Futex;
 
@@ -70,9 +71,18 @@ final class SharedSync {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
-    /** Polls, then yields, before a waiter sleeps (those of the fence's barrier). */
-    private static final int SPINS = 256;
-    private static final int YIELDS = 16;
+    /**
+     * How long a waiter (here, and at the fence's barrier) polls before it yields and then sleeps,
+     * in microseconds. The other member is usually a few microseconds away when both run, and a
+     * sleeper's wake-up on a busy node is the scheduler's (tens of microseconds or more), so the
+     * poll lasts long enough to catch the partner that runs, no more.
+     */
+    static final String SPIN_PROP = "railyard.rma.spin";
+    static final long SPIN_DEFAULT_MICROS = 100;
+    static final long SPIN_NANOS = Math.max(0, Config.number(SPIN_PROP, SPIN_DEFAULT_MICROS)) * 1000;
+    /** Polls between two reads of the clock while polling. */
+    static final int SPINS_PER_LOOK = 32;
+    static final int YIELDS = 16;
     /** The longest sleep between two looks (a lost wake, or a park without futexes, costs no more). */
     private static final long SLICE_MAX_NANOS = 2_000_000;
     private static final long PARK_MIN_NANOS = 20_000;
@@ -282,15 +292,26 @@ final class SharedSync {
      * the RMA timeout, naming {@code what}.
      */
     private void await(BooleanSupplier done, long bell, MemorySegment word, Runnable between, Supplier<String> what) {
-        for (int i = 0; i < SPINS + YIELDS; i++) {
+        long spinUntil = 0;
+        for (int i = 1; ; i++) {
             if (done.getAsBoolean()) {
                 return;
             }
-            if (i < SPINS) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
+            if (i % SPINS_PER_LOOK == 0) {
+                long now = System.nanoTime();
+                if (spinUntil == 0) {
+                    spinUntil = now + SPIN_NANOS;
+                } else if (now - spinUntil > 0) {
+                    break;
+                }
             }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < YIELDS; i++) {
+            if (done.getAsBoolean()) {
+                return;
+            }
+            Thread.yield();
         }
         boolean futex = Futex.available();
         long start = System.nanoTime();

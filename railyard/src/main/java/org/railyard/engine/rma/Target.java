@@ -3,6 +3,7 @@ package org.railyard.engine.rma;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import org.railyard.types.Kind;
 import org.railyard.engine.request.Transfer;
 import org.railyard.types.Reduction;
@@ -65,7 +66,7 @@ final class Target {
         this.mem = mem;
         this.n = comm.size();
         this.hdr = new Transfer[n];
-        this.hdrBuf = new long[n][RmaHeader.MAX_LONGS];
+        this.hdrBuf = new long[n][RmaHeader.BATCH_LONGS];
         this.queue = new ArrayDeque[n];
         for (int i = 0; i < n; i++) {
             queue[i] = new ArrayDeque<>();
@@ -79,7 +80,7 @@ final class Target {
     /** Posts the header receives; lock held. */
     void start() {
         for (int src = 0; src < n; src++) {
-            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
+            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
         }
     }
 
@@ -106,11 +107,12 @@ final class Target {
                     }
                     break;
                 }
-                long[] h = hdrBuf[src].clone();
+                long[] m = hdrBuf[src];
                 long bytes = t.statusBytes;
                 s.recycle(t);
-                hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.MAX_LONGS, src, TAG_HDR);
-                dispatch(src, h, bytes);
+                long[] records = Arrays.copyOf(m, (int) Math.min(bytes / 8, RmaHeader.BATCH_LONGS));
+                hdr[src] = s.irecv(comm, m, Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
+                records(src, records, bytes);
                 work++;
             }
             if (!queue[src].isEmpty()) {
@@ -131,6 +133,42 @@ final class Target {
     /** True while replies of this side are still being sent (free waits for them). */
     boolean sending() {
         return !sends.isEmpty();
+    }
+
+    /**
+     * A header message of {@code src}: one record, or several (its small operations, and maybe the
+     * flush, unlock or complete that ended them), each dispatched in turn as if it had come alone.
+     */
+    private void records(int src, long[] m, long messageBytes) {
+        if (messageBytes % 8 != 0 || messageBytes < 8L * RmaHeader.LONGS) {
+            failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: a message of " + messageBytes
+                    + " bytes, not whole records");
+            return;
+        }
+        int longs = m.length;
+        int at = 0;
+        while (at < longs && hdr[src] != null) {
+            long left = 8L * (longs - at);
+            if (left < 8L * RmaHeader.LONGS) {
+                failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + left
+                        + " bytes left over after the records of a header message");
+                return;
+            }
+            long[] h = Arrays.copyOfRange(m, at, at + RmaHeader.LONGS);
+            int kind = RmaHeader.kind(h);
+            int kindBytes = kind < KINDS.length ? KINDS[kind].size : 1;
+            String bad = RmaHeader.check(h, KINDS.length, RmaWindow.REDUCTIONS.length, left, kindBytes);
+            if (bad != null) {
+                failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + bad);
+                return;
+            }
+            int rec = RmaHeader.recordLongs(h, kindBytes);
+            if (rec > RmaHeader.LONGS) {
+                h = Arrays.copyOfRange(m, at, at + rec);
+            }
+            dispatch(src, h, 8L * rec);
+            at += rec;
+        }
     }
 
     private void dispatch(int src, long[] h, long messageBytes) {

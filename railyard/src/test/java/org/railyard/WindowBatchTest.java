@@ -1,0 +1,176 @@
+package org.railyard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.railyard.engine.EngineJob;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.testkit.Await;
+
+/**
+ * Small operations to a remote target travel together (one header message holds several, up to a
+ * size bound, with the flush, unlock or complete that ends them): the target must still apply
+ * them in the order they were issued, a flush in the middle must complete what came before it,
+ * a request form completes once its bytes are copied, and a target that fails with operations
+ * batched for it ends the epoch with PEER_FAILED. Windows over arrays (the message path) on shm,
+ * and allocated windows over tcp.
+ */
+class WindowBatchTest {
+    /** More small operations than one header message holds, so that batches fill and leave on their own. */
+    private static final int OPS = 300;
+
+    private static Window window(Comm w, String path, long[] mem) {
+        return path.equals("array") ? Window.create(w, mem, 8) : Window.allocate(w, 8L * mem.length, 8);
+    }
+
+    private static long at(Window win, long[] mem, int i) {
+        return win.buffer() instanceof long[] a ? a[i] : win.memory().getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"array,shm", "alloc,tcp"})
+    void smallOperationsKeepTheirOrderAcrossBatchesAndAFlushInTheMiddle(String path, String transports)
+            throws Exception {
+        EngineJob.run(2, transports, e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            long[] mem = new long[8];
+            try (Window win = window(w, path, mem)) {
+                win.fence();
+                if (me == 1) {
+                    win.lock(Window.LOCK_EXCLUSIVE, 0);
+                    // slot 0: put, sum, replace interleaved: only the issue order gives the expected value
+                    long expect = 0;
+                    for (int i = 0; i < OPS; i++) {
+                        switch (i % 3) {
+                            case 0 -> {
+                                win.put(new long[] {i}, 0, 1, 0, 0);
+                                expect = i;
+                            }
+                            case 1 -> {
+                                win.accumulate(new long[] {i}, 0, 1, 0, 0, Op.SUM);
+                                expect += i;
+                            }
+                            default -> {
+                                win.accumulate(new long[] {2 * i}, 0, 1, 0, 0, Op.REPLACE);
+                                expect = 2 * i;
+                            }
+                        }
+                        // slot 1 counts the operations; slots 2..3 a two-value put, the last one wins
+                        win.accumulate(new long[] {1}, 0, 1, 0, 1, Op.SUM);
+                        win.put(new long[] {i, -i}, 0, 2, 0, 2);
+                    }
+                    win.flush(0);
+                    // remote completion: the target's memory holds everything issued before the flush
+                    w.send(new long[] {expect}, 0, 1, 0, 1);
+                    w.recv(new long[1], 0, 1, 0, 2);
+                    for (int i = 0; i < OPS; i++) {
+                        win.accumulate(new long[] {1}, 0, 1, 0, 4, Op.SUM);
+                    }
+                    win.put(new long[] {77}, 0, 1, 0, 5);
+                    win.unlock(0);
+                } else {
+                    long[] expect = new long[1];
+                    w.recv(expect, 0, 1, 1, 1);
+                    assertThat(at(win, mem, 0)).as("slot 0 after the flush").isEqualTo(expect[0]);
+                    assertThat(at(win, mem, 1)).as("operations counted by the flush").isEqualTo(OPS);
+                    assertThat(at(win, mem, 2)).isEqualTo(OPS - 1);
+                    assertThat(at(win, mem, 3)).isEqualTo(-(OPS - 1));
+                    w.send(new long[1], 0, 1, 1, 2);
+                }
+                win.fence();
+                if (me == 0) {
+                    assertThat(at(win, mem, 4)).as("accumulates after the flush, completed by unlock").isEqualTo(OPS);
+                    assertThat(at(win, mem, 5)).isEqualTo(77);
+                }
+                win.fence();
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource({"array,shm", "alloc,tcp"})
+    void aRequestCompletesWhenItsBytesAreCopiedAndFenceAndCompleteEndTheBatches(String path, String transports)
+            throws Exception {
+        EngineJob.run(2, transports, e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            long[] mem = new long[4];
+            try (Window win = window(w, path, mem)) {
+                win.fence();
+                if (me == 1) {
+                    long[] buf = {5, 6};
+                    Request r = win.rput(buf, 0, 2, 0, 0);
+                    r.await(Duration.ofSeconds(60));
+                    // the origin buffer is free once the request is done: the target gets 5 and 6
+                    buf[0] = -1;
+                    buf[1] = -1;
+                }
+                win.fence();
+                if (me == 0) {
+                    assertThat(new long[] {at(win, mem, 0), at(win, mem, 1)}).containsExactly(5, 6);
+                }
+                // PSCW: the access epoch's complete carries the batched accumulates
+                Group world = w.group();
+                if (me == 1) {
+                    win.start(world.incl(0), 0);
+                    for (int i = 0; i < OPS; i++) {
+                        win.accumulate(new long[] {i}, 0, 1, 0, 2, Op.SUM);
+                    }
+                    win.complete();
+                } else {
+                    win.post(world.incl(1), 0);
+                    win.waitFor();
+                    assertThat(at(win, mem, 2)).isEqualTo((long) OPS * (OPS - 1) / 2);
+                }
+                win.fence();
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @CsvSource({"array,shm", "alloc,tcp"})
+    void aTargetThatFailsWithOperationsBatchedEndsTheEpochWithPeerFailed(String path, String transports)
+            throws Exception {
+        String old = System.getProperty("railyard.rma.timeout");
+        System.setProperty("railyard.rma.timeout", "60");
+        AtomicBoolean closed = new AtomicBoolean();
+        try {
+            EngineJob.run(2, transports, e -> {
+                Comm w = new Comm(e, e.world());
+                int me = w.rank();
+                long[] mem = new long[4];
+                Window win = window(w, path, mem);
+                if (me == 0) {
+                    win.lock(Window.LOCK_EXCLUSIVE, 1);
+                    for (int i = 0; i < 20; i++) {
+                        win.put(new long[] {i}, 0, 1, 1, 0);
+                        win.accumulate(new long[] {1}, 0, 1, 1, 1, Op.SUM);
+                    }
+                    w.send(new int[] {1}, 0, 1, 1, 3);
+                    // nothing of the epoch has left yet; rank 1 closes its engine before the unlock sends it all
+                    Await.awaitUntil(closed::get, Duration.ofSeconds(60), "rank 1's engine closed");
+                    assertThatThrownBy(() -> win.unlock(1)).isInstanceOfSatisfying(RailyardException.class, x -> {
+                        assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED);
+                        assertThat(x.getMessage()).contains("rank 1");
+                    });
+                } else {
+                    w.recv(new int[1], 0, 1, 0, 3);
+                    e.close();
+                    closed.set(true);
+                }
+            });
+        } finally {
+            if (old == null) {
+                System.clearProperty("railyard.rma.timeout");
+            } else {
+                System.setProperty("railyard.rma.timeout", old);
+            }
+        }
+    }
+}
