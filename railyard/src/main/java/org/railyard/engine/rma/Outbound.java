@@ -1,7 +1,7 @@
 package org.railyard.engine.rma;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.railyard.engine.request.Transfer;
@@ -31,6 +31,8 @@ final class Outbound {
         Transfer c;
         Runnable after;
         RmaRequest req;
+        /** The batch buffer that transfer {@code a} sends, given back to {@link #spare} once written. */
+        long[] batch;
     }
 
     private final RmaWindow w;
@@ -58,6 +60,8 @@ final class Outbound {
      */
     private final long[][] batch;
     final int[] batchLongs;
+    /** Batch buffers whose sends are written, for the next batches (a batch buffer is sent as it is, not copied). */
+    private final ArrayDeque<long[]> spare = new ArrayDeque<>();
     private int replySeq;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
@@ -122,7 +126,8 @@ final class Outbound {
             push(target);
         }
         if (batch[target] == null) {
-            batch[target] = new long[RmaHeader.BATCH_LONGS];
+            long[] b = spare.poll();
+            batch[target] = b != null ? b : new long[RmaHeader.BATCH_LONGS];
         }
         System.arraycopy(h, 0, batch[target], batchLongs[target], h.length);
         batchLongs[target] += h.length;
@@ -139,8 +144,10 @@ final class Outbound {
         if (failed[target] != null) {
             return;
         }
-        long[] m = Arrays.copyOf(batch[target], longs);
-        pend(target, s.isend(comm, m, Kind.LONG, 0, longs, target, Target.TAG_HDR), null, null, null, false, false);
+        long[] m = batch[target];
+        batch[target] = null;
+        pend(target, s.isend(comm, m, Kind.LONG, 0, longs, target, Target.TAG_HDR), null, null, null, false, false)
+                .batch = m;
     }
 
     /** The header of an operation carrying data: the data inline when small, else in a message of its own. */
@@ -229,6 +236,9 @@ final class Outbound {
             recycle(p.a);
             recycle(p.b);
             recycle(p.c);
+            if (p.batch != null) {
+                spare.add(p.batch);
+            }
             pendingTo[p.target]--;
             pending.set(i, pending.get(pending.size() - 1));
             pending.remove(pending.size() - 1);
