@@ -122,6 +122,15 @@ public final class Progress {
      */
     public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
                     long maxParkNanos, long maxSleepNanos) {
+        this(bell, parts, part, agentNeeded, spins, yields, maxParkNanos, maxSleepNanos, false);
+    }
+
+    /**
+     * As above; with {@code sleepFirst} a waiter sleeps on the doorbell from its first park on
+     * ({@code railyard.idle.sleepfirst}) instead of once its parks reached {@code maxParkNanos}.
+     */
+    public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
+                    long maxParkNanos, long maxSleepNanos, boolean sleepFirst) {
         if (parts < 1) {
             throw new IllegalArgumentException("a duty cycle needs at least one part, not " + parts);
         }
@@ -131,7 +140,7 @@ public final class Progress {
         this.agentNeeded = agentNeeded;
         this.maxSleepNanos = maxSleepNanos;
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, WAITER_MIN_PARK_NANOS,
-                maxParkNanos, this::sleepWaiting));
+                maxParkNanos, this::sleepWaiting, sleepFirst));
     }
 
     /** Starts the agent thread (it inherits the calling thread's processor binding). */
