@@ -333,12 +333,32 @@ public final class Progress {
             return false;
         }
         if (done == null) {
-            return bell.sleep(nanos, this::tryDuty);
+            return bell.sleep(nanos, dutyLook);
         }
         // another thread may have ended this wait after the waiter looked and before it could be
-        // woken: the last look asks the condition too
-        return bell.sleep(sleepBound(nanos), () -> tryDuty() > 0 || done.getAsBoolean() ? 1 : 0);
+        // woken: the last look asks the condition too. The look is the thread's own, reused, so
+        // that a sleep allocates nothing
+        WaiterLook look = waiterLook.get();
+        look.done = done;
+        try {
+            return bell.sleep(sleepBound(nanos), look);
+        } finally {
+            look.done = null;
+        }
     }
+
+    /** A waiter's last look before a doorbell sleep: one duty cycle, then the waiter's condition. */
+    private final class WaiterLook implements IntSupplier {
+        private BooleanSupplier done;
+
+        @Override
+        public int getAsInt() {
+            return tryDuty() > 0 || done.getAsBoolean() ? 1 : 0;
+        }
+    }
+
+    private final IntSupplier dutyLook = this::tryDuty;
+    private final ThreadLocal<WaiterLook> waiterLook = ThreadLocal.withInitial(WaiterLook::new);
 
     /**
      * How long a doorbell sleep may last: {@code nanos}, or {@code railyard.idle.maxsleep} when
