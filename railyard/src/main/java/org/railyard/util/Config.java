@@ -84,8 +84,8 @@ public final class Config {
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
      * writing peer wakes, instead of parking for a guessed interval (transport/ring/Doorbell).
      * It does so only once its parks have reached {@link #IDLE_MAX_PARK_PROP} (from the first park
-     * with {@link #IDLE_SLEEP_FIRST_PROP}), so short waits are unchanged; the sleep stays bounded by the idle settings, so frames from other transports are
-     * seen as before.
+     * with {@link #IDLE_SLEEP_FIRST_PROP}), so short waits are unchanged; the sleep stays bounded by
+     * the idle settings, so frames from other transports are seen as before.
      */
     public static final String DOORBELL_PROP = "railyard.doorbell";
     public static final boolean DOORBELL_DEFAULT = true;
