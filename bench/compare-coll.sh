@@ -41,7 +41,10 @@
 # Needs what bench/compare.sh needs for the same implementations (Debian packages openmpi-bin and
 # libopenmpi-dev; libmpj-java, liblog4j1.2-java, libcommons-cli-java, libcommons-codec-java,
 # libcommons-io-java and a javac; a JDK 25 and a built Railyard for bin/railyard). STEP_TIMEOUT
-# (seconds, default 1800) bounds each run of one implementation at one np.
+# (seconds, default 1800) bounds each run of one implementation at one np. RAILYARD_LIB, a directory
+# of jars (a copy of railyard-cli/target/lib of a build), runs that build's command line instead of
+# bin/railyard, which then neither builds nor installs anything (to measure two builds one after the
+# other, or a checkout that must not touch ~/.m2).
 #
 # Before and after each run, bench/probes/xcore_copy.c (built with cc when there is one) times for a
 # second how long two threads on processors 0 and 1 take to pass 384 KiB back and forth. On a
@@ -130,7 +133,13 @@ if [ -z "$FROM" ]; then
 # ---------------------------------------------------------------- prerequisites, before anything runs
 if want ompi-vader; then need_openmpi; fi
 if want mpj-multicore; then need_mpj; fi
-if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then need_railyard; fi
+if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then
+  if [ -n "${RAILYARD_LIB:-}" ]; then
+    compgen -G "$RAILYARD_LIB/railyard-cli-*.jar" > /dev/null || fail "RAILYARD_LIB=$RAILYARD_LIB has no railyard-cli-*.jar"
+  else
+    need_railyard
+  fi
+fi
 
 echo "$PROG: results in $OUT ($STAT of $REPEAT runs; np $NPS; sizes $SIZES)" >&2
 
@@ -144,7 +153,16 @@ if want mpj-multicore; then
   javac -nowarn -cp /usr/share/mpj/lib/mpj.jar -d "$OUT/mpj-classes" "$ROOT/bench/peers/mpijava/RyCollPeer.java"
   make_mpj_home "$MPJ_HOME_DIR"
 fi
-if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then build_railyard; fi
+# RY: Railyard's command line, of RAILYARD_LIB's build or of bin/railyard
+if [ -n "${RAILYARD_LIB:-}" ]; then
+  # shellcheck source=bin/jdk.sh
+  source "$ROOT/bin/jdk.sh"
+  RY_JDK=$(find_jdk) || fail "no JDK 25 or newer: install one or set JAVA_HOME"
+  RY=("$RY_JDK/bin/java" --enable-native-access=ALL-UNNAMED -cp "$RAILYARD_LIB/*" org.railyard.cli.Main)
+else
+  RY=("$ROOT/bin/railyard")
+  if want railyard-shm || want railyard-shm-offheap || want railyard-mpijava; then build_railyard; fi
+fi
 if want railyard-mpijava; then compile_on_facade "$OUT/ry-classes" "$ROOT/bench/peers/mpijava/RyCollPeer.java"; fi
 PROBE=""
 if [ "$(nproc)" -ge 2 ] && command -v cc >/dev/null && cc -O2 -pthread -o "$OUT/xcore_copy" "$ROOT/bench/probes/xcore_copy.c"; then
@@ -173,13 +191,13 @@ run_impl_raw() {
       (cd "$OUT/mpj-classes" && MPJ_HOME="$MPJ_HOME_DIR" timeout "$JOB_TIMEOUT" java -jar "$MPJ_HOME_DIR/lib/starter.jar" \
         -np "$2" -dev multicore -cp "$OUT/mpj-classes" RyCollPeer "${ARGS[@]}" "${more[@]}" --transport multicore) ;;
     railyard-shm)
-      timeout $((JOB_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
+      timeout $((JOB_TIMEOUT + 30)) "${RY[@]}" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
         org.railyard.bench.CollectiveBenchRank "${ARGS[@]}" "${more[@]}" --transport shm ;;
     railyard-shm-offheap) # its transport column says shm+offheap
-      timeout $((JOB_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
+      timeout $((JOB_TIMEOUT + 30)) "${RY[@]}" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
         org.railyard.bench.CollectiveBenchRank "${ARGS[@]}" "${more[@]}" --transport shm --buffers offheap ;;
     railyard-mpijava)
-      timeout $((JOB_TIMEOUT + 30)) "$ROOT/bin/railyard" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
+      timeout $((JOB_TIMEOUT + 30)) "${RY[@]}" run -np "$2" --transports shm --timeout "${JOB_TIMEOUT}s" \
         -cp "$OUT/ry-classes" RyCollPeer "${ARGS[@]}" "${more[@]}" --transport shm ;;
   esac
 }

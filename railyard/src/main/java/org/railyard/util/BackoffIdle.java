@@ -26,6 +26,8 @@ public final class BackoffIdle {
     private final long minParkNanos;
     private final long maxParkNanos;
     private final Sleeper sleeper;
+    /** True: the sleeper is used from the first park on, not only once the parks reached their bound. */
+    private final boolean sleepFirst;
     private long count;
     private long park;
     /** True once this instance's thread has had its timer slack set ({@link TimerSlack}). */
@@ -40,7 +42,18 @@ public final class BackoffIdle {
      * through {@code sleeper} (a doorbell) when it can.
      */
     public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos, Sleeper sleeper) {
+        this(spins, yields, minParkNanos, maxParkNanos, sleeper, false);
+    }
+
+    /**
+     * As above; with {@code sleepFirst}, every park goes through {@code sleeper} when it can, so a
+     * waiter that a peer's frame can wake never sleeps a timed interval that the frame could have
+     * ended (for a node whose ranks outnumber its processors: {@link IdlePlan#sleepFirst}).
+     */
+    public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos, Sleeper sleeper,
+                       boolean sleepFirst) {
         this.sleeper = sleeper;
+        this.sleepFirst = sleepFirst;
         this.spins = spins;
         this.yields = yields;
         this.minParkNanos = minParkNanos;
@@ -70,8 +83,10 @@ public final class BackoffIdle {
                 TimerSlack.apply(); // a park of 1 us should not last the default slack's 50 us and more
             }
             // short waits park: a waiter on the bell would make each writer pay a wake-up call;
-            // once the parks have grown to their bound the wait is a long one, and sleeps
-            if (sleeper == null || park < maxParkNanos || !sleeper.sleep(park, done)) {
+            // once the parks have grown to their bound the wait is a long one, and sleeps. With
+            // sleepFirst the wake-up call is the cheaper: a timed park would keep the waiter off
+            // a processor long after its frame came
+            if (sleeper == null || (!sleepFirst && park < maxParkNanos) || !sleeper.sleep(park, done)) {
                 LockSupport.parkNanos(park);
             }
             park = Math.min(park * 2, maxParkNanos);

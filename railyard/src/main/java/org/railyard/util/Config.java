@@ -83,9 +83,9 @@ public final class Config {
     /**
      * A rank waiting for frames from its node sleeps on a futex beside the shared rings, which the
      * writing peer wakes, instead of parking for a guessed interval (transport/ring/Doorbell).
-     * It does so only once its parks have reached {@link #IDLE_MAX_PARK_PROP}, so short waits are
-     * unchanged; the sleep stays bounded by the idle settings, so frames from other transports are
-     * seen as before.
+     * It does so only once its parks have reached {@link #IDLE_MAX_PARK_PROP} (from the first park
+     * with {@link #IDLE_SLEEP_FIRST_PROP}), so short waits are unchanged; the sleep stays bounded by
+     * the idle settings, so frames from other transports are seen as before.
      */
     public static final String DOORBELL_PROP = "railyard.doorbell";
     public static final boolean DOORBELL_DEFAULT = true;
@@ -145,9 +145,20 @@ public final class Config {
     /** The default spins of {@link #IDLE_SPINS_PROP} when the node has exactly one rank per processor. */
     public static final long IDLE_SPINS_FULL_DEFAULT = 1_000;
 
-    /** Yields of an idle waiter after its spins, before it parks. */
+    /**
+     * Yields of an idle waiter after its spins, before it parks: this many, or 0 with more ranks
+     * on the node than processors ({@link IdlePlan#yields}).
+     */
     public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";
     public static final long IDLE_YIELDS_DEFAULT = 100;
+
+    /**
+     * True: once its spins and yields are spent, an idle waiter sleeps on the doorbell (when it
+     * can) from its first park on, instead of parking for doubling intervals until they reach
+     * {@link #IDLE_MAX_PARK_PROP}. The default is true with more ranks on the node than
+     * processors, false otherwise ({@link IdlePlan#sleepFirst}).
+     */
+    public static final String IDLE_SLEEP_FIRST_PROP = "railyard.idle.sleepfirst";
 
     /**
      * Longest sleep of an idle waiter on the doorbell, microseconds, when every channel it could

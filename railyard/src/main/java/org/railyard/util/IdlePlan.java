@@ -20,7 +20,13 @@ import java.util.Map;
  *   <li>more ranks than processors: no spin at all. The rank being waited for may need this very
  *       processor to get anywhere.</li>
  * </ul>
- * {@code railyard.idle.spins} overrides the choice. The processors a process may use are the
+ * {@code railyard.idle.spins} overrides the choice. With more ranks than processors a waiter also
+ * neither yields ({@link #yields}) nor parks for timed intervals: it sleeps on the doorbell at once
+ * ({@link #sleepFirst}), so that the processor goes to a rank that has work and the frame a waiter
+ * needs wakes exactly that waiter. Yielding among many idle ranks hands the processor from one
+ * idle rank to the next (each yield a system call and a switch) while the one with work waits
+ * its turn; a timed park outlasts the frame it waits for. ({@code railyard.idle.yields} and
+ * {@code railyard.idle.sleepfirst} override these.) The processors a process may use are the
  * fewest of what the JVM reports, the cgroup CPU quota (v2 {@code cpu.max}, v1
  * {@code cpu.cfs_quota_us}/{@code cpu.cfs_period_us}), rounded up. The ranks on the node come from
  * the launcher ({@code RAILYARD_LOCAL_SIZE}), Hydra ({@code MPI_LOCALNRANKS}), Open MPI
@@ -40,6 +46,19 @@ public final class IdlePlan {
             return Config.IDLE_SPINS_DEFAULT;
         }
         return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
+    }
+
+    /** Yields of an idle waiter after its spins when {@code ranks} ranks share {@code processors} processors. */
+    public static long yields(int ranks, int processors) {
+        return ranks > processors ? 0 : Config.IDLE_YIELDS_DEFAULT;
+    }
+
+    /**
+     * True if an idle waiter sleeps on the doorbell from its first park on (when it can) rather
+     * than once its parks reached {@code railyard.idle.maxpark}: with more ranks than processors.
+     */
+    public static boolean sleepFirst(int ranks, int processors) {
+        return ranks > processors;
     }
 
     /** What the environment says about the ranks on this node, else {@code jobSize}. */

@@ -122,6 +122,15 @@ public final class Progress {
      */
     public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
                     long maxParkNanos, long maxSleepNanos) {
+        this(bell, parts, part, agentNeeded, spins, yields, maxParkNanos, maxSleepNanos, false);
+    }
+
+    /**
+     * As above; with {@code sleepFirst} a waiter sleeps on the doorbell from its first park on
+     * ({@code railyard.idle.sleepfirst}) instead of once its parks reached {@code maxParkNanos}.
+     */
+    public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
+                    long maxParkNanos, long maxSleepNanos, boolean sleepFirst) {
         if (parts < 1) {
             throw new IllegalArgumentException("a duty cycle needs at least one part, not " + parts);
         }
@@ -131,7 +140,7 @@ public final class Progress {
         this.agentNeeded = agentNeeded;
         this.maxSleepNanos = maxSleepNanos;
         this.waiterIdle = ThreadLocal.withInitial(() -> new BackoffIdle(spins, yields, WAITER_MIN_PARK_NANOS,
-                maxParkNanos, this::sleepWaiting));
+                maxParkNanos, this::sleepWaiting, sleepFirst));
     }
 
     /** Starts the agent thread (it inherits the calling thread's processor binding). */
@@ -324,12 +333,32 @@ public final class Progress {
             return false;
         }
         if (done == null) {
-            return bell.sleep(nanos, this::tryDuty);
+            return bell.sleep(nanos, dutyLook);
         }
         // another thread may have ended this wait after the waiter looked and before it could be
-        // woken: the last look asks the condition too
-        return bell.sleep(sleepBound(nanos), () -> tryDuty() > 0 || done.getAsBoolean() ? 1 : 0);
+        // woken: the last look asks the condition too. The look is the thread's own, reused, so
+        // that a sleep allocates nothing
+        WaiterLook look = waiterLook.get();
+        look.done = done;
+        try {
+            return bell.sleep(sleepBound(nanos), look);
+        } finally {
+            look.done = null;
+        }
     }
+
+    /** A waiter's last look before a doorbell sleep: one duty cycle, then the waiter's condition. */
+    private final class WaiterLook implements IntSupplier {
+        private BooleanSupplier done;
+
+        @Override
+        public int getAsInt() {
+            return tryDuty() > 0 || done.getAsBoolean() ? 1 : 0;
+        }
+    }
+
+    private final IntSupplier dutyLook = this::tryDuty;
+    private final ThreadLocal<WaiterLook> waiterLook = ThreadLocal.withInitial(WaiterLook::new);
 
     /**
      * How long a doorbell sleep may last: {@code nanos}, or {@code railyard.idle.maxsleep} when

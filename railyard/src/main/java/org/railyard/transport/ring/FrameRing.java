@@ -15,6 +15,8 @@ import java.nio.ByteOrder;
  * offset 0    producer position (i64, release-stored after each frame is written)
  * offset 128  consumer position (i64, release-stored after each frame is consumed)
  * offset 192  the consumer's bell (i32, 1 while it may sleep on it; see Doorbell)
+ * offset 196  the producer waits for room (i32, set to 1 when a claim finds the ring full; the
+ *             consumer clears it when it frees room, and then rings the producer)
  * offset 256  data, {@code capacity} bytes (a power of two)
  * record      a frame (its first int is its positive length), or an int -n: skip n bytes
  * </pre>
@@ -28,6 +30,8 @@ public final class FrameRing {
     private static final long TAIL = 0;
     private static final long HEAD = 128;
     private static final long BELL = 192;
+    private static final long ROOM_WANTED = 196;
+    private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -98,6 +102,10 @@ public final class FrameRing {
         if (tail + need - headCache > capacity) {
             headCache = (long) LONG.getAcquire(seg, HEAD);
             if (tail + need - headCache > capacity) {
+                // the consumer rings the producer's bell once it frees room (roomWanted); the
+                // producer looks at the ring again after arming its bell, so room freed before it
+                // sleeps is seen there
+                WORD.setVolatile(seg, ROOM_WANTED, 1);
                 return -1;
             }
         }
@@ -152,6 +160,17 @@ public final class FrameRing {
     public void release(int frameLength) {
         head += align(frameLength);
         LONG.setRelease(seg, HEAD, head);
+    }
+
+    /**
+     * Consumer, after {@link #release}: true (once) if the producer found the ring full since the
+     * last call, so the room just freed is worth ringing it for; false otherwise, and the producer
+     * that sleeps waits for a frame of its own rather than for this ring. The full fence orders the
+     * release before the read of the flag, against the producer's flag store before its own look.
+     */
+    public boolean roomWanted() {
+        VarHandle.fullFence();
+        return (int) WORD.getVolatile(seg, ROOM_WANTED) != 0 && WORD.compareAndSet(seg, ROOM_WANTED, 1, 0);
     }
 
     /**

@@ -15,8 +15,9 @@ import org.railyard.wire.FrameHeader;
  * shared memory alone would never tell.
  *
  * <p>With a {@link Doorbell}, the link registers the bell of the ring it reads, and rings the
- * peer's bell (the one of the ring it writes) after each frame it publishes and after each batch
- * of frames it consumes (the peer may wait for room).
+ * peer's bell (the one of the ring it writes) after each frame it publishes, and after a batch of
+ * frames it consumes only if the peer found that ring full ({@link FrameRing#roomWanted}): a peer
+ * that sleeps waiting for a message is not woken because its last message was read.
  */
 public final class RingLink implements Link {
     private static final int LIVENESS_EVERY = 64;
@@ -107,7 +108,7 @@ public final class RingLink implements Link {
                 break;
             }
         }
-        if (n > 0 && doorbell != null && open) {
+        if (n > 0 && doorbell != null && open && in.roomWanted()) {
             Doorbell.ring(peerBell);
         }
         if (n == 0 && lifeline != null && (++pollsSinceCheck >= LIVENESS_EVERY

@@ -93,6 +93,21 @@ class FrameRingTest {
     }
 
     @Test
+    void theReaderIsToldToRingTheWriterOnlyAfterAClaimFoundTheRingFull() {
+        write(256, (byte) 0);
+        read(256, (byte) 0);
+        assertThat(reader.roomWanted()).as("a writer that never lacked room sleeps for a frame, not for room").isFalse();
+        for (int i = 1; i <= 4; i++) {
+            write(256, (byte) i);
+        }
+        assertThat(writer.tryClaim(8)).as("full").isEqualTo(-1);
+        read(256, (byte) 1);
+        assertThat(reader.roomWanted()).as("the writer found the ring full").isTrue();
+        read(256, (byte) 2);
+        assertThat(reader.roomWanted()).as("told once per refused claim").isFalse();
+    }
+
+    @Test
     void aWrapThatNeedsMoreThanTheFreeRoomIsRefusedWithoutWritingPadding() {
         write(248, (byte) 0);
         write(256, (byte) 1);
