@@ -146,6 +146,14 @@ public final class Config {
     public static final long IDLE_SPINS_FULL_DEFAULT = 1_000;
 
     /**
+     * Microseconds a wait of a mapped one-sided window (a fence, a lock, post/start/complete/wait)
+     * polls before it yields and sleeps; 0 when the launcher or the resource manager says the
+     * node has more ranks than processors (engine.rma.SharedSync).
+     */
+    public static final String RMA_SPIN_PROP = "railyard.rma.spin";
+    public static final long RMA_SPIN_DEFAULT = 100;
+
+    /**
      * Yields of an idle waiter after its spins, before it parks: this many, or 0 with more ranks
      * on the node than processors ({@link IdlePlan#yields}).
      */
