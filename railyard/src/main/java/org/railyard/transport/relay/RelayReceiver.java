@@ -76,7 +76,7 @@ final class RelayReceiver {
             return 0;
         }
         try {
-            return drain();
+            return drain(true);
         } finally {
             reading.unlock();
         }
@@ -101,7 +101,7 @@ final class RelayReceiver {
                 selector.selectedKeys().clear();
                 if (reading.tryLock()) {
                     try {
-                        drain();
+                        drain(false);
                     } finally {
                         reading.unlock();
                     }
@@ -115,15 +115,20 @@ final class RelayReceiver {
         return closed && broken == null ? "closed" : broken;
     }
 
-    /** Reads and parses until the socket has nothing more; the caller holds {@link #reading}. */
-    private int drain() {
+    /**
+     * Reads and parses until the socket has nothing more, or, when {@code bounded} (a waiting
+     * thread, which has frames to act on), once it has frames and read a buffer's worth; the
+     * caller holds {@link #reading}.
+     */
+    private int drain(boolean bounded) {
         if (broken != null) {
             return 0;
         }
         int frames = 0;
+        long bytes = 0;
         try {
             frames += parse();
-            while (true) {
+            while (!bounded || frames == 0 || bytes < in.capacity()) {
                 int r = readSome();
                 if (r < 0) {
                     throw new EOFException(in.hasRemaining() ? "relay closed the connection in the middle of a frame"
@@ -132,8 +137,10 @@ final class RelayReceiver {
                 if (r == 0) {
                     return frames;
                 }
+                bytes += r;
                 frames += parse();
             }
+            return frames;
         } catch (IOException e) {
             fail(e.getMessage());
             return frames;
