@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/startup.sh: time from a launcher's start to every rank past init, by job size.
 #
-#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard railyard-aot hydra hydra-pmi2 ompi mpj"]
+#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard railyard-aot railyard-cached hydra hydra-pmi2 ompi mpj"]
 #                    [--out DIR] [--timeout SECONDS]
 #
 # Launchers (each skipped, with a message, where its tools are missing):
@@ -10,6 +10,8 @@
 #   railyard    railyard run -np N --aot off StartupRank                  (Railyard's own launcher, no cache)
 #   railyard-aot  the same with --aot DIR: every rank starts from JDK 25's ahead-of-time cache,
 #               trained by one job before the first round (its time is printed, not measured)
+#   railyard-cached  railyard-aot, and the launcher's own JVM from its own cache as bin/railyard
+#               makes one (JDK 25's -XX:AOTCache; made by one recorded job before the first round)
 #   hydra       mpiexec.hydra -n N java ... StartupRank                   (Railyard over PMI-1)
 #   hydra-pmi2  the same with RAILYARD_PMI=2                              (Railyard over Hydra's PMI-2)
 #   ompi        Open MPI's mpirun --oversubscribe of an empty C MPI program (bench/startup/empty_mpi.c)
@@ -83,10 +85,10 @@ for l in $LAUNCHERS; do
   case "$l" in
     srun) if have srun && sinfo -h > /dev/null 2>&1; then usable+=(srun); else echo "$PROG: skipping srun: no Slurm answers (sinfo)" >&2; fi ;;
     railyard) usable+=(railyard) ;;
-    railyard-aot)
+    railyard-aot|railyard-cached)
       # the JVM caches classes from jars only: the rank goes into one
       "$JDK/bin/jar" cf "$SCRATCH/startuprank.jar" -C "$SCRATCH/classes" .
-      usable+=(railyard-aot) ;;
+      usable+=("$l") ;;
     hydra|hydra-pmi2) if have mpiexec.hydra; then usable+=("$l"); else echo "$PROG: skipping $l: no mpiexec.hydra (apt-get install mpich)" >&2; fi ;;
     ompi)
       if have mpicc.openmpi && have mpirun.openmpi && mpicc.openmpi -O2 -o "$SCRATCH/empty_mpi" "$ROOT/bench/startup/empty_mpi.c"; then
@@ -107,7 +109,7 @@ for l in $LAUNCHERS; do
       else
         echo "$PROG: skipping mpj: MPJ Express is not installed (apt-get install libmpj-java)" >&2
       fi ;;
-    *) fail "unknown launcher '$l' (srun railyard railyard-aot hydra hydra-pmi2 ompi mpj)" ;;
+    *) fail "unknown launcher '$l' (srun railyard railyard-aot railyard-cached hydra hydra-pmi2 ompi mpj)" ;;
   esac
 done
 ((${#usable[@]})) || fail "no launcher to measure"
@@ -120,6 +122,9 @@ run_one() {
     railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --aot off \
                 $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/classes" StartupRank ;;
     railyard-aot) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
+                --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
+    railyard-cached) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' \
+                -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
@@ -137,6 +142,20 @@ if [[ " ${usable[*]} " == *" railyard-aot "* ]]; then
   else
     echo "$PROG: skipping railyard-aot: the training job kept no cache (see $OUT/logs/railyard-aot-training.log)" >&2
     kept=(); for l in "${usable[@]}"; do [ "$l" = railyard-aot ] || kept+=("$l"); done; usable=("${kept[@]}")
+    ((${#usable[@]})) || fail "no launcher to measure"
+  fi
+fi
+if [[ " ${usable[*]} " == *" railyard-cached "* ]]; then
+  # the launcher's own cache, made as bin/railyard makes it (record one job, then create)
+  "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTMode=record -XX:AOTConfiguration="$SCRATCH/cli.aotconf" '-Xlog:aot*=off' \
+      -XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput -cp "$LIB/*" org.railyard.cli.Main run -np 2 --aot off \
+      -cp "$SCRATCH/startuprank.jar" StartupRank > "$OUT/logs/railyard-cached-record.log" 2>&1 || true
+  "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTMode=create -XX:AOTConfiguration="$SCRATCH/cli.aotconf" \
+      -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' -cp "$LIB/*" >> "$OUT/logs/railyard-cached-record.log" 2>&1 || true
+  if [ ! -s "$SCRATCH/cli.aot" ] || ! run_one railyard-cached 2 >> "$OUT/logs/railyard-cached-record.log" 2>&1 \
+      || ! compgen -G "$SCRATCH/aot/*.aot" > /dev/null; then
+    echo "$PROG: skipping railyard-cached: no launcher or rank cache made (see $OUT/logs/railyard-cached-record.log)" >&2
+    kept=(); for l in "${usable[@]}"; do [ "$l" = railyard-cached ] || kept+=("$l"); done; usable=("${kept[@]}")
     ((${#usable[@]})) || fail "no launcher to measure"
   fi
 fi

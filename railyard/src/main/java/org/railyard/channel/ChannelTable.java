@@ -29,6 +29,7 @@ import org.railyard.transport.ReplayLog;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.util.Config;
+import org.railyard.util.IdlePlan;
 
 /**
  * The virtual channels of a process, one per peer, created on first use (a job of thousands of
@@ -75,6 +76,27 @@ public final class ChannelTable {
      * listener, and publishes this process's address card through the bootstrap (then fences, so
      * every card can be read). No connection is opened here.
      */
+    /** Longest default bound on opening a connection, however crowded the node ({@link #connectBound}). */
+    static final Duration CONNECT_BOUND_MAX = Duration.ofMinutes(10);
+
+    /**
+     * The default bound on opening a connection ({@code railyard.connect.timeout} unset) when
+     * {@code ranks} ranks share {@code processors} processors: {@code base} while every rank has a
+     * processor; with more ranks than processors, {@code base} times the ranks per processor
+     * (rounded up), at most {@link #CONNECT_BOUND_MAX}. Rule: the handshake of a peer's cold JVM
+     * needs some processor time, and a rank that gets a k-th of a processor takes about k times as
+     * long to give it; a live but crowded peer must not be declared failed for that. A dead peer is
+     * still found sooner: its port refuses the connection, or the launcher reports its end.
+     */
+    static Duration connectBound(Duration base, int ranks, int processors) {
+        if (ranks <= processors || processors <= 0) {
+            return base;
+        }
+        long share = (ranks + processors - 1L) / processors;
+        Duration scaled = base.multipliedBy(share);
+        return scaled.compareTo(CONNECT_BOUND_MAX) > 0 ? (base.compareTo(CONNECT_BOUND_MAX) > 0 ? base : CONNECT_BOUND_MAX) : scaled;
+    }
+
     public static ChannelTable open(Bootstrap bootstrap, FrameSink sink, Consumer<String> choices, Consumer<String> log) {
         String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
         List<String> wanted = allowed.isEmpty() ? List.of() : Arrays.stream(allowed.split(",")).map(String::trim).toList();
@@ -94,7 +116,8 @@ public final class ChannelTable {
         TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node,
                 Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT)).secret(bootstrap.jobSecret());
         List<Transport> started = new ArrayList<>();
-        Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
+        Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, connectBound(Config.CONNECT_TIMEOUT_DEFAULT,
+                IdlePlan.ranksOnNode(Config.env(), bootstrap.size()), IdlePlan.processors()));
         try {
             for (Transport t : found) {
                 // self is always kept: a process must be able to send to itself whatever is allowed

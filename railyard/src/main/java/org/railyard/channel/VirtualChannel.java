@@ -616,7 +616,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     /** Called periodically: gives up on a connection that did not come in time. */
     void checkDeadline(long t) {
         if (state == State.CONNECTING && t - connectDeadline > 0) {
-            down("no connection to rank " + peer + " within " + table.connectTimeoutNanos() / 1_000_000 + " ms", false);
+            down("no connection to rank " + peer + " within " + table.connectTimeoutNanos() / 1_000_000 + " ms (railyard.connect.timeout)", false);
         }
     }
 

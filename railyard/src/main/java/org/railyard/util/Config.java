@@ -102,7 +102,10 @@ public final class Config {
     public static final String TCP_HOST_PROP = "railyard.tcp.host";
     public static final String TCP_HOST_DEFAULT = "";
 
-    /** Bound on opening a connection to a peer, handshake included. */
+    /**
+     * Bound on opening a connection to a peer, handshake included. Unset, the default grows with the
+     * ranks per processor of the node (channel.ChannelTable#connectBound).
+     */
     public static final String CONNECT_TIMEOUT_PROP = "railyard.connect.timeout";
     public static final Duration CONNECT_TIMEOUT_DEFAULT = Duration.ofSeconds(20);
 

@@ -1,6 +1,7 @@
 package org.railyard.systest.release;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.railyard.testkit.Await.awaitUntil;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,6 +107,34 @@ class ReleaseArchiveSystemTest {
         String out = run(List.of(release.resolve("bin/railyard").toString(), "run", "-np", "2", "-cp", appJar.toString(),
                 "hello.Hello"), work, Map.of("JAVA_HOME", System.getProperty("java.home")));
         assertThat(out).contains("[0] HELLO OK size=2 sum=3 bootstrap=railyard-kv");
+    }
+
+    @Test
+    void theCommandLineStartsFromACacheOfItsOwnFromItsThirdCommandOn() throws Exception {
+        Path cacheHome = Files.createTempDirectory(work, "xdg");
+        Path dir = cacheHome.resolve("railyard/aot");
+        Map<String, String> env = Map.of("JAVA_HOME", System.getProperty("java.home"), "XDG_CACHE_HOME", cacheHome.toString());
+        List<String> version = List.of(release.resolve("bin/railyard").toString(), "--version");
+        String plain = run(version, work, Map.of("JAVA_HOME", System.getProperty("java.home"), "RAILYARD_AOT", "off"));
+
+        assertThat(run(version, work, env)).as("first command: a marker only").isEqualTo(plain);
+        assertThat(names(dir)).singleElement().asString().matches("cli-[0-9a-f]{16}\\.seen");
+        assertThat(run(version, work, env)).as("second command: records, and says nothing of it").isEqualTo(plain);
+        assertThat(names(dir)).anyMatch(n -> n.matches("cli-[0-9a-f]{16}\\.[0-9]+\\.aotconf"));
+        assertThat(run(version, work, env)).as("third command: makes the cache in a detached process").isEqualTo(plain);
+        awaitUntil(() -> names(dir).stream().anyMatch(n -> n.matches("cli-[0-9a-f]{16}\\.aot")), Duration.ofMinutes(3),
+                () -> "the command line's cache made and renamed into place in " + dir);
+        assertThat(names(dir)).noneMatch(n -> n.endsWith(".aotconf") || n.endsWith(".part"));
+        Path cache = dir.resolve(names(dir).stream().filter(n -> n.endsWith(".aot")).findFirst().orElseThrow());
+        Files.setLastModifiedTime(cache, java.nio.file.attribute.FileTime.fromMillis(0));
+        assertThat(run(version, work, env)).as("fourth command: starts from the cache").isEqualTo(plain);
+        assertThat(Files.getLastModifiedTime(cache).toMillis()).as("the cache used is marked as used").isPositive();
+    }
+
+    private static List<String> names(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
     }
 
     @Test
