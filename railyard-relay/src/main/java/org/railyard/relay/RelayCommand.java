@@ -72,6 +72,11 @@ public final class RelayCommand implements Callable<Integer> {
                     + " than half of it is live (receivers acknowledged the rest). Default: ${DEFAULT-VALUE}.")
     private String compactMin;
 
+    @Option(names = "--sockbuf", paramLabel = "SIZE", defaultValue = "4m",
+            description = "Send and receive buffer asked for on every connection's socket (0: the kernel's defaults)."
+                    + " Default: ${DEFAULT-VALUE}.")
+    private String sockbuf;
+
     @Option(names = "--stats", paramLabel = "HOST:PORT",
             description = "Print the counters of the relay at HOST:PORT and exit (kill -USR2 on a relay's process"
                     + " prints them on its output).")
@@ -99,8 +104,13 @@ public final class RelayCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--max-message must be between 1 and "
                         + RelayClient.MAX_BODY + " bytes, not " + maxMessage);
             }
+            long buf = Config.parseBytes("--sockbuf", sockbuf);
+            if (buf < 0 || buf > RelayServer.Settings.SOCKBUF_MAX) {
+                throw new ParameterException(spec.commandLine(), "--sockbuf must be between 0 (the kernel's defaults) and "
+                        + RelayServer.Settings.SOCKBUF_MAX + " bytes, not " + sockbuf);
+            }
             settings = new RelayServer.Settings(new InetSocketAddress(bind, Daemons.listenPort(port)), log,
-                    RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), compact);
+                    RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), compact, (int) buf);
         } catch (IllegalArgumentException | RailyardException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -48,12 +48,32 @@ import org.railyard.wire.RelayFrame;
  */
 public final class RelayServer implements AutoCloseable {
     /** Settings of one relay. */
+    /**
+     * Settings of one relay.
+     *
+     * @param sockbuf send and receive buffer asked for on every connection's socket, bytes (0: the
+     *                kernel's defaults and autotuning)
+     */
     public record Settings(InetSocketAddress bind, Path logDir, RelayLog.Fsync fsync, long maxBytes, int maxMessage,
-                           Duration handshakeTimeout, long compactMin) {
+                           Duration handshakeTimeout, long compactMin, int sockbuf) {
+        /** The default of {@link #sockbuf}: the tcp transport's. */
+        public static final int SOCKBUF_DEFAULT = (int) org.railyard.util.Config.TCP_SOCKBUF_DEFAULT;
+        /** Largest {@link #sockbuf}. */
+        public static final long SOCKBUF_MAX = 1L << 30;
+
         public Settings {
             if (maxBytes < 1) {
                 throw new IllegalArgumentException("--max-bytes must be at least 1, not " + maxBytes);
             }
+            if (sockbuf < 0) {
+                throw new IllegalArgumentException("--sockbuf must be 0 (the kernel's defaults) or more, not " + sockbuf);
+            }
+        }
+
+        /** Settings with the default socket buffers. */
+        public Settings(InetSocketAddress bind, Path logDir, RelayLog.Fsync fsync, long maxBytes, int maxMessage,
+                        Duration handshakeTimeout, long compactMin) {
+            this(bind, logDir, fsync, maxBytes, maxMessage, handshakeTimeout, compactMin, SOCKBUF_DEFAULT);
         }
 
         /** A relay that keeps messages in memory only (no log), as the launcher's embedded relays do. */
@@ -106,6 +126,9 @@ public final class RelayServer implements AutoCloseable {
             store.recover();
             server = new ServerSocket();
             server.setReuseAddress(true);
+            if (settings.sockbuf() > 0) {
+                server.setReceiveBufferSize(settings.sockbuf()); // accepted sockets inherit it (window scale at SYN)
+            }
             server.bind(settings.bind());
         } catch (IOException | RuntimeException e) {
             store.close();
@@ -171,6 +194,10 @@ public final class RelayServer implements AutoCloseable {
         String who = String.valueOf(s.getRemoteSocketAddress());
         try {
             s.setTcpNoDelay(true);
+            if (settings.sockbuf() > 0) {
+                s.setSendBufferSize(settings.sockbuf());
+                s.setReceiveBufferSize(settings.sockbuf());
+            }
             s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
             c = new RelayConnection(s, who, settings, store);
             live.add(c);

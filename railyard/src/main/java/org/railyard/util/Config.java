@@ -291,6 +291,12 @@ public final class Config {
     /** Bytes a process may have sent to one relay that the relay has not yet acknowledged as stored. */
     public static final String RELAY_WINDOW_PROP = "railyard.relay.window";
     public static final long RELAY_WINDOW_DEFAULT = 16L << 20;
+    /**
+     * Send and receive buffer a rank asks for on its relay sockets, bytes (0: the kernel's defaults
+     * and autotuning); the tcp transport's default ({@link #TCP_SOCKBUF_DEFAULT}).
+     */
+    public static final String RELAY_SOCKBUF_PROP = "railyard.relay.sockbuf";
+    public static final long RELAY_SOCKBUF_DEFAULT = TCP_SOCKBUF_DEFAULT;
 
     /**
      * How long a relay connection that broke is tried again before the relay path fails; also how

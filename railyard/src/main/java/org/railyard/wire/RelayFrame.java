@@ -252,8 +252,18 @@ public final class RelayFrame {
         if (fault != null) {
             throw new IOException(fault);
         }
-        return new Header(FramePrefix.type(s, 0), FramePrefix.flags(s, 0), source(s, 0), destination(s, 0), sequence(s, 0),
-                FramePrefix.frameLength(s, 0) - HEADER);
+        return header(s, 0);
+    }
+
+    /** The length of the frame at {@code o} in {@code s}, header included (check it with {@link #validate} first). */
+    public static int frameLength(MemorySegment s, long o) {
+        return FramePrefix.frameLength(s, o);
+    }
+
+    /** The header at {@code o} in {@code s}, which {@link #validate} found sound. */
+    public static Header header(MemorySegment s, long o) {
+        return new Header(FramePrefix.type(s, o), FramePrefix.flags(s, o), source(s, o), destination(s, o), sequence(s, o),
+                FramePrefix.frameLength(s, o) - HEADER);
     }
 
     /** Reads the body that follows {@code h}; a stream that ends first is a truncated frame. */

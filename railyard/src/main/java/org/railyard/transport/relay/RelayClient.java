@@ -8,9 +8,14 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Arrays;
 import org.railyard.bootstrap.JobKeys;
 import org.railyard.wire.RelayFrame;
 
@@ -20,6 +25,11 @@ import org.railyard.wire.RelayFrame;
  * already knows the job); then {@link #store} sends messages, {@link #next} reads what the relay
  * sends (STORED acknowledgements, DELIVERed messages) and {@link #delivered} acknowledges
  * consumption. Sending and receiving may run on two threads; each direction on one.
+ *
+ * <p>A connection opened over a {@link SocketChannel} ({@code channel} true) can, after the
+ * handshake, be read without blocking by another reader ({@link #detachInput}, the rank's
+ * {@link RelayReceiver}); its writes then go to the non-blocking channel, waiting on a selector
+ * (bounded by the connect timeout) when the kernel's buffer is full.
  */
 public final class RelayClient implements AutoCloseable {
     /** Largest message body a client accepts from a relay. */
@@ -31,16 +41,44 @@ public final class RelayClient implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Socket socket;
+    /** The channel under {@link #socket}, or null for a plain socket. */
+    private final SocketChannel channel;
+    private final Input buffered;
     private final DataInputStream in;
-    private final DataOutputStream out;
+    /** Guards {@link #out}, and the frames written into it until their flush. */
+    private final Object writeLock = new Object();
+    private DataOutputStream out;
+    /** The writer of a detached channel, or null. */
+    private ChannelOutput channelOut;
+    /** Bound on a write to a detached (non-blocking) channel waiting for room. */
+    private final Duration timeout;
     private final byte[] inScratch = new byte[RelayFrame.HEADER];
     private final byte[] outScratch = new byte[RelayFrame.HEADER];
     private final int rank;
 
-    private RelayClient(Socket socket, int rank) throws IOException {
+    /** A buffered input that gives up the bytes it read ahead (see {@link #detachInput}). */
+    private static final class Input extends BufferedInputStream {
+        Input(java.io.InputStream in) {
+            super(in, 1 << 16);
+        }
+
+        synchronized byte[] takeBuffered() {
+            byte[] rest = Arrays.copyOfRange(buf, pos, count);
+            pos = count;
+            return rest;
+        }
+    }
+
+    /** What {@link #detachInput} hands over: the non-blocking channel and the bytes already read from it. */
+    public record Detached(SocketChannel channel, byte[] leftover) { }
+
+    private RelayClient(Socket socket, SocketChannel channel, int rank, Duration timeout) throws IOException {
         this.socket = socket;
+        this.channel = channel;
         this.rank = rank;
-        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+        this.timeout = timeout;
+        this.buffered = new Input(socket.getInputStream());
+        this.in = new DataInputStream(buffered);
         this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
     }
 
@@ -53,12 +91,28 @@ public final class RelayClient implements AutoCloseable {
      */
     public static RelayClient connect(InetSocketAddress relay, String jobId, byte[] secret, int rank, int size,
                                       boolean receive, Duration timeout) throws IOException {
-        Socket s = new Socket();
+        return connect(relay, jobId, secret, rank, size, receive, timeout, 0, false);
+    }
+
+    /**
+     * As {@link #connect(InetSocketAddress, String, byte[], int, int, boolean, Duration)}, with the
+     * socket's send and receive buffers asked to be {@code sockbuf} bytes (0: the kernel's
+     * defaults), over a {@link SocketChannel} when {@code channel} (so that its input can be
+     * detached, {@link #detachInput}).
+     */
+    public static RelayClient connect(InetSocketAddress relay, String jobId, byte[] secret, int rank, int size,
+                                      boolean receive, Duration timeout, int sockbuf, boolean channel) throws IOException {
+        SocketChannel ch = channel ? SocketChannel.open() : null;
+        Socket s = ch != null ? ch.socket() : new Socket();
         try {
             s.setTcpNoDelay(true);
+            if (sockbuf > 0) {
+                s.setSendBufferSize(sockbuf);
+                s.setReceiveBufferSize(sockbuf); // before connecting: the window scale is agreed then
+            }
             s.connect(relay, (int) timeout.toMillis());
             s.setSoTimeout((int) timeout.toMillis());
-            RelayClient c = new RelayClient(s, rank);
+            RelayClient c = new RelayClient(s, ch, rank, timeout);
             c.handshake(relay, jobId, JobKeys.relayVerifier(jobId, secret), size, receive);
             s.setSoTimeout(0);
             return c;
@@ -130,7 +184,7 @@ public final class RelayClient implements AutoCloseable {
      * system call, and {@link #flush} sends them. For one sending thread only.
      */
     public void storeLater(int destination, long sequence, byte[] message) throws IOException {
-        synchronized (out) {
+        synchronized (writeLock) {
             RelayFrame.write(out, outScratch, RelayFrame.STORE, (byte) 0, rank, destination, sequence, message, 0,
                     message.length);
         }
@@ -138,21 +192,21 @@ public final class RelayClient implements AutoCloseable {
 
     /** Like {@link #delivered}, but left in the output buffer until {@link #flush}. */
     public void deliveredLater(int source, long sequence) throws IOException {
-        synchronized (out) {
+        synchronized (writeLock) {
             RelayFrame.write(out, outScratch, RelayFrame.DELIVERED, (byte) 0, source, rank, sequence, null, 0, 0);
         }
     }
 
     /** Asks, in the output buffer until {@link #flush}, whether {@code rank} is connected to receive at this relay. */
     public void presenceLater(int rank) throws IOException {
-        synchronized (out) {
+        synchronized (writeLock) {
             RelayFrame.write(out, outScratch, RelayFrame.PRESENCE_REQUEST, (byte) 0, this.rank, rank, 0, null, 0, 0);
         }
     }
 
     /** Sends what {@link #storeLater} and {@link #deliveredLater} left in the output buffer. */
     public void flush() throws IOException {
-        synchronized (out) {
+        synchronized (writeLock) {
             out.flush();
         }
     }
@@ -169,6 +223,63 @@ public final class RelayClient implements AutoCloseable {
             return socket.getSendBufferSize();
         } catch (IOException e) {
             return 0; // closed: nothing will be written directly
+        }
+    }
+
+    /**
+     * Hands the input over to a non-blocking reader: the channel, switched to non-blocking, and
+     * the bytes read ahead during the handshake. After it, this client only writes (see the class).
+     *
+     * @throws IllegalStateException if the client was not opened over a channel
+     */
+    public Detached detachInput() throws IOException {
+        if (channel == null) {
+            throw new IllegalStateException("a relay client over a plain socket cannot hand its input over");
+        }
+        synchronized (writeLock) {
+            out.flush();
+            channel.configureBlocking(false);
+            channelOut = new ChannelOutput();
+            out = new DataOutputStream(new BufferedOutputStream(channelOut, 1 << 16));
+        }
+        return new Detached(channel, buffered.takeBuffered());
+    }
+
+    /** Writes to the detached channel, waiting (bounded by the timeout) for room when the kernel has none. */
+    private final class ChannelOutput extends java.io.OutputStream {
+        private Selector selector;
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            ByteBuffer buf = ByteBuffer.wrap(b, off, len);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (buf.hasRemaining()) {
+                if (channel.write(buf) == 0) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new IOException("relay " + socket.getRemoteSocketAddress() + " took nothing written to it for "
+                                + timeout.toMillis() + " ms");
+                    }
+                    if (selector == null) {
+                        selector = Selector.open();
+                        channel.register(selector, SelectionKey.OP_WRITE);
+                    }
+                    selector.select(Math.max(1, left / 1_000_000));
+                    selector.selectedKeys().clear();
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (selector != null) {
+                selector.close();
+            }
         }
     }
 
@@ -189,7 +300,7 @@ public final class RelayClient implements AutoCloseable {
 
     private void send(byte type, byte flags, int source, int destination, long sequence, byte[] body, int off, int len)
             throws IOException {
-        synchronized (out) {
+        synchronized (writeLock) {
             RelayFrame.write(out, outScratch, type, flags, source, destination, sequence, body, off, len);
             out.flush();
         }
@@ -200,7 +311,7 @@ public final class RelayClient implements AutoCloseable {
         try (Socket s = new Socket()) {
             s.connect(relay, (int) timeout.toMillis());
             s.setSoTimeout((int) timeout.toMillis());
-            RelayClient c = new RelayClient(s, -1);
+            RelayClient c = new RelayClient(s, null, -1, timeout);
             c.send(RelayFrame.STATS_REQUEST, (byte) 0, -1, -1, 0, null, 0, 0);
             return new String(c.expect(RelayFrame.STATS).body(), StandardCharsets.UTF_8);
         }
@@ -209,5 +320,12 @@ public final class RelayClient implements AutoCloseable {
     @Override
     public void close() throws IOException {
         socket.close();
+        ChannelOutput co;
+        synchronized (writeLock) {
+            co = channelOut;
+        }
+        if (co != null) {
+            co.close();
+        }
     }
 }

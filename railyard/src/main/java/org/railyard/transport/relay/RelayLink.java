@@ -10,6 +10,7 @@ import org.railyard.transport.Transport;
  * {@link RelayPort}, which keeps each until its STORED and writes it again after a reconnection);
  * frames from the peer come as DELIVERs from this rank's owner relay into the peer's
  * {@link Inbox}, are handed to {@link #poll}, and are acknowledged (DELIVERED) once handed over.
+ * A poll that finds the inbox empty reads the receiving connection itself ({@link RelayReceiver}).
  *
  * <p>Sequence numbers: the link numbers the frames it sends to the peer from 1 (the relay's
  * per-pair sequence); the inbox drops a frame at or below the last one it took, which is what a
@@ -26,7 +27,7 @@ final class RelayLink implements Link {
         record Frame(long sequence, byte[] bytes) { }
 
         final ConcurrentLinkedQueue<Frame> frames = new ConcurrentLinkedQueue<>();
-        /** Highest sequence queued; reader thread only. */
+        /** Highest sequence queued; by the thread reading the receiving connection (under its lock). */
         long lastQueued;
         /**
          * Highest sequence handed to the channel: the replay position a checkpoint records. Written
@@ -109,6 +110,9 @@ final class RelayLink implements Link {
     public int poll(FrameHandler handler, int limit) {
         if (!open) {
             return 0;
+        }
+        if (inbox.frames.isEmpty()) {
+            in.pollInput(); // read the relay's connection here, as a tcp link's waiter reads its socket
         }
         int n = 0;
         long last = 0;

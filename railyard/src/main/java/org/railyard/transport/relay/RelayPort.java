@@ -21,8 +21,11 @@ import org.railyard.wire.RelayFrame;
  *
  * <p>Threads: one runner per port connects, writes (queued frames, batched into one flush), and
  * after a break connects again; one reader per connection hands what the relay sends to the
- * {@link Handler}. Both are platform threads on blocking sockets, so a frame from the relay wakes
- * the reader directly. A frame stays queued until its STORED: after a reconnection every frame not
+ * {@link Handler}. On a sending port the reader is a platform thread on a blocking socket (STOREDs
+ * are off the path of a message). On the receiving port the connection is non-blocking and read
+ * by whichever thread comes first ({@link RelayReceiver}): the rank's waiting thread through
+ * {@link #pollInput}, or the reader when nobody has polled for a while, so a DELIVER reaches a
+ * waiting rank without a reader thread waking in between. A frame stays queued until its STORED: after a reconnection every frame not
  * yet STORED is written again, in order, and the relay keeps each sequence number once.
  *
  * <p>Writing. One thread at a time writes to the connection ({@code writing}). A frame sent while
@@ -107,6 +110,8 @@ final class RelayPort implements AutoCloseable {
     /** Sending port: ranks whose presence to ask about at the next write; guarded by lock. */
     private final java.util.Set<Integer> asks = new java.util.LinkedHashSet<>();
     private RelayClient client;
+    /** Receiving port: the current connection's polled input; null before the first and on a sending port. */
+    private volatile RelayReceiver receiver;
     private boolean broken;
     private volatile boolean closed;
     private volatile String failure;
@@ -294,8 +299,23 @@ final class RelayPort implements AutoCloseable {
                 }
             }
             RelayClient conn = c;
-            Thread reader = Thread.ofPlatform().daemon().name("railyard-relay-read-" + relay).start(() -> read(conn));
+            RelayReceiver polled = null;
+            if (receive) {
+                try {
+                    RelayClient.Detached d = conn.detachInput();
+                    polled = new RelayReceiver(d.channel(), d.leftover(), transport.receiveBuffer(), handler);
+                } catch (IOException e) {
+                    lost(e.getMessage());
+                }
+            }
+            RelayReceiver r = polled;
+            receiver = r;
+            Thread reader = Thread.ofPlatform().daemon().name("railyard-relay-read-" + relay)
+                    .start(r != null ? () -> served(r) : receive ? () -> { } : () -> read(conn));
             String why = write(conn);
+            if (r != null) {
+                r.close();
+            }
             try {
                 conn.close();
             } catch (IOException ignored) {
@@ -414,35 +434,53 @@ final class RelayPort implements AutoCloseable {
 
     private String brokenWhy;
 
-    /** Reads what the relay sends on one connection until it breaks. */
+    /** Receiving port: serves the polled connection (see {@link RelayReceiver}) until it breaks. */
+    private void served(RelayReceiver r) {
+        lost(r.serve());
+    }
+
+    /** The connection broke for {@code why}: the runner connects again. */
+    private void lost(String why) {
+        lock.lock();
+        try {
+            if (!broken) {
+                broken = true;
+                brokenWhy = why;
+            }
+            work.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Receiving port: reads what the relay sent, if no other thread is reading it now (a waiting
+     * thread's look, through {@link RelayLink#poll}); the frames handed to the inboxes.
+     */
+    int pollInput() {
+        RelayReceiver r = receiver;
+        return r == null ? 0 : r.poll();
+    }
+
+    /** Sending port: reads what the relay sends on one connection (STOREDs, PRESENCE answers) until it breaks. */
     private void read(RelayClient c) {
         String why;
         try {
             while (true) {
                 RelayClient.Incoming f = c.next();
                 RelayFrame.Header h = f.header();
-                if (h.type() == RelayFrame.STORED && !receive) {
+                if (h.type() == RelayFrame.STORED) {
                     stored(h.destination(), h.sequence());
-                } else if (h.type() == RelayFrame.PRESENCE && !receive) {
+                } else if (h.type() == RelayFrame.PRESENCE) {
                     handler.presence(this, h.destination(), h.sequence());
-                } else if (h.type() == RelayFrame.DELIVER && receive) {
-                    handler.delivered(h.source(), h.sequence(), f.body());
                 } else {
-                    throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a "
-                            + (receive ? "receiving" : "sending") + " connection");
+                    throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a sending connection");
                 }
             }
         } catch (IOException e) {
             why = e.getMessage();
         }
-        lock.lock();
-        try {
-            broken = true;
-            brokenWhy = why;
-            work.signal();
-        } finally {
-            lock.unlock();
-        }
+        lost(why);
     }
 
     /** A STORED: the frame it names is kept by the relay and leaves the queue. */
@@ -528,6 +566,10 @@ final class RelayPort implements AutoCloseable {
         lock.lock();
         try {
             work.signalAll();
+            RelayReceiver r = receiver;
+            if (r != null) {
+                r.close();
+            }
             if (client != null) {
                 try {
                     client.close();

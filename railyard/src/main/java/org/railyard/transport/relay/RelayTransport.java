@@ -48,6 +48,8 @@ public final class RelayTransport implements Transport, ReplayLog {
     private byte[] secret;
     private int maxFrame;
     private long window;
+    /** Send and receive buffer asked for on every relay socket, bytes (0: the kernel's defaults). */
+    private int sockbuf;
     private Duration timeout;
     private Duration absence;
     private InetSocketAddress owner;
@@ -95,6 +97,23 @@ public final class RelayTransport implements Transport, ReplayLog {
         return out;
     }
 
+    /** Largest socket buffer {@code railyard.relay.sockbuf} may ask for. */
+    static final long SOCKBUF_MAX = 1L << 30;
+
+    /** The setting {@code railyard.relay.sockbuf} checked: 0 (the kernel's defaults) up to {@link #SOCKBUF_MAX}. */
+    static int sockbuf(long bytes) {
+        if (bytes < 0 || bytes > SOCKBUF_MAX) {
+            throw new IllegalArgumentException("setting " + Config.RELAY_SOCKBUF_PROP + " = " + bytes
+                    + " is outside 0 (the kernel's defaults) .. " + SOCKBUF_MAX + " bytes");
+        }
+        return (int) bytes;
+    }
+
+    /** The first size of the receiving connection's input buffer: a few of the largest frames. */
+    int receiveBuffer() {
+        return 4 * (maxFrame + org.railyard.wire.RelayFrame.HEADER);
+    }
+
     /** HOST:PORT, or an IllegalArgumentException naming {@code what} and the text. */
     static InetSocketAddress hostPort(String text, String what) {
         int colon = text.lastIndexOf(':');
@@ -122,6 +141,7 @@ public final class RelayTransport implements Transport, ReplayLog {
             throw new IllegalArgumentException("setting " + Config.RELAY_FRAME_PROP + " = " + maxFrame + " is below 4096");
         }
         this.window = Config.bytes(Config.RELAY_WINDOW_PROP, Config.RELAY_WINDOW_DEFAULT);
+        this.sockbuf = sockbuf(Config.bytes(Config.RELAY_SOCKBUF_PROP, Config.RELAY_SOCKBUF_DEFAULT));
         this.timeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
         this.absence = Config.duration(Config.RELAY_ABSENCE_PROP, Config.RELAY_ABSENCE_DEFAULT);
         long restarts = Config.number(Config.RESTARTS_PROP, Config.RESTARTS_DEFAULT);
@@ -229,7 +249,7 @@ public final class RelayTransport implements Transport, ReplayLog {
     /** A new connection to {@code relay}, the job proven; bounded by the connect timeout. */
     RelayClient connect(InetSocketAddress relay, boolean receive) throws IOException {
         InetSocketAddress resolved = relay.isUnresolved() ? new InetSocketAddress(relay.getHostString(), relay.getPort()) : relay;
-        return RelayClient.connect(resolved, env.jobId(), secret, env.rank(), env.size(), receive, timeout);
+        return RelayClient.connect(resolved, env.jobId(), secret, env.rank(), env.size(), receive, timeout, sockbuf, receive);
     }
 
     /** True in replay mode: links acknowledge nothing and take their turn in {@link #turns}. */
@@ -374,7 +394,8 @@ public final class RelayTransport implements Transport, ReplayLog {
             }
             if (in.link == null && !in.announced) {
                 in.announced = true;
-                announce(source);
+                // the reading thread may be a waiter holding the progress lock: the connector hears of it elsewhere
+                Thread.ofVirtual().name("railyard-relay-arrival-" + source).start(() -> announce(source));
             }
             doorbell.wakeSleepers();
         }

@@ -1,0 +1,227 @@
+package org.railyard.transport.relay;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * The receiving connection of a rank to its owner relay, read without blocking by whichever thread
+ * comes first: the thread that waits for a frame (through {@link RelayLink#poll}, as a tcp link is
+ * read by its waiter) or, when nobody has polled for {@link #HANDOVER_NANOS}, the port's reader
+ * thread, which then waits for the socket to become readable. A relayed frame therefore reaches a
+ * waiting rank without a second thread waking in between, and a rank that computes (or whose
+ * progress agent rests) still takes what its relay writes, so the relay's writes to it do not
+ * stall.
+ *
+ * <p>One thread reads at a time ({@code reading}); a poll that finds it held returns at once (the
+ * holder hands what it reads to the same inboxes). Frames are parsed from a direct buffer that
+ * grows to the largest frame seen; each DELIVER's frame is copied out to its source's inbox.
+ * A break (end of stream, a malformed frame, an ERROR from the relay) is kept in {@link #broken}
+ * and ends {@link #serve}, which the port then treats as a lost connection.
+ */
+final class RelayReceiver {
+    /** How long after the last poll the reader thread starts waiting on the socket itself. */
+    static final long HANDOVER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** Longest the reader thread waits on the socket before it looks whether it should stop. */
+    private static final long SELECT_MILLIS = 100;
+
+    private final SocketChannel ch;
+    private final RelayPort.Handler handler;
+    private final ReentrantLock reading = new ReentrantLock();
+    /** Bytes [position, limit) received and not yet parsed; guarded by {@link #reading}. */
+    private ByteBuffer in;
+    private MemorySegment inSeg;
+    /** When (System.nanoTime) a waiting thread last polled. */
+    private volatile long polled;
+    /** Why reading ended; null while the connection works. */
+    private volatile String broken;
+    private volatile boolean closed;
+    private volatile Thread server;
+
+    /**
+     * @param ch       the connection, after the handshake, non-blocking
+     * @param leftover bytes the handshake read past its last frame (the first DELIVERs)
+     * @param capacity the input buffer's first size (it grows for a larger frame)
+     */
+    RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, RelayPort.Handler handler) {
+        this.ch = ch;
+        this.handler = handler;
+        this.in = ByteBuffer.allocateDirect(Math.max(capacity, leftover.length + RelayFrame.HEADER));
+        this.inSeg = MemorySegment.ofBuffer(in); // the whole buffer: made before put moves its position
+        in.put(leftover).flip();
+        this.polled = System.nanoTime();
+    }
+
+    /** Why reading ended; null while it works. */
+    String broken() {
+        return broken;
+    }
+
+    /**
+     * A waiting thread's look: reads what the relay sent, unless another thread is reading now;
+     * returns the frames handed to the inboxes. Never blocks.
+     */
+    int poll() {
+        polled = System.nanoTime();
+        if (broken != null || !reading.tryLock()) {
+            return 0;
+        }
+        try {
+            return drain(true);
+        } finally {
+            reading.unlock();
+        }
+    }
+
+    /**
+     * The reader thread: while threads poll it keeps out of the way, after {@link #HANDOVER_NANOS}
+     * without a poll it waits for the socket to become readable and reads; returns why the
+     * connection ended.
+     */
+    String serve() {
+        server = Thread.currentThread();
+        try (Selector selector = Selector.open()) {
+            ch.register(selector, SelectionKey.OP_READ);
+            while (broken == null && !closed) {
+                long quiet = System.nanoTime() - polled;
+                if (quiet < HANDOVER_NANOS) {
+                    LockSupport.parkNanos(this, HANDOVER_NANOS - quiet); // a poll within the bound keeps it out
+                    continue;
+                }
+                selector.select(SELECT_MILLIS);
+                selector.selectedKeys().clear();
+                if (reading.tryLock()) {
+                    try {
+                        drain(false);
+                    } finally {
+                        reading.unlock();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            fail(e.getMessage());
+        } finally {
+            server = null;
+        }
+        return closed && broken == null ? "closed" : broken;
+    }
+
+    /**
+     * Reads and parses until the socket has nothing more, or, when {@code bounded} (a waiting
+     * thread, which has frames to act on), once it has frames and read a buffer's worth; the
+     * caller holds {@link #reading}.
+     */
+    private int drain(boolean bounded) {
+        if (broken != null) {
+            return 0;
+        }
+        int frames = 0;
+        long bytes = 0;
+        try {
+            frames += parse();
+            while (!bounded || frames == 0 || bytes < in.capacity()) {
+                int r = readSome();
+                if (r < 0) {
+                    throw new EOFException(in.hasRemaining() ? "relay closed the connection in the middle of a frame"
+                            : "relay closed the connection");
+                }
+                if (r == 0) {
+                    return frames;
+                }
+                bytes += r;
+                frames += parse();
+            }
+            return frames;
+        } catch (IOException e) {
+            fail(e.getMessage());
+            return frames;
+        }
+    }
+
+    /** One non-blocking read into the free end of the buffer (compacted first when that is short). */
+    private int readSome() throws IOException {
+        if (in.capacity() - in.limit() < RelayFrame.HEADER || (in.position() > 0 && in.capacity() - in.limit() < in.capacity() / 4)) {
+            in.compact().flip();
+        }
+        int pos = in.position();
+        in.position(in.limit()).limit(in.capacity());
+        try {
+            return ch.read(in);
+        } finally {
+            in.flip().position(pos);
+        }
+    }
+
+    /** Hands every whole frame in the buffer over; grows the buffer for a frame larger than it. */
+    private int parse() throws IOException {
+        int n = 0;
+        while (in.remaining() >= RelayFrame.HEADER) {
+            int pos = in.position();
+            String fault = RelayFrame.validate(inSeg, pos, RelayClient.MAX_BODY);
+            if (fault != null) {
+                throw new IOException(fault);
+            }
+            int len = RelayFrame.frameLength(inSeg, pos);
+            if (in.remaining() < len) {
+                if (len > in.capacity()) {
+                    grow(len);
+                }
+                break;
+            }
+            RelayFrame.Header h = RelayFrame.header(inSeg, pos);
+            byte[] body = new byte[h.bodyLength()];
+            MemorySegment.copy(inSeg, pos + RelayFrame.HEADER, MemorySegment.ofArray(body), 0, body.length);
+            in.position(pos + len);
+            if (h.type() == RelayFrame.ERROR) {
+                throw new IOException("relay refused: " + new String(body, StandardCharsets.UTF_8));
+            }
+            if (h.type() != RelayFrame.DELIVER) {
+                throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a receiving connection");
+            }
+            handler.delivered(h.source(), h.sequence(), body);
+            n++;
+        }
+        return n;
+    }
+
+    private void grow(int frame) {
+        ByteBuffer bigger = ByteBuffer.allocateDirect(Math.max(frame, 2 * in.capacity()));
+        inSeg = MemorySegment.ofBuffer(bigger); // the whole buffer: made before put moves its position
+        bigger.put(in).flip();
+        in = bigger;
+    }
+
+    private void fail(String why) {
+        if (broken == null) {
+            broken = why == null ? "relay connection failed" : why;
+        }
+        stop();
+    }
+
+    /** Stops reading; {@link #serve} returns soon after. */
+    void close() {
+        closed = true;
+        stop();
+    }
+
+    private void stop() {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // broken or closing anyway
+        }
+        Thread t = server;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+}

@@ -1,0 +1,223 @@
+package org.railyard.transport.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.railyard.testkit.Await;
+import org.railyard.util.Config;
+import org.railyard.wire.RelayFrame;
+
+/**
+ * The rank's polled relay input over a real loopback connection: frames cut anywhere (inside the
+ * header, inside the body) arrive whole and in order through {@link RelayReceiver#poll}; a frame
+ * larger than the buffer grows it; the bytes the handshake read ahead come first; nobody polling,
+ * the reader thread takes them; an ERROR, a foreign frame and a stream cut mid-frame end it naming why.
+ */
+class RelayReceiverTest {
+    private static final Duration BOUND = Duration.ofSeconds(20);
+
+    private record Got(int source, long sequence, byte[] frame) { }
+
+    private final List<Got> got = new ArrayList<>();
+    private ServerSocketChannel server;
+    private SocketChannel relaySide;
+    private SocketChannel rankSide;
+
+    private final RelayPort.Handler handler = new RelayPort.Handler() {
+        @Override
+        public void delivered(int source, long sequence, byte[] frame) {
+            synchronized (got) {
+                got.add(new Got(source, sequence, frame));
+            }
+        }
+
+        @Override public void stored() { }
+        @Override public void presence(RelayPort port, int rank, long absentMillis) { }
+        @Override public void failed(RelayPort port, String why) { }
+        @Override public void say(String line) { }
+    };
+
+    @BeforeEach
+    void connect() throws IOException {
+        server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+        rankSide = SocketChannel.open(server.getLocalAddress());
+        relaySide = server.accept();
+        rankSide.configureBlocking(false);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        rankSide.close();
+        relaySide.close();
+        server.close();
+    }
+
+    private static byte[] frame(byte type, int source, long sequence, byte[] body) {
+        byte[] f = new byte[RelayFrame.HEADER + body.length];
+        RelayFrame.writeHeader(MemorySegment.ofArray(f), 0, f.length, type, (byte) 0, source, 1, sequence);
+        System.arraycopy(body, 0, f, RelayFrame.HEADER, body.length);
+        return f;
+    }
+
+    private static byte[] body(Random random, int size) {
+        byte[] b = new byte[size];
+        random.nextBytes(b);
+        return b;
+    }
+
+    private int count() {
+        synchronized (got) {
+            return got.size();
+        }
+    }
+
+    /** Writes {@code bytes} in pieces of 1 to {@code maxPiece} bytes, each its own write. */
+    private void writeInPieces(byte[] bytes, Random random, int maxPiece) throws IOException {
+        int off = 0;
+        while (off < bytes.length) {
+            int n = Math.min(bytes.length - off, 1 + random.nextInt(maxPiece));
+            ByteBuffer b = ByteBuffer.wrap(bytes, off, n);
+            while (b.hasRemaining()) {
+                relaySide.write(b);
+            }
+            off += n;
+        }
+    }
+
+    @Test
+    void framesCutAnywhereArriveWholeAndInOrderThroughPolls() throws Exception {
+        Random random = new Random(22);
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        int frames = 300;
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < frames; i++) {
+            // mostly small, some past the 4 KiB the buffer starts with
+            sent.add(body(random, i % 37 == 0 ? 10_000 + random.nextInt(30_000) : random.nextInt(300)));
+        }
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                Random pieces = new Random(7);
+                for (int i = 0; i < frames; i++) {
+                    writeInPieces(frame(RelayFrame.DELIVER, i % 3, i / 3 + 1, sent.get(i)), pieces, 40);
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Await.awaitUntil(() -> {
+            r.poll();
+            return count() == frames || r.broken() != null;
+        }, BOUND, () -> count() + " of " + frames + " frames polled");
+        writer.join();
+        assertThat(r.broken()).isNull();
+        for (int i = 0; i < frames; i++) {
+            Got g = got.get(i);
+            assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
+            assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
+            assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
+        }
+    }
+
+    @Test
+    void bytesTheHandshakeReadAheadComeFirst() throws Exception {
+        byte[] a = frame(RelayFrame.DELIVER, 0, 1, "first".getBytes(StandardCharsets.US_ASCII));
+        byte[] b = frame(RelayFrame.DELIVER, 0, 2, "second".getBytes(StandardCharsets.US_ASCII));
+        byte[] ahead = Arrays.copyOf(a, a.length + 10); // a whole frame and the start of the next
+        System.arraycopy(b, 0, ahead, a.length, 10);
+        RelayReceiver r = new RelayReceiver(rankSide, ahead, 4096, handler);
+        relaySide.write(ByteBuffer.wrap(b, 10, b.length - 10));
+        Await.awaitUntil(() -> {
+            r.poll();
+            return count() == 2;
+        }, BOUND, "both frames");
+        assertThat(new String(got.get(0).frame(), StandardCharsets.US_ASCII)).isEqualTo("first");
+        assertThat(new String(got.get(1).frame(), StandardCharsets.US_ASCII)).isEqualTo("second");
+    }
+
+    @Test
+    void theReaderThreadTakesWhatNobodyPolls() throws Exception {
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        try {
+            for (int i = 1; i <= 50; i++) {
+                relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, i, new byte[100])));
+            }
+            Await.awaitUntil(() -> count() == 50, BOUND, () -> count() + " of 50 frames read without a poll");
+            // a thread polling meanwhile shares the reading: nothing is lost or doubled
+            for (int i = 51; i <= 100; i++) {
+                relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, i, new byte[100])));
+                r.poll();
+            }
+            Await.awaitUntil(() -> count() == 100, BOUND, () -> count() + " of 100 frames");
+            for (int i = 0; i < 100; i++) {
+                assertThat(got.get(i).sequence()).isEqualTo(i + 1);
+            }
+        } finally {
+            r.close();
+            reader.join(BOUND.toMillis());
+        }
+        assertThat(reader.isAlive()).as("the reader ends once closed").isFalse();
+    }
+
+    @Test
+    void anErrorFromTheRelayEndsItWithTheRelaysReason() throws Exception {
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        relaySide.write(ByteBuffer.wrap(frame(RelayFrame.ERROR, -1, 0, "sequence gap".getBytes(StandardCharsets.UTF_8))));
+        reader.join(BOUND.toMillis());
+        assertThat(reader.isAlive()).isFalse();
+        assertThat(r.broken()).isEqualTo("relay refused: sequence gap");
+    }
+
+    @Test
+    void aFrameOtherThanDeliverIsRefusedNamingIt() throws Exception {
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        relaySide.write(ByteBuffer.wrap(frame(RelayFrame.STORED, 0, 1, new byte[0])));
+        Await.awaitUntil(() -> {
+            r.poll();
+            return r.broken() != null;
+        }, BOUND, "the STORED refused");
+        assertThat(r.broken()).isEqualTo("relay sent STORED on a receiving connection");
+    }
+
+    @Test
+    void aStreamCutInsideAFrameSaysSo() throws Exception {
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        byte[] f = frame(RelayFrame.DELIVER, 0, 1, new byte[1000]);
+        relaySide.write(ByteBuffer.wrap(f, 0, 500));
+        relaySide.close();
+        Await.awaitUntil(() -> {
+            r.poll();
+            return r.broken() != null;
+        }, BOUND, "the cut seen");
+        assertThat(r.broken()).isEqualTo("relay closed the connection in the middle of a frame");
+        assertThat(count()).isZero();
+    }
+
+    @Test
+    void socketBufferSettingIsCheckedNamingIt() {
+        assertThat(RelayTransport.sockbuf(0)).isZero();
+        assertThat(RelayTransport.sockbuf(4L << 20)).isEqualTo(4 << 20);
+        assertThatThrownBy(() -> RelayTransport.sockbuf(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Config.RELAY_SOCKBUF_PROP).hasMessageContaining("-1");
+        assertThatThrownBy(() -> RelayTransport.sockbuf(RelayTransport.SOCKBUF_MAX + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Config.RELAY_SOCKBUF_PROP);
+        assertThatThrownBy(() -> Config.parseBytes(Config.RELAY_SOCKBUF_PROP, "four megabytes"))
+                .hasMessageContaining(Config.RELAY_SOCKBUF_PROP);
+    }
+}
