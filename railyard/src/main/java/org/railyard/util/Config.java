@@ -147,15 +147,13 @@ public final class Config {
 
     /**
      * Microseconds a wait of a mapped one-sided window (a fence, a lock, post/start/complete/wait)
-     * polls before it yields and sleeps; 0 when the launcher or the resource manager says the
-     * node has more ranks than processors (engine.rma.SharedSync).
+     * polls before it yields and sleeps (engine.rma.SharedSync).
      */
     public static final String RMA_SPIN_PROP = "railyard.rma.spin";
     public static final long RMA_SPIN_DEFAULT = 100;
 
     /**
-     * Yields of an idle waiter after its spins, before it parks: this many, or 0 with more ranks
-     * on the node than processors ({@link IdlePlan#yields}).
+     * Yields of an idle waiter after its spins, before it parks ({@link IdlePlan#yields}).
      */
     public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";
     public static final long IDLE_YIELDS_DEFAULT = 100;
@@ -163,8 +161,7 @@ public final class Config {
     /**
      * True: once its spins and yields are spent, an idle waiter sleeps on the doorbell (when it
      * can) from its first park on, instead of parking for doubling intervals until they reach
-     * {@link #IDLE_MAX_PARK_PROP}. The default is true with more ranks on the node than
-     * processors, false otherwise ({@link IdlePlan#sleepFirst}).
+     * {@link #IDLE_MAX_PARK_PROP}. The default is false ({@link IdlePlan#sleepFirst}).
      */
     public static final String IDLE_SLEEP_FIRST_PROP = "railyard.idle.sleepfirst";
 

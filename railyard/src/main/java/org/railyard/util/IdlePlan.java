@@ -20,13 +20,10 @@ import java.util.Map;
  *   <li>more ranks than processors: no spin at all. The rank being waited for may need this very
  *       processor to get anywhere.</li>
  * </ul>
- * {@code railyard.idle.spins} overrides the choice. With more ranks than processors a waiter also
- * neither yields ({@link #yields}) nor parks for timed intervals: it sleeps on the doorbell at once
- * ({@link #sleepFirst}), so that the processor goes to a rank that has work and the frame a waiter
- * needs wakes exactly that waiter. Yielding among many idle ranks hands the processor from one
- * idle rank to the next (each yield a system call and a switch) while the one with work waits
- * its turn; a timed park outlasts the frame it waits for. ({@code railyard.idle.yields} and
- * {@code railyard.idle.sleepfirst} override these.) The processors a process may use are the
+ * {@code railyard.idle.spins} overrides the choice. A waiter may also sleep on the doorbell from
+ * its first park instead of yielding and parking for timed intervals ({@link #sleepFirst},
+ * {@code railyard.idle.sleepfirst}; {@code railyard.idle.yields} sets the yields): off by default,
+ * see {@link #yields}. The processors a process may use are the
  * fewest of what the JVM reports, the cgroup CPU quota (v2 {@code cpu.max}, v1
  * {@code cpu.cfs_quota_us}/{@code cpu.cfs_period_us}), rounded up. The ranks on the node come from
  * the launcher ({@code RAILYARD_LOCAL_SIZE}), Hydra ({@code MPI_LOCALNRANKS}), Open MPI
@@ -48,17 +45,24 @@ public final class IdlePlan {
         return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
     }
 
-    /** Yields of an idle waiter after its spins when {@code ranks} ranks share {@code processors} processors. */
+    /**
+     * Yields of an idle waiter after its spins when {@code ranks} ranks share {@code processors}
+     * processors: {@link Config#IDLE_YIELDS_DEFAULT} at every share, for now. No yield on a crowded
+     * node cut its context switches, but made an 8 B allreduce at np 4 on 2 processors slower on
+     * the idle machine (bench/results/log/2026-11-28-1032-quiet-window.md): the rule waits for
+     * one that helps both.
+     */
     public static long yields(int ranks, int processors) {
-        return ranks > processors ? 0 : Config.IDLE_YIELDS_DEFAULT;
+        return Config.IDLE_YIELDS_DEFAULT;
     }
 
     /**
      * True if an idle waiter sleeps on the doorbell from its first park on (when it can) rather
-     * than once its parks reached {@code railyard.idle.maxpark}: with more ranks than processors.
+     * than once its parks reached {@code railyard.idle.maxpark}: false at every share, for now
+     * (as {@link #yields}); {@code railyard.idle.sleepfirst=true} asks for it.
      */
     public static boolean sleepFirst(int ranks, int processors) {
-        return ranks > processors;
+        return false;
     }
 
     /** What the environment says about the ranks on this node, else {@code jobSize}. */

@@ -24,16 +24,16 @@ class IdlePlanTest {
     }
 
     @Test
-    void withMoreRanksThanProcessorsAWaiterNeitherYieldsNorParksButSleepsOnTheBellAtOnce() {
+    void aWaiterYieldsAndParksBeforeItSleepsAtEveryShareUntilARuleHelpsEveryCase() {
         assertThat(IdlePlan.yields(2, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
         assertThat(IdlePlan.yields(64, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
         assertThat(IdlePlan.yields(1, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.yields(3, 2)).isZero();
-        assertThat(IdlePlan.yields(65, 64)).isZero();
+        assertThat(IdlePlan.yields(3, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
+        assertThat(IdlePlan.yields(65, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
         assertThat(IdlePlan.sleepFirst(2, 2)).isFalse();
         assertThat(IdlePlan.sleepFirst(64, 64)).isFalse();
-        assertThat(IdlePlan.sleepFirst(3, 2)).isTrue();
-        assertThat(IdlePlan.sleepFirst(32, 2)).isTrue();
+        assertThat(IdlePlan.sleepFirst(3, 2)).isFalse();
+        assertThat(IdlePlan.sleepFirst(32, 2)).isFalse();
     }
 
     @Test

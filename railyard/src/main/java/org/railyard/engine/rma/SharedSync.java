@@ -11,7 +11,6 @@ import org.railyard.error.ErrorClass;
 import org.railyard.util.Config;
 import org.railyard.error.RailyardException;
 import org.railyard.util.Futex;
-import org.railyard.util.IdlePlan;
 
 /**
  * Passive-target locks and post/start/complete/wait of a mapped window, as words in the mapping's
@@ -73,22 +72,16 @@ final class SharedSync {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
     /**
-     * True when the launcher or the resource manager says this node has more ranks than
-     * processors: a waiter then neither polls nor yields (the member it waits for may need this
-     * very processor), as the idle plan of point-to-point waits ({@link IdlePlan}).
-     */
-    private static final boolean CROWDED = crowded();
-    /**
      * How long a waiter (here, and at the fence's barrier) polls before it yields and then sleeps
-     * ({@link Config#RMA_SPIN_PROP}; 0 on a crowded node). The other member is usually a few
+     * ({@link Config#RMA_SPIN_PROP}). The other member is usually a few
      * microseconds away when both run, and a sleeper's wake-up on a busy node is the scheduler's
      * (tens of microseconds or more), so the poll lasts long enough to catch the partner that
      * runs, no more.
      */
-    static final long SPIN_NANOS = Math.max(0, Config.number(Config.RMA_SPIN_PROP, CROWDED ? 0 : Config.RMA_SPIN_DEFAULT)) * 1000;
+    static final long SPIN_NANOS = Math.max(0, Config.number(Config.RMA_SPIN_PROP, Config.RMA_SPIN_DEFAULT)) * 1000;
     /** Polls between two reads of the clock while polling. */
     static final int SPINS_PER_LOOK = 32;
-    static final int YIELDS = CROWDED ? 0 : 16;
+    static final int YIELDS = 16;
     /** The longest sleep between two looks (a lost wake, or a park without futexes, costs no more). */
     private static final long SLICE_MAX_NANOS = 2_000_000;
     private static final long PARK_MIN_NANOS = 20_000;
@@ -114,11 +107,6 @@ final class SharedSync {
 
     private static long round(long b) {
         return (b + LINE - 1) & -LINE;
-    }
-
-    private static boolean crowded() {
-        int local = IdlePlan.ranksOnNode(Config.env(), Integer.MAX_VALUE);
-        return local != Integer.MAX_VALUE && local > IdlePlan.processors();
     }
 
     SharedSync(MemorySegment words, int n) {
