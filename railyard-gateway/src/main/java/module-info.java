@@ -1,6 +1,7 @@
 /** {@code railyard gateway}: a site's gateway between the ranks of its site and the other sites (docs/gateway.md). */
 module org.railyard.gateway {
     requires org.railyard;
+    requires org.railyard.daemon;
     requires transitive info.picocli;
 
     exports org.railyard.gateway;

@@ -1,6 +1,7 @@
 /** {@code railyard relay}: the store-and-forward relay server (docs/relay.md). */
 module org.railyard.relay {
     requires org.railyard;
+    requires org.railyard.daemon;
     requires transitive info.picocli;
     requires jdk.unsupported; // sun.misc.Signal: counters on SIGUSR2 (StatsSignal)
 

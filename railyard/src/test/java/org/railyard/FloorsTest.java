@@ -38,6 +38,7 @@ class FloorsTest {
     /** The packages below org.railyard that belong to other modules than the core, by module. */
     private static final Map<String, String> MODULE_PACKAGES = Map.of(
             "launcher", "railyard-launcher",
+            "daemon", "railyard-daemon",
             "relay", "railyard-relay",
             "gateway", "railyard-gateway",
             "apps", "railyard-apps",
@@ -55,8 +56,10 @@ class FloorsTest {
             "railyard-apps", Set.of("api", "error", "types", "railyard-mpijava"),
             // railyard-relay: run --relays N starts relays inside the launcher; railyard-gateway: --gateways embedded
             "railyard-launcher", Set.of("api", "bootstrap", "util", "error", "railyard-relay", "railyard-gateway"),
-            "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport"),
-            "railyard-gateway", Set.of("wire", "bootstrap", "util", "error", "transport"),
+            // railyard-daemon: the daemon commands' shared options and helpers, built from no floor
+            "railyard-daemon", Set.of(),
+            "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport", "railyard-daemon"),
+            "railyard-gateway", Set.of("wire", "bootstrap", "error", "transport", "railyard-daemon"),
             "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
                     "railyard-mpijava"),
             "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-gateway", "railyard-apps", "railyard-bench",

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The command tree as bin/railyard runs it; no job is started here (see the launcher's tests). */
@@ -71,6 +73,34 @@ class MainTest {
         Output stats = railyard("relay", "--stats", "nohostport");
         assertThat(stats.exitCode()).isEqualTo(2);
         assertThat(stats.err()).startsWith("railyard relay: --stats wants HOST:PORT, not 'nohostport'");
+    }
+
+    /**
+     * The relay and the gateway take their listening and address options from one mixin: the same
+     * bad value is refused by both, before anything starts, with the same message behind each
+     * command's name (the gateway is given its site, which it checks first).
+     */
+    @Test
+    void bothDaemonsRefuseTheSameBadValueWithTheSameMessage() {
+        String[][] cases = {
+                {"--port must be between 0 and 65535, not 70000", "--port", "70000"},
+                {"--port must be between 0 and 65535, not -1", "--port", "-1"},
+                {"Invalid value for option '--port': 'many' is not an int", "--port", "many"},
+                {"--stats wants HOST:PORT, not 'nohostport'", "--stats", "nohostport"},
+                {"--stats wants HOST:PORT, not 'host:0'", "--stats", "host:0"},
+                {"Missing required parameter for option '--bind' (ADDR)", "--port", "0", "--bind"},
+        };
+        for (String[] c : cases) {
+            List<String> options = List.of(c).subList(1, c.length);
+            for (List<String> daemon : List.of(List.of("relay"), List.of("gateway", "--site", "east"))) {
+                List<String> args = new ArrayList<>(daemon);
+                args.addAll(options);
+                Output o = railyard(args.toArray(String[]::new));
+                assertThat(o.exitCode()).as(String.join(" ", args)).isEqualTo(2);
+                assertThat(o.err().lines().findFirst().orElseThrow()).as(String.join(" ", args))
+                        .isEqualTo("railyard " + daemon.get(0) + ": " + c[0]);
+            }
+        }
     }
 
     @Test

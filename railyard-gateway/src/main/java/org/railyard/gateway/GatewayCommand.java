@@ -7,12 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.railyard.transport.gateway.GatewayClient;
-import org.railyard.util.Daemons;
+import org.railyard.daemon.DaemonOptions;
+import org.railyard.daemon.Daemons;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,13 +40,8 @@ public final class GatewayCommand implements Callable<Integer> {
             description = "The site this gateway serves (the ranks' railyard.site).")
     private String site;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7430",
-            description = "TCP port to listen on; 0 picks a free one (printed). Default: ${DEFAULT-VALUE}.")
-    private int port;
-
-    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "0.0.0.0",
-            description = "Address to listen on. Default: ${DEFAULT-VALUE} (every interface).")
-    private String bind;
+    @Mixin
+    private DaemonOptions daemon = new DaemonOptions(7430);
 
     @Option(names = "--peers", paramLabel = "[SITE=]HOST:PORT,...", split = ",",
             description = "The gateways of the other sites; SITE= saves asking a peer its site. Two of one site:"
@@ -81,32 +77,32 @@ public final class GatewayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (stats != null) {
-            Daemons.print(out, GatewayClient.stats(hostPort("--stats", stats), Duration.ofSeconds(10)));
+            Daemons.print(out, GatewayClient.stats(daemon.hostPort("--stats", stats), Duration.ofSeconds(10)));
             return 0;
         }
         if (site == null || site.isEmpty() || !site.matches("[!-~]+") || site.matches(".*[;:,].*")) {
-            throw new ParameterException(spec.commandLine(), "--site NAME is required: printable, without spaces,"
+            throw daemon.usageError("--site NAME is required: printable, without spaces,"
                     + " ';', ':' or ',' (the ranks' railyard.site), not " + (site == null ? "missing" : "'" + site + "'"));
         }
-        listenPort(port);
+        InetSocketAddress listen = daemon.listenAddress();
         if (connections < 1 || connections > 64) {
-            throw new ParameterException(spec.commandLine(), "--connections must be between 1 and 64, not " + connections);
+            throw daemon.usageError("--connections must be between 1 and 64, not " + connections);
         }
         if (warmMillis < 0) {
-            throw new ParameterException(spec.commandLine(), "--warm must not be negative, not " + warmMillis);
+            throw daemon.usageError("--warm must not be negative, not " + warmMillis);
         }
         if (waitSeconds < 1) {
-            throw new ParameterException(spec.commandLine(), "--wait must be at least 1 second, not " + waitSeconds);
+            throw daemon.usageError("--wait must be at least 1 second, not " + waitSeconds);
         }
         if (maxFrame < 1024) {
-            throw new ParameterException(spec.commandLine(), "--max-frame must be at least 1024, not " + maxFrame);
+            throw daemon.usageError("--max-frame must be at least 1024, not " + maxFrame);
         }
         List<GatewayServer.Peer> ps = new ArrayList<>();
         for (String p : peers) {
             int eq = p.indexOf('=');
-            ps.add(new GatewayServer.Peer(eq > 0 ? p.substring(0, eq) : null, hostPort("--peers", p.substring(eq + 1))));
+            ps.add(new GatewayServer.Peer(eq > 0 ? p.substring(0, eq) : null, daemon.hostPort("--peers", p.substring(eq + 1))));
         }
-        GatewayServer.Settings settings = new GatewayServer.Settings(site, new InetSocketAddress(bind, port), ps,
+        GatewayServer.Settings settings = new GatewayServer.Settings(site, listen, ps,
                 connections, Duration.ofSeconds(waitSeconds), maxFrame, Duration.ofMillis(warmMillis));
         GatewayServer server = GatewayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();
@@ -114,22 +110,6 @@ public final class GatewayCommand implements Callable<Integer> {
                 + a.getHostString() + ":" + a.getPort() + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers))
                 + ", connections " + connections + (warmMillis > 0 ? ", warm " + warmMillis + " ms" : "") + ")"));
         return 0;
-    }
-
-    private InetSocketAddress hostPort(String option, String s) {
-        try {
-            return Daemons.hostPort(option, s);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private void listenPort(int p) {
-        try {
-            Daemons.listenPort(p);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
     }
 
     /** Runs the command alone (what a test or a service unit starts). */

@@ -7,13 +7,14 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.railyard.error.RailyardException;
 import org.railyard.transport.relay.RelayClient;
+import org.railyard.daemon.DaemonOptions;
+import org.railyard.daemon.Daemons;
 import org.railyard.util.Config;
-import org.railyard.util.Daemons;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,13 +40,8 @@ public final class RelayCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "7420",
-            description = "TCP port to listen on; 0 picks a free one (printed). Default: ${DEFAULT-VALUE}.")
-    private int port;
-
-    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "0.0.0.0",
-            description = "Address to listen on. Default: ${DEFAULT-VALUE} (every interface).")
-    private String bind;
+    @Mixin
+    private DaemonOptions daemon = new DaemonOptions(7420);
 
     @Option(names = "--log", paramLabel = "DIR",
             description = "Directory of the append-only message log (created if absent); a relay started on it"
@@ -86,13 +82,7 @@ public final class RelayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (stats != null) {
-            InetSocketAddress at;
-            try {
-                at = Daemons.hostPort("--stats", stats);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
-            }
-            Daemons.print(out, RelayClient.stats(at, Duration.ofSeconds(10)));
+            Daemons.print(out, RelayClient.stats(daemon.hostPort("--stats", stats), Duration.ofSeconds(10)));
             return 0;
         }
         RelayServer.Settings settings;
@@ -101,18 +91,18 @@ public final class RelayCommand implements Callable<Integer> {
             long msg = Config.parseBytes("--max-message", maxMessage);
             long compact = Config.parseBytes("--compact-min", compactMin);
             if (msg < 1 || msg > RelayClient.MAX_BODY) {
-                throw new ParameterException(spec.commandLine(), "--max-message must be between 1 and "
-                        + RelayClient.MAX_BODY + " bytes, not " + maxMessage);
+                throw daemon.usageError("--max-message must be between 1 and " + RelayClient.MAX_BODY + " bytes, not "
+                        + maxMessage);
             }
             long buf = Config.parseBytes("--sockbuf", sockbuf);
             if (buf < 0 || buf > RelayServer.Settings.SOCKBUF_MAX) {
-                throw new ParameterException(spec.commandLine(), "--sockbuf must be between 0 (the kernel's defaults) and "
+                throw daemon.usageError("--sockbuf must be between 0 (the kernel's defaults) and "
                         + RelayServer.Settings.SOCKBUF_MAX + " bytes, not " + sockbuf);
             }
-            settings = new RelayServer.Settings(new InetSocketAddress(bind, Daemons.listenPort(port)), log,
+            settings = new RelayServer.Settings(daemon.listenAddress(), log,
                     RelayLog.Fsync.parse(fsync), max, (int) msg, Duration.ofSeconds(10), compact, (int) buf);
         } catch (IllegalArgumentException | RailyardException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            throw daemon.usageError(e.getMessage());
         }
         RelayServer server = RelayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();

@@ -1,4 +1,4 @@
-package org.railyard.util;
+package org.railyard.daemon;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -9,9 +9,9 @@ import java.util.function.Consumer;
  * What the daemon commands ({@code railyard relay}, {@code railyard gateway}) do alike around
  * their servers: parse a {@code HOST:PORT} and a listening port, print lines that the server's
  * threads write at once without interleaving them, and run until the process is asked to stop.
- * Free of any command-line library, so that the core stays free of third-party dependencies: a
- * bad value is an {@link IllegalArgumentException} whose message names the option and the value,
- * which the command turns into its parser's usage error.
+ * The parsers know no command-line library: a bad value is an {@link IllegalArgumentException}
+ * whose message names the option and the value, which {@link DaemonOptions} turns into the
+ * command's usage error.
  */
 public final class Daemons {
     private Daemons() {
