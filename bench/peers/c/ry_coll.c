@@ -235,12 +235,7 @@ int main(int argc, char **argv) {
     struct common_options co = {sizes, nsizes, iter_base, transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *error = NULL;
-        int common = common_option(argc, argv, &i, &co, &error);
-        if (common < 0) {
-            die(error);
-        }
-        if (common > 0) {
+        if (common_option(argc, argv, &i, &co, die)) {
             continue;
         }
         if (strcmp(a, "--touch") == 0) {

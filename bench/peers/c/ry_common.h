@@ -132,23 +132,22 @@ struct common_options {
 /*
  * Reads the option at argv[*i] if it is one every peer takes: --sizes SPEC, --iters N, --transport
  * LABEL (and --no-jit-warmup, which the Java programs take and the C peers ignore). Returns 1 and
- * moves *i past its value; 0 if argv[*i] is another option; -1 with *error set for a bad value.
+ * moves *i past its value; 0 if argv[*i] is another option. A bad value ends the program through
+ * the peer's die(message), which does not return.
  */
-static int common_option(int argc, char **argv, int *i, struct common_options *o, const char **error) {
+static int common_option(int argc, char **argv, int *i, struct common_options *o, void (*die)(const char *msg)) {
     const char *a = argv[*i];
     if (strcmp(a, "--sizes") == 0 && *i + 1 < argc) {
         o->nsizes = parse_sizes(argv[++*i], o->sizes);
         if (o->nsizes <= 0) {
-            *error = "--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated";
-            return -1;
+            die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
         }
         return 1;
     }
     if (strcmp(a, "--iters") == 0 && *i + 1 < argc) {
         o->iter_base = strtol(argv[++*i], NULL, 10);
         if (o->iter_base <= 0) {
-            *error = "--iters: expected a positive count";
-            return -1;
+            die("--iters: expected a positive count");
         }
         return 1;
     }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.testkit.SingletonJob;
 
 /**
  * The IterativeComm API on a job of one (a process exchanging values with itself); the exchange
@@ -16,21 +16,12 @@ import org.railyard.error.RailyardException;
  * solver's system tests.
  */
 class IterativeCommTest {
-    private static Railyard railyard;
-
-    @BeforeAll
-    static void join() {
-        railyard = Railyard.init();
-    }
-
-    @AfterAll
-    static void leave() {
-        railyard.close();
-    }
+    @RegisterExtension
+    static final SingletonJob job = new SingletonJob();
 
     @Test
     void asynchronousReceiveGivesTheNewestValueOnceAndThenNone() {
-        try (IterativeComm it = IterativeComm.create(railyard.world(), IterativeComm.Scheme.ASYNCHRONOUS)) {
+        try (IterativeComm it = IterativeComm.create(job.world(), IterativeComm.Scheme.ASYNCHRONOUS)) {
             double[] v = new double[3];
             assertThat(it.receive(v, 0, 3, 0, 1)).isEqualTo(IterativeComm.NONE);
             for (int i = 1; i <= 100; i++) {
@@ -59,7 +50,7 @@ class IterativeCommTest {
 
     @Test
     void synchronousReceiveGivesEveryValueInOrderAndTheSchemeCanChangeBetweenSends() {
-        try (IterativeComm it = IterativeComm.create(railyard.world(), IterativeComm.Scheme.SYNCHRONOUS)) {
+        try (IterativeComm it = IterativeComm.create(job.world(), IterativeComm.Scheme.SYNCHRONOUS)) {
             int[] v = new int[1];
             for (int i = 1; i <= 5; i++) {
                 it.send(new int[] {i}, 0, 1, 0, 2);
@@ -84,7 +75,7 @@ class IterativeCommTest {
 
     @Test
     void argumentsAreChecked() {
-        try (IterativeComm it = IterativeComm.create(railyard.world(), IterativeComm.Scheme.ASYNCHRONOUS)) {
+        try (IterativeComm it = IterativeComm.create(job.world(), IterativeComm.Scheme.ASYNCHRONOUS)) {
             assertThatThrownBy(() -> it.send(new double[1], 0, 1, 3, 0))
                     .isInstanceOf(RailyardException.class).hasMessageContaining("rank 3 is out of range");
             assertThatThrownBy(() -> it.send(new double[1], 0, 1, 0, -1)).hasMessageContaining("tag -1");

@@ -117,19 +117,11 @@ public final class BenchRank {
 
     /** Joins the job, runs the benchmarks, leaves. Exits with status 2 on a bad argument. */
     public static void main(String[] args) {
-        Options opt;
-        try {
-            opt = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("BenchRank: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Options opt = RankMain.options("BenchRank", args, Options::parse);
         try (Railyard ry = Railyard.init(args)) {
             Comm world = ry.world();
             if (opt.benchmarks().stream().anyMatch(Benchmark::pointToPoint) && world.size() < 2) {
-                System.err.println("BenchRank: latency, bw and bibw need at least 2 processes (run with -np 2)");
-                System.exit(2);
+                RankMain.refuse("BenchRank", "latency, bw and bibw need at least 2 processes (run with -np 2)");
             }
             new BenchRank(world, opt, System.out).run();
         }

@@ -167,14 +167,7 @@ public final class CollectiveBenchRank {
 
     /** Joins the job, runs the benchmarks, leaves. Exits with status 2 on a bad argument. */
     public static void main(String[] args) {
-        Options opt;
-        try {
-            opt = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("CollectiveBenchRank: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Options opt = RankMain.options("CollectiveBenchRank", args, Options::parse);
         try (Railyard ry = Railyard.init(args)) {
             new CollectiveBenchRank(ry.world(), opt, System.out).run();
         }

@@ -109,19 +109,11 @@ public final class HaloBenchRank {
     }
 
     public static void main(String[] args) {
-        Options opt;
-        try {
-            opt = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("HaloBenchRank: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Options opt = RankMain.options("HaloBenchRank", args, Options::parse);
         try (Railyard ry = Railyard.init(args)) {
             Comm world = ry.world();
             if (world.size() < 4) {
-                System.err.println("HaloBenchRank: needs at least 4 ranks (a grid of 2 x 2), not " + world.size());
-                System.exit(2);
+                RankMain.refuse("HaloBenchRank", "needs at least 4 ranks (a grid of 2 x 2), not " + world.size());
             }
             run(world, opt);
         }

@@ -248,19 +248,11 @@ public final class RmaBenchRank {
 
     /** Joins the job, runs the benchmarks on ranks 0 and 1, leaves. Exits with status 2 on a bad argument. */
     public static void main(String[] args) {
-        Options opt;
-        try {
-            opt = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("RmaBenchRank: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Options opt = RankMain.options("RmaBenchRank", args, Options::parse);
         try (Railyard ry = Railyard.init(args)) {
             Comm world = ry.world();
             if (world.size() < 2) {
-                System.err.println("RmaBenchRank: one-sided benchmarks need 2 processes (run with -np 2)");
-                System.exit(2);
+                RankMain.refuse("RmaBenchRank", "one-sided benchmarks need 2 processes (run with -np 2)");
             }
             Comm pair = world.split(world.rank() < 2 ? 0 : Comm.UNDEFINED, world.rank());
             if (world.rank() == 0) {

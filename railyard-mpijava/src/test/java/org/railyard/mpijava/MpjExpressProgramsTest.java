@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.mpijava.ranks.BsendObjectsRank;
 import org.railyard.mpijava.ranks.ConstantsRank;
 import org.railyard.mpijava.ranks.EmptyTypeRank;
@@ -13,41 +15,18 @@ import org.railyard.mpijava.ranks.RangeRank;
 import org.railyard.mpijava.ranks.ReinitRank;
 
 /**
- * The programs of issue 26, which MPJ Express 0.44 runs, on real jobs: one test per item at 2
+ * The programs of issue 26, which MPJ Express 0.44 runs, on real jobs: each item on its own at 2
  * ranks (objects in Bsend, Range_incl/excl, an empty derived type, MPJ Express's constants, the
  * mpjbuf/mpjdev API, Init after Finalize), and all six one after the other in one job of 8 ranks
  * ({@link ProgramsSuiteRank}). {@link MpjExpressApiTest} compares the API itself.
  */
 @Timeout(300)
 class MpjExpressProgramsTest {
-    @Test
-    void bsendOfObjects() {
-        MpiJob.run(2, BsendObjectsRank.class).succeeded(2);
-    }
-
-    @Test
-    void rangesCheckOnlyTheRanksTheyProduce() {
-        MpiJob.run(2, RangeRank.class).succeeded(2);
-    }
-
-    @Test
-    void anEmptyTypeFitsAnyBuffer() {
-        MpiJob.run(2, EmptyTypeRank.class).succeeded(2);
-    }
-
-    @Test
-    void specialValuesAreMpjExpresss() {
-        MpiJob.run(2, ConstantsRank.class).succeeded(2);
-    }
-
-    @Test
-    void mpjbufAndMpjdev() {
-        MpiJob.run(2, MpjbufRank.class).succeeded(2);
-    }
-
-    @Test
-    void initAfterFinalize() {
-        MpiJob.run(2, ReinitRank.class).succeeded(2);
+    @ParameterizedTest(name = "{0} on 2 ranks")
+    @ValueSource(classes = {BsendObjectsRank.class, RangeRank.class, EmptyTypeRank.class, ConstantsRank.class,
+            MpjbufRank.class, ReinitRank.class})
+    void eachProgramOnTwoRanks(Class<?> program) {
+        MpiJob.run(2, program).succeeded(2);
     }
 
     @Test

@@ -3,32 +3,13 @@ package org.railyard.engine;
 import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
-import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.channel.LocalMemory;
 import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;
 
 /** The engine as the collectives see it: {@link CollServices}, each call passed to the engine as it is. */
-final class CollPort implements CollServices {
-    private final Engine engine;
-
+final class CollPort extends EnginePort implements CollServices {
     CollPort(Engine engine) {
-        this.engine = engine;
-    }
-
-    @Override
-    public int rank() {
-        return engine.rank();
-    }
-
-    @Override
-    public void checkComm(CommState c) {
-        engine.checkComm(c);
-    }
-
-    @Override
-    public ReentrantLock progressLock() {
-        return engine.progressLock();
+        super(engine);
     }
 
     @Override
@@ -53,18 +34,8 @@ final class CollPort implements CollServices {
     }
 
     @Override
-    public void recycle(Transfer t) {
-        engine.recycle(t);
-    }
-
-    @Override
     public void cancel(Transfer t) {
         engine.cancel(t);
-    }
-
-    @Override
-    public String nodeOf(int worldRank) {
-        return engine.nodeOf(worldRank);
     }
 
     @Override
@@ -73,17 +44,7 @@ final class CollPort implements CollServices {
     }
 
     @Override
-    public LocalMemory localMemory() {
-        return engine.localMemory();
-    }
-
-    @Override
     public boolean crossMemoryReads() {
         return engine.crossMemoryReads();
-    }
-
-    @Override
-    public void choice(String line) {
-        engine.choice(line);
     }
 }

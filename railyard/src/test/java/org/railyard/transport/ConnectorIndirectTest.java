@@ -109,16 +109,22 @@ class ConnectorIndirectTest {
         return Await.awaitValue(c::poll, Duration.ofSeconds(20), "a connection event");
     }
 
+    /** Rank 0 ({@code a}) asks for rank 1 and gets a link over {@code transport}. */
+    private static Connector.Event connectsOver(Connector a, String transport) {
+        a.connect(1);
+        Connector.Event ea = next(a);
+        assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
+        assertThat(ea.link().transport().name()).isEqualTo(transport);
+        return ea;
+    }
+
     @Test
     void aPeerOfAnotherSiteIsJoinedThroughTheIntermediaryAndItsSideGetsALinkWithoutAsking() throws Exception {
         Office office = new Office();
         try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
             wire(a, b, "lyon", "rennes", true);
-            a.connect(1);
-            Connector.Event ea = next(a);
+            Connector.Event ea = connectsOver(a, "office");
             Connector.Event eb = next(b);
-            assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
-            assertThat(ea.link().transport().name()).isEqualTo("office");
             assertThat(ea.rails()).isEqualTo(1);
             assertThat(eb.peer()).isZero();
             assertThat(eb.link()).as(String.valueOf(eb.error())).isNotNull();
@@ -132,10 +138,7 @@ class ConnectorIndirectTest {
         Office office = new Office();
         try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
             wire(a, b, "lyon", "lyon", true);
-            a.connect(1);
-            Connector.Event ea = next(a);
-            assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
-            assertThat(ea.link().transport().name()).isEqualTo("tcp");
+            Connector.Event ea = connectsOver(a, "tcp");
             assertThat(office.joins.get()).isZero();
             ea.link().close();
             next(b).link().close();
@@ -147,10 +150,7 @@ class ConnectorIndirectTest {
         Office office = new Office();
         try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
             wire(a, b, "", "", false);
-            a.connect(1);
-            Connector.Event ea = next(a);
-            assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
-            assertThat(ea.link().transport().name()).isEqualTo("office");
+            connectsOver(a, "office");
         }
     }
 

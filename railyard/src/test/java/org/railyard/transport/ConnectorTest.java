@@ -30,12 +30,7 @@ class ConnectorTest {
 
     /** Both on one node: the loopback path, railsPerPath rails on it. */
     private static void wireSameNode(Connector a, Connector b) throws Exception {
-        List<InetSocketAddress> ha = a.listen("127.0.0.1");
-        List<InetSocketAddress> hb = b.listen("127.0.0.1");
-        AddressCard ca = new AddressCard(0, "node", 1, ha, List.of("tcp"));
-        AddressCard cb = new AddressCard(1, "node", 2, hb, List.of("tcp"));
-        a.cards(ca, r -> r == 0 ? ca : cb);
-        b.cards(cb, r -> r == 0 ? ca : cb);
+        wire(a, b, "node", "node");
     }
 
     private static Connector.Event next(Connector c) {
@@ -43,10 +38,15 @@ class ConnectorTest {
     }
 
     private static void wire(Connector a, Connector b) throws Exception {
+        wire(a, b, "node-0", "node-1");
+    }
+
+    /** Rank 0 on {@code nodeA}, rank 1 on {@code nodeB}, both listening on loopback over tcp. */
+    private static void wire(Connector a, Connector b, String nodeA, String nodeB) throws Exception {
         List<InetSocketAddress> ha = a.listen("127.0.0.1");
         List<InetSocketAddress> hb = b.listen("127.0.0.1");
-        AddressCard ca = new AddressCard(0, "node-0", 1, ha, List.of("tcp"));
-        AddressCard cb = new AddressCard(1, "node-1", 2, hb, List.of("tcp"));
+        AddressCard ca = new AddressCard(0, nodeA, 1, ha, List.of("tcp"));
+        AddressCard cb = new AddressCard(1, nodeB, 2, hb, List.of("tcp"));
         a.cards(ca, r -> r == 0 ? ca : cb);
         b.cards(cb, r -> r == 0 ? ca : cb);
     }

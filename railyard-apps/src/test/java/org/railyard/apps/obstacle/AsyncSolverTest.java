@@ -6,27 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.railyard.Railyard;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.railyard.testkit.SingletonJob;
 
 /**
  * The asynchronous solver on a job of one (this JVM as a singleton), its options and the slowdown;
  * jobs of several processes, over tcp and udp, with and without loss, are system tests.
  */
 class AsyncSolverTest {
-    private static Railyard railyard;
-
-    @BeforeAll
-    static void join() {
-        railyard = Railyard.init();
-    }
-
-    @AfterAll
-    static void leave() {
-        railyard.close();
-    }
+    @RegisterExtension
+    static final SingletonJob job = new SingletonJob();
 
     @Test
     void theCertifiedResidualIsExactlyTheSequentialStoppingQuantityOfTheAnswer() {
@@ -34,7 +24,7 @@ class AsyncSolverTest {
         RichardsonSettings settings = RichardsonSettings.defaults();
         SolveResult r;
         double[] answer;
-        try (AsyncSolver solver = new AsyncSolver(railyard.world(), problem, settings, Decomposition.of(10, 1, "block"),
+        try (AsyncSolver solver = new AsyncSolver(job.world(), problem, settings, Decomposition.of(10, 1, "block"),
                 Slowdown.NONE, 0)) {
             r = solver.solve(ProgressListener.NONE);
             answer = solver.gather(0);
@@ -56,7 +46,7 @@ class AsyncSolverTest {
     @Test
     void theDemoRunsTheAsynchronousSchemeAndChecksItsAnswer() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = ObstacleDemo.run(railyard.world(), new String[] {"--n", "9", "--quiet", "--scheme", "async"},
+        int status = ObstacleDemo.run(job.world(), new String[] {"--n", "9", "--quiet", "--scheme", "async"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(report).isZero();

@@ -6,32 +6,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.railyard.Comm;
-import org.railyard.Railyard;
+import org.railyard.testkit.SingletonJob;
 
 /**
  * The parallel solver on a job of one (this JVM, started without a launcher, joins as a singleton).
  * Jobs of several processes are exercised through the launcher by the system tests.
  */
 class ParallelSolverTest {
-    private static Railyard railyard;
-
-    @BeforeAll
-    static void join() {
-        railyard = Railyard.init();
-    }
-
-    @AfterAll
-    static void leave() {
-        railyard.close();
-    }
+    @RegisterExtension
+    static final SingletonJob job = new SingletonJob();
 
     @Test
     void aJobOfOneReproducesTheSequentialSolverExactly() {
-        Comm world = railyard.world();
+        Comm world = job.world();
         assertThat(world.size()).isEqualTo(1);
         ObstacleProblem problem = ObstacleProblem.membraneOnBump(14);
         RichardsonSettings settings = RichardsonSettings.defaults().withCheckEvery(2);
@@ -69,7 +59,7 @@ class ParallelSolverTest {
         RichardsonSettings settings = RichardsonSettings.defaults();
         SolveResult parallel;
         double[] got;
-        try (ParallelSolver solver = new ParallelSolver(railyard.world(), problem, settings,
+        try (ParallelSolver solver = new ParallelSolver(job.world(), problem, settings,
                 Decomposition.of(10, 1, "block"), ParallelSolver.Halo.RMA)) {
             parallel = solver.solve(ProgressListener.NONE);
             got = solver.gather(0);
@@ -81,7 +71,7 @@ class ParallelSolverTest {
 
     @Test
     void rejectsADecompositionForAnotherJobSize() {
-        Comm world = railyard.world();
+        Comm world = job.world();
         ObstacleProblem problem = ObstacleProblem.membraneOnBump(8);
         assertThatThrownBy(() -> new ParallelSolver(world, problem, RichardsonSettings.defaults(), Decomposition.of(8, 2, "slab")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("communicator has 1");
@@ -91,7 +81,7 @@ class ParallelSolverTest {
     void theDemoReportsAgreement() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = ObstacleDemo.run(railyard.world(), new String[] {"--n", "10", "--quiet", "--decomp=slab"},
+        int status = ObstacleDemo.run(job.world(), new String[] {"--n", "10", "--quiet", "--decomp=slab"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(report).isZero();
@@ -109,7 +99,7 @@ class ParallelSolverTest {
     @Test
     void aSlowedRankSpendsAtLeastItsComputingTimeAgainInTheBreakdown() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = ObstacleDemo.run(railyard.world(), new String[] {"--n", "10", "--quiet", "--no-check", "--slow", "0:2:spin"},
+        int status = ObstacleDemo.run(job.world(), new String[] {"--n", "10", "--quiet", "--no-check", "--slow", "0:2:spin"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
         String report = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(report).isZero();
@@ -125,9 +115,9 @@ class ParallelSolverTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
         PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--n", "many"}, out, errStream)).isEqualTo(2);
-        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--bogus"}, out, errStream)).isEqualTo(2);
-        assertThat(ObstacleDemo.run(railyard.world(), new String[] {"--decomp", "2x1x1"}, out, errStream)).isEqualTo(2);
+        assertThat(ObstacleDemo.run(job.world(), new String[] {"--n", "many"}, out, errStream)).isEqualTo(2);
+        assertThat(ObstacleDemo.run(job.world(), new String[] {"--bogus"}, out, errStream)).isEqualTo(2);
+        assertThat(ObstacleDemo.run(job.world(), new String[] {"--decomp", "2x1x1"}, out, errStream)).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("not a number", "unknown option '--bogus'", "usage:");
     }
 
@@ -147,14 +137,14 @@ class ParallelSolverTest {
     @Test
     void repeatedSolvesPrintOneLinePerSolveWithTheSameIterations() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        int[] its = RepeatedSolves.run(railyard.world(), 8, 2, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        int[] its = RepeatedSolves.run(job.world(), 8, 2, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         assertThat(its).hasSize(2);
         assertThat(its[1]).isEqualTo(its[0]).isPositive();
         assertThat(bytes.toString(StandardCharsets.UTF_8).lines())
                 .hasSize(2)
                 .allMatch(l -> l.matches("solve [01] rank 0 wall [0-9.]+ s iterations " + its[0]
                         + " per-iteration us: compute [0-9.]+ halo [0-9.]+ send [0-9.]+ test [0-9.]+"));
-        assertThatThrownBy(() -> RepeatedSolves.run(railyard.world(), 8, 0, System.out))
+        assertThatThrownBy(() -> RepeatedSolves.run(job.world(), 8, 0, System.out))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SOLVES");
     }
 }

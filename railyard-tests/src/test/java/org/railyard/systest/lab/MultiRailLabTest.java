@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.railyard.bench.StreamRank;
 import org.railyard.launcher.JobResult;
 
@@ -61,9 +60,7 @@ class MultiRailLabTest {
         }
     }
 
-    @Test
-    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
-            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
+    @ThroughputTest
     void twoRailsCarryTheStreamAtAboutTwiceTheRateOfOne() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("100mbit", "100mbit"))) {
             double both = stream(lab, settings("even"), 48);
@@ -74,9 +71,7 @@ class MultiRailLabTest {
         }
     }
 
-    @Test
-    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
-            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
+    @ThroughputTest
     void onUnequalRailsAdaptiveStripingOutrunsEvenStriping() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("100mbit", "25mbit"))) {
             double even = stream(lab, settings("even"), 24);
@@ -87,9 +82,7 @@ class MultiRailLabTest {
         }
     }
 
-    @Test
-    @EnabledIfEnvironmentVariable(named = "RAILYARD_LAB_PERF", matches = "1",
-            disabledReason = "throughput assertions need an idle machine: run with RAILYARD_LAB_PERF=1, or bench/lab/run.sh")
+    @ThroughputTest
     void bssFourTwoSettlesOnTheTwoFastPaths() throws Exception {
         try (NetLab lab = NetLab.create(2, List.of("10mbit", "100mbit", "10mbit", "100mbit"));
              LabJob job = LabJob.start(lab, 2, StreamRank.class, settings("bss:4,2"), JOB, "--bytes", "48m", "--message", "1m")) {
