@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.railyard.error.RailyardException;
@@ -46,29 +47,28 @@ class BootstrapFuzzTest {
 
     @Test
     void pmiSession() {
-        Fuzz fuzz = Fuzz.of("pmi-session", RailyardException.class, input -> {
-            server.script((s, in) -> write(s.getOutputStream(), input));
-            Map<String, String> env = Map.of("PMI_PORT", "127.0.0.1:" + server.port(), "PMI_ID", "0");
-            try (Pmi1Bootstrap b = new Pmi1Bootstrap(env, BOUND)) {
-                assertThat(b.size()).isPositive();
-                assertThat(b.rank()).isBetween(0, b.size() - 1);
-                assertThat(b.jobSecret()).hasSize(32);
-            }
-        }).budget(21, SESSIONS).allocationBase(16L << 20);
-        assertThat(fuzz.run()).as("sessions that worked").isBetween(1, SESSIONS / 2);
+        pmiSessions("pmi-session", 21, Pmi1Bootstrap::new);
     }
 
     @Test
     void pmi2Session() {
-        Fuzz fuzz = Fuzz.of("pmi2-session", RailyardException.class, input -> {
+        pmiSessions("pmi2-session", 27, Pmi2Bootstrap::new);
+    }
+
+    /**
+     * The PMI server answers each session with the fuzzed bytes: the bootstrap {@code open} makes
+     * either fails cleanly or joins a sound job; at least one session and at most half of them work.
+     */
+    private void pmiSessions(String corpus, long seed, BiFunction<Map<String, String>, Duration, Bootstrap> open) {
+        Fuzz fuzz = Fuzz.of(corpus, RailyardException.class, input -> {
             server.script((s, in) -> write(s.getOutputStream(), input));
             Map<String, String> env = Map.of("PMI_PORT", "127.0.0.1:" + server.port(), "PMI_ID", "0");
-            try (Pmi2Bootstrap b = new Pmi2Bootstrap(env, BOUND)) {
+            try (Bootstrap b = open.apply(env, BOUND)) {
                 assertThat(b.size()).isPositive();
                 assertThat(b.rank()).isBetween(0, b.size() - 1);
                 assertThat(b.jobSecret()).hasSize(32);
             }
-        }).budget(27, SESSIONS).allocationBase(16L << 20);
+        }).budget(seed, SESSIONS).allocationBase(16L << 20);
         assertThat(fuzz.run()).as("sessions that worked").isBetween(1, SESSIONS / 2);
     }
 

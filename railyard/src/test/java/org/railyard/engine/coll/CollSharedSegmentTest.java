@@ -18,6 +18,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
 import org.railyard.engine.comm.CommState;
 import org.railyard.types.Kind;
@@ -46,9 +47,7 @@ class CollSharedSegmentTest {
             for (String coll : new String[] {"bcast", "allgather", "allgatherv", "alltoall"}) {
                 force(e, coll, CollShm.NAME);
             }
-            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
-                c.tuning().shmSize(size);
-                CommState w = e.communicators().dup(e.world());
+            onEachSegmentSize(e, n, (w, size) -> {
                 for (int count : new int[] {0, 1, 7, 1000, 40_003}) {
                     if (size < 16 * 1024 && count > 1000) {
                         continue; // 1000 already goes in many pieces of the smallest segment
@@ -99,9 +98,27 @@ class CollSharedSegmentTest {
                                 .filter(f -> f.startsWith("railyard-" + e.jobId() + "-coll-"))).as("segment files left").isEmpty();
                     }
                 }
-                e.communicators().free(w);
-            }
+            });
         });
+    }
+
+    /** What a test checks on one communicator whose collective segment has {@code size} bytes. */
+    private interface SegmentBody {
+        void run(CommState w, long size) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with segments of three sizes, each on a fresh duplicate of the world (so a
+     * segment of that size): so small that vectors go in many pieces and some members own no item
+     * of a piece, 16 KiB, and the default.
+     */
+    private static void onEachSegmentSize(Engine e, int n, SegmentBody body) throws Exception {
+        for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
+            e.collectives().tuning().shmSize(size);
+            CommState w = e.communicators().dup(e.world());
+            body.run(w, size);
+            e.communicators().free(w);
+        }
     }
 
     /**
@@ -118,9 +135,7 @@ class CollSharedSegmentTest {
             Collectives c = e.collectives();
             int me = e.rank();
             force(e, "allreduce", CollShm.NAME);
-            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
-                c.tuning().shmSize(size);
-                CommState w = e.communicators().dup(e.world());
+            onEachSegmentSize(e, n, (w, size) -> {
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 1000, 40_000}) {
                         if (size < 16 * 1024 && count > 1000) {
@@ -154,8 +169,7 @@ class CollSharedSegmentTest {
                 if (n > 1) {
                     assertThat(e.describeChoices()).contains("allreduce").contains("SUM: " + CollShm.NAME);
                 }
-                e.communicators().free(w);
-            }
+            });
         });
     }
 
@@ -175,9 +189,7 @@ class CollSharedSegmentTest {
             for (String coll : new String[] {"reduce", "reduce_scatter", "reduce_scatter_block"}) {
                 force(e, coll, CollShm.NAME);
             }
-            for (long size : new long[] {64L * n * n, 16 * 1024, CollTuning.SHM_SIZE_DEFAULT}) {
-                c.tuning().shmSize(size);
-                CommState w = e.communicators().dup(e.world());
+            onEachSegmentSize(e, n, (w, size) -> {
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
                     for (int count : new int[] {4, 36, 40_000}) {
                         if (size < 16 * 1024 && count > 36) {
@@ -236,8 +248,7 @@ class CollSharedSegmentTest {
                     assertThat(e.describeChoices()).contains("SUM: " + CollShm.NAME).contains("reduce_scatter [")
                             .contains("reduce_scatter_block [");
                 }
-                e.communicators().free(w);
-            }
+            });
         });
     }
 
