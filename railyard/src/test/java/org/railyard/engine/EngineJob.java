@@ -1,5 +1,6 @@
 package org.railyard.engine;
 
+import org.railyard.engine.coll.Collectives;
 import org.railyard.engine.comm.CommState;
 
 /** {@link InMemoryJob} for tests of the API floor (package {@code org.railyard}), which build their Comm on each engine. */
@@ -7,6 +8,11 @@ public final class EngineJob {
     /** What each rank runs, on its own engine. */
     public interface Body {
         void run(Engine e) throws Exception;
+    }
+
+    /** What each rank of a test of the collectives runs: its engine, the engine's collectives, the world, its rank. */
+    public interface CollBody {
+        void run(Engine e, Collectives c, CommState world, int me) throws Exception;
     }
 
     private EngineJob() {
@@ -20,5 +26,10 @@ public final class EngineJob {
     /** Runs {@code body} on {@code n} engines talking over {@code transports}; rethrows the first failure. */
     public static void run(int n, String transports, Body body) throws Exception {
         InMemoryJob.run(n, transports, body::run);
+    }
+
+    /** As {@link #run(int, String, Body)}, handing each rank its collectives, the world and its rank. */
+    public static void run(int n, String transports, CollBody body) throws Exception {
+        run(n, transports, e -> body.run(e, e.collectives(), e.world(), e.rank()));
     }
 }

@@ -41,10 +41,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 7, 8})
     void pipelinedBroadcastDeliversEverySegment(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             force(e, "bcast", "pipeline");
             for (long segment : new long[] {56, 8192, CollTuning.BCAST_SEGMENT_DEFAULT}) {
                 c.tuning().bcastSegment(segment);
@@ -63,10 +60,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 8})
     void rootedCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             for (String algo : new String[] {"binomial", "scatter-ring", "node-aware", "linear", "pipeline"}) {
                 force(e, "bcast", algo);
                 for (int count : new int[] {0, 1, 7, 1000, 40_000}) {
@@ -157,10 +151,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
     void allToAllCollectivesAgreeWithSequentialResults(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             for (String algo : new String[] {"recursive-doubling", "rabenseifner", "ring", "node-aware"}) {
                 force(e, "allreduce", algo);
                 for (Reduction op : new Reduction[] {Reduction.SUM, MATMUL}) {
@@ -335,10 +326,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void longVectorsOverTcp(int n) throws Exception {
-        EngineJob.run(n, "tcp", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "tcp", (e, c, w, me) -> {
             for (String algo : new String[] {"recursive-doubling", "rabenseifner", "ring"}) {
                 force(e, "allreduce", algo);
                 long[] out = new long[300_000];
@@ -365,10 +353,7 @@ class CollAlgorithmsTest {
     @ValueSource(ints = {2, 3, 5, 6, 8})
     void nodeAwareAlgorithmsOnSimulatedNodes(int n) throws Exception {
         String job = "nodes-" + n + "-" + System.nanoTime();
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             // nodes of uneven sizes whose ranks are not contiguous: a b a c b a c ...
             String[] nodes = new String[n];
             for (int r = 0; r < n; r++) {
@@ -407,10 +392,7 @@ class CollAlgorithmsTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 4, 7})
     void nonBlockingCollectivesOverlapAndProgressWithoutTheCaller(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             long[] b = me == 1 % n ? contribution(9, 5000, Reduction.SUM) : new long[5000];
             long[] sum = new long[300];
             long[] big = new long[20_000];

@@ -28,10 +28,7 @@ class CollNativeReadsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4})
     void alltoallOfLargeBlocksPostsEverythingOnOneNodeAndGoesPairwiseOverSeveral(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             // 40 000 longs: 320 000 B a block, above the pairwise threshold of several nodes, below that of one
             alltoallChecked(c, w, me, n, 40_000, "one node, segment");
             assertThat(e.describeChoices()).contains("alltoall [256 KiB, 512 KiB): " + CollShm.NAME);
@@ -62,10 +59,7 @@ class CollNativeReadsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void alltoallOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             int block = 80_000; // longs: 640 000 B, through the segment and read by default
             String reads = "alltoall [512 KiB, 1 MiB): " + CollShm.READS;
             nativeAlltoallChecked(c, w, me, n, block, false, false, "segments");
@@ -112,10 +106,7 @@ class CollNativeReadsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 4, 5})
     void allgatherOfNativeBuffersReadsTheSendersMemory(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             int each = 40_000; // longs: 320 000 B a block
             c.tuning().allgatherReads(256 * 1024);
             try (Arena arena = Arena.ofShared()) {

@@ -148,10 +148,7 @@ class CollCommunicatorsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 5, 8})
     void moreCollectivesAcrossIntercommunicators(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             int h = n / 2;
             CommState half = e.communicators().split(w, me < h ? 0 : 1, me);
             CommState inter = e.communicators().intercommCreate(half, 0, w, me < h ? h : 0, 78);
@@ -254,10 +251,7 @@ class CollCommunicatorsTest {
     @ParameterizedTest
     @ValueSource(ints = {3, 5, 8})
     void createFromGroupAndIntercommunicators(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            CommState w = e.world();
-            Collectives c = e.collectives();
-            int me = e.rank();
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
             // the even world ranks, highest first
             int evens = (n + 1) / 2;
             int[] group = new int[evens];
