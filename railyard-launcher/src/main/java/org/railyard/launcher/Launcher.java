@@ -10,10 +10,8 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -107,29 +105,18 @@ public final class Launcher {
         }
 
         List<Host> placement = spec.hosts().isEmpty() ? null : Host.place(spec.np(), spec.hosts());
-        byte[] secret = new byte[32];
-        SecureRandom random = new SecureRandom();
-        random.nextBytes(secret);
-        String jobId = "ry-" + Long.toString(System.currentTimeMillis(), 36) + "-" + Integer.toHexString(random.nextInt());
-
-        Object sinkLock = new Object();
-        LineSink serialOut = (rank, line) -> {
-            synchronized (sinkLock) {
-                out.line(rank, line);
-            }
-        };
-        LineSink serialErr = (rank, line) -> {
-            synchronized (sinkLock) {
-                err.line(rank, line);
-            }
-        };
+        JobIdentity identity = JobIdentity.fresh();
+        SerialSinks sinks = SerialSinks.of(out, err);
+        LineSink serialOut = sinks.out();
+        LineSink serialErr = sinks.err();
         AotCache aot = AotCache.plan(spec.env().getOrDefault(Config.envName(Config.AOT_PROP),
-                Config.string(Config.AOT_PROP, Config.AOT_DEFAULT)), command.getFirst(), classpath, mainClass, spec.jvmArgs(), jobId);
+                Config.string(Config.AOT_PROP, Config.AOT_DEFAULT)), command.getFirst(), classpath, mainClass, spec.jvmArgs(),
+                identity.id());
         String said = aot == null ? null : aot.describe();
         if (said != null) {
             serialErr.line(LineSink.LAUNCHER, "railyard run: " + said);
         }
-        try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
+        try (KvServer kv = KvServer.start(spec.np(), identity.id(), identity.secret(), new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
             int restarts = (int) Long.parseLong(spec.env().getOrDefault(Config.envName(Config.RESTARTS_PROP), "0"));
             if (restarts > 0) {
@@ -139,7 +126,7 @@ public final class Launcher {
             // unless one is given; ranks are started again on this host only, so a local one serves
             String ckptName = Config.envName(Config.CHECKPOINT_DIR_PROP);
             Path ckptDir = restarts > 0 && !spec.env().containsKey(ckptName) && System.getenv(ckptName) == null
-                    ? Files.createTempDirectory("railyard-ckpt-" + jobId + "-") : null;
+                    ? Files.createTempDirectory("railyard-ckpt-" + identity.id() + "-") : null;
             Map<String, String> jobEnv = new LinkedHashMap<>(launch);
             if (ckptDir != null) {
                 jobEnv.put(ckptName, ckptDir.toString());
@@ -149,11 +136,7 @@ public final class Launcher {
             for (int r = 0; r < spec.np(); r++) {
                 Map<String, String> env = new LinkedHashMap<>(spec.env());
                 env.putAll(jobEnv);
-                env.put(KvBootstrap.ENV_KV, kvAddress);
-                env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
-                env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
-                env.put(KvBootstrap.ENV_JOB, jobId);
-                env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+                identity.putBootstrapEnv(env, kvAddress, r, spec.np());
                 env.putAll(localPosition(placement, spec.np(), r));
                 env.putAll(perRank.apply(r));
                 Host host = placement == null ? null : placement.get(r);

@@ -3,13 +3,10 @@ package org.railyard.launcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.railyard.bootstrap.KvBootstrap;
 import org.railyard.bootstrap.KvServer;
 
 /**
@@ -51,33 +48,18 @@ public final class ThreadLauncher {
         String mainClass = Launcher.mainClass(spec.main(), classpath);
         classpath.addAll(RankLoader.ownClasspath());
 
-        byte[] secret = new byte[32];
-        SecureRandom random = new SecureRandom();
-        random.nextBytes(secret);
-        String jobId = "ry-" + Long.toString(System.currentTimeMillis(), 36) + "-" + Integer.toHexString(random.nextInt());
-        Object sinkLock = new Object();
-        LineSink serialOut = (rank, line) -> {
-            synchronized (sinkLock) {
-                out.line(rank, line);
-            }
-        };
-        LineSink serialErr = (rank, line) -> {
-            synchronized (sinkLock) {
-                err.line(rank, line);
-            }
-        };
-        try (KvServer kv = KvServer.start(spec.np(), jobId, secret, new InetSocketAddress(0),
+        JobIdentity identity = JobIdentity.fresh();
+        SerialSinks sinks = SerialSinks.of(out, err);
+        LineSink serialOut = sinks.out();
+        LineSink serialErr = sinks.err();
+        try (KvServer kv = KvServer.start(spec.np(), identity.id(), identity.secret(), new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
             String kvAddress = "127.0.0.1:" + kv.port();
             List<RankLoader> loaders = new ArrayList<>(spec.np());
             List<Map<String, String>> envs = new ArrayList<>(spec.np());
             for (int r = 0; r < spec.np(); r++) {
                 Map<String, String> env = new LinkedHashMap<>(spec.env());
-                env.put(KvBootstrap.ENV_KV, kvAddress);
-                env.put(KvBootstrap.ENV_RANK, Integer.toString(r));
-                env.put(KvBootstrap.ENV_SIZE, Integer.toString(spec.np()));
-                env.put(KvBootstrap.ENV_JOB, jobId);
-                env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+                identity.putBootstrapEnv(env, kvAddress, r, spec.np());
                 env.put(Launcher.ENV_LOCAL_RANK, Integer.toString(r));
                 env.put(Launcher.ENV_LOCAL_SIZE, Integer.toString(spec.np()));
                 envs.add(env);
