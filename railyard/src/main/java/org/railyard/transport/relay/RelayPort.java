@@ -67,17 +67,6 @@ final class RelayPort implements AutoCloseable {
 
     /** First input buffer of a sending port: it reads STOREDs and PRESENCE answers (24 bytes each). */
     private static final int STORED_BUFFER = 16 << 10;
-    /**
-     * A frame written directly while no other awaits its STORED (a lone message, as in a
-     * ping-pong) is followed by one yield of the processor: the write woke the relay's reader of
-     * this connection, which the kernel most likely queued on this processor (a socket's reader is
-     * woken as a synchronous wake-up, near its waker), and until it forwards the message nothing
-     * is due to this rank that the relay has not yet sent; without the yield it waits for this
-     * thread, which goes on polling, to be preempted. Costs one system call where nothing else is
-     * runnable.
-     */
-    static final String HAND_OVER = "yield after a lone direct write";
-    private static final boolean YIELD = !Boolean.getBoolean("relaylat3.noyield"); // TEMPORARY probe switch
     /** Most frames written between two flushes. */
     private static final int BATCH = 64;
     /** Most frames written and not yet STORED for a sending thread to write a frame itself. */
@@ -187,7 +176,6 @@ final class RelayPort implements AutoCloseable {
 
     /** Sends a frame to the relay (progress agent): written at once when it can be (see the class), else queued for the runner. */
     void send(Out out) {
-        boolean lone = false;
         RelayClient c;
         boolean looked = false;
         while (true) {
@@ -210,7 +198,6 @@ final class RelayPort implements AutoCloseable {
                     }
                     writing = true;
                     unstored.add(out);
-                    lone = unstored.size() == 1;
                 }
             } finally {
                 lock.unlock();
@@ -239,9 +226,6 @@ final class RelayPort implements AutoCloseable {
             }
         } finally {
             lock.unlock();
-        }
-        if (lone && why == null && YIELD) {
-            Thread.yield(); // see HAND_OVER
         }
     }
 
