@@ -399,7 +399,13 @@ final class Epochs {
             throw new RailyardException(ErrorClass.RMA_SYNC, "fence on window " + w.name()
                     + " inside a lock or start epoch (unlock or complete first)");
         }
-        if (shared != null) {
+        boolean alone = (assertions & (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED))
+                == (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED);
+        if (alone && out.pending.isEmpty() && !out.locked(out::anyBatched)) {
+            // ends no epoch and opens none (every member asserts both, MPI-3 11.5): nothing to
+            // complete and nobody to wait for
+            VarHandle.fullFence();
+        } else if (shared != null) {
             // every member's memory is mapped: the operations were loads and stores, complete once
             // issued; only synchronisation messages (of earlier locks) may still be under way
             if (!out.pending.isEmpty()) {
