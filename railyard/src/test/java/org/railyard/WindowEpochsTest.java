@@ -123,7 +123,9 @@ class WindowEpochsTest {
     /**
      * Rank 2 closes its engine (it dies) instead of entering the synchronisation call named by
      * {@code where}; ranks 0 and 1 must fail with PEER_FAILED naming rank 2, long before the RMA
-     * timeout (set to 120 s here).
+     * timeout (set to 120 s here). On the message path (array) the fence is the communicator's
+     * barrier, which may name instead the other survivor, gone after its own failure: there only
+     * PEER_FAILED is checked.
      */
     @ParameterizedTest
     @CsvSource({"fence,alloc", "waitFor,alloc", "start,alloc", "fence,array"})
@@ -163,7 +165,9 @@ class WindowEpochsTest {
                 long start = System.nanoTime();
                 assertThatThrownBy(() -> call.accept(win)).isInstanceOfSatisfying(RailyardException.class, x -> {
                     assertThat(x.errorClass()).as(x.getMessage()).isEqualTo(ErrorClass.PEER_FAILED);
-                    assertThat(x.getMessage()).contains("rank 2");
+                    if (path.equals("alloc")) {
+                        assertThat(x.getMessage()).contains("rank 2");
+                    }
                 });
                 assertThat((System.nanoTime() - start) / 1_000_000_000L).as("seconds to find the death").isLessThan(60);
             });

@@ -43,6 +43,8 @@ final class Epochs {
     /** {@link #refreshDead()} and what it runs under the lock, made once (a mapped epoch allocates nothing). */
     final Runnable refresh = this::refreshDead;
     private final Outbound.Locked<Void> readFailed = this::readFailed;
+    /** {@link #anyFailed()} for a look under the lock between two sleeps of the fence's barrier, made once. */
+    private final Outbound.Locked<Integer> anyFailedLocked = this::anyFailed;
 
     boolean fenceOpen;
     final int[] lockType;
@@ -459,7 +461,7 @@ final class Epochs {
                 if (shared.passed(gen)) {
                     break;
                 }
-                if (out.locked(this::anyFailed) >= 0) {
+                if (out.locked(anyFailedLocked) >= 0) {
                     break;
                 }
                 if (System.nanoTime() - start > Rma.timeoutNanos()) {
