@@ -94,7 +94,8 @@ public final class ChannelTable {
         }
         long share = (ranks + processors - 1L) / processors;
         Duration scaled = base.multipliedBy(share);
-        return scaled.compareTo(CONNECT_BOUND_MAX) > 0 ? (base.compareTo(CONNECT_BOUND_MAX) > 0 ? base : CONNECT_BOUND_MAX) : scaled;
+        Duration cap = base.compareTo(CONNECT_BOUND_MAX) > 0 ? base : CONNECT_BOUND_MAX;
+        return scaled.compareTo(cap) > 0 ? cap : scaled;
     }
 
     public static ChannelTable open(Bootstrap bootstrap, FrameSink sink, Consumer<String> choices, Consumer<String> log) {

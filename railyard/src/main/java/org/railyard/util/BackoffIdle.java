@@ -48,7 +48,7 @@ public final class BackoffIdle {
     /**
      * As above; with {@code sleepFirst}, every park goes through {@code sleeper} when it can, so a
      * waiter that a peer's frame can wake never sleeps a timed interval that the frame could have
-     * ended (for a node whose ranks outnumber its processors: {@link IdlePlan#sleepFirst}).
+     * ended ({@link Config#IDLE_SLEEP_FIRST_PROP}).
      */
     public BackoffIdle(long spins, long yields, long minParkNanos, long maxParkNanos, Sleeper sleeper,
                        boolean sleepFirst) {

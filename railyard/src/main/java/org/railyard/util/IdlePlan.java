@@ -20,10 +20,12 @@ import java.util.Map;
  *   <li>more ranks than processors: no spin at all. The rank being waited for may need this very
  *       processor to get anywhere.</li>
  * </ul>
- * {@code railyard.idle.spins} overrides the choice. A waiter may also sleep on the doorbell from
- * its first park instead of yielding and parking for timed intervals ({@link #sleepFirst},
- * {@code railyard.idle.sleepfirst}; {@code railyard.idle.yields} sets the yields): off by default,
- * see {@link #yields}. The processors a process may use are the
+ * {@code railyard.idle.spins} overrides the choice. The yields after the spins and whether a
+ * waiter sleeps on the doorbell from its first park do not depend on the share
+ * ({@code railyard.idle.yields}, {@code railyard.idle.sleepfirst}): fewer yields and an early sleep
+ * on a crowded node cut its context switches but made an 8 B allreduce at np 4 on 2 processors
+ * slower (bench/results/log/2026-11-28-1032-quiet-window.md), so no rule by share is applied
+ * until one helps both. The processors a process may use are the
  * fewest of what the JVM reports, the cgroup CPU quota (v2 {@code cpu.max}, v1
  * {@code cpu.cfs_quota_us}/{@code cpu.cfs_period_us}), rounded up. The ranks on the node come from
  * the launcher ({@code RAILYARD_LOCAL_SIZE}), Hydra ({@code MPI_LOCALNRANKS}), Open MPI
@@ -43,26 +45,6 @@ public final class IdlePlan {
             return Config.IDLE_SPINS_DEFAULT;
         }
         return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
-    }
-
-    /**
-     * Yields of an idle waiter after its spins when {@code ranks} ranks share {@code processors}
-     * processors: {@link Config#IDLE_YIELDS_DEFAULT} at every share, for now. No yield on a crowded
-     * node cut its context switches, but made an 8 B allreduce at np 4 on 2 processors slower on
-     * the idle machine (bench/results/log/2026-11-28-1032-quiet-window.md): the rule waits for
-     * one that helps both.
-     */
-    public static long yields(int ranks, int processors) {
-        return Config.IDLE_YIELDS_DEFAULT;
-    }
-
-    /**
-     * True if an idle waiter sleeps on the doorbell from its first park on (when it can) rather
-     * than once its parks reached {@code railyard.idle.maxpark}: false at every share, for now
-     * (as {@link #yields}); {@code railyard.idle.sleepfirst=true} asks for it.
-     */
-    public static boolean sleepFirst(int ranks, int processors) {
-        return false;
     }
 
     /** What the environment says about the ranks on this node, else {@code jobSize}. */

@@ -24,19 +24,6 @@ class IdlePlanTest {
     }
 
     @Test
-    void aWaiterYieldsAndParksBeforeItSleepsAtEveryShareUntilARuleHelpsEveryCase() {
-        assertThat(IdlePlan.yields(2, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.yields(64, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.yields(1, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.yields(3, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.yields(65, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
-        assertThat(IdlePlan.sleepFirst(2, 2)).isFalse();
-        assertThat(IdlePlan.sleepFirst(64, 64)).isFalse();
-        assertThat(IdlePlan.sleepFirst(3, 2)).isFalse();
-        assertThat(IdlePlan.sleepFirst(32, 2)).isFalse();
-    }
-
-    @Test
     void aCgroupV2QuotaBelowTheProcessorCountIsWhatCounts(@TempDir Path root) throws IOException {
         Files.writeString(root.resolve("cpu.max"), "150000 100000\n");
         assertThat(IdlePlan.processors(root, 64)).isEqualTo(2); // 1.5 processors' worth, rounded up
