@@ -123,7 +123,8 @@ class WindowEpochsTest {
     /**
      * Rank 2 closes its engine (it dies) instead of entering the synchronisation call named by
      * {@code where}; ranks 0 and 1 must fail with PEER_FAILED naming rank 2, long before the RMA
-     * timeout (set to 120 s here). On the message path (array) the fence is the communicator's
+     * timeout (set to 120 s here); a fence names every member gone (rank 1 may have left already,
+     * after its own failure). On the message path (array) the fence is the communicator's
      * barrier, which may name instead the other survivor, gone after its own failure: there only
      * PEER_FAILED is checked.
      */

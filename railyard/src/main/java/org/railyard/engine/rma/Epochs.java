@@ -471,10 +471,23 @@ final class Epochs {
                 }
             }
         }
-        int f = anyFailed();
-        if (!shared.passed(gen) && f >= 0) {
-            throw out.peerFailed(f);
+        if (!shared.passed(gen) && anyFailed() >= 0) {
+            throw out.locked(this::membersFailed);
         }
+    }
+
+    /**
+     * PEER_FAILED naming every member known to have failed (a fence waits for all of them, and the
+     * first in rank order may only have left after failing on another's death); lock held.
+     */
+    private RailyardException membersFailed() {
+        StringBuilder sb = new StringBuilder();
+        for (int t = 0; t < n; t++) {
+            if (out.failed[t] != null) {
+                sb.append(sb.isEmpty() ? "" : "; ").append("rank ").append(t).append(" failed: ").append(out.failed[t]);
+            }
+        }
+        return new RailyardException(ErrorClass.PEER_FAILED, "window " + w.name() + ": " + sb);
     }
 
     /** A member known to have failed, or -1; lock held. */
