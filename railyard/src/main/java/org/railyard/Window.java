@@ -385,9 +385,11 @@ public final class Window implements AutoCloseable {
 
     /**
      * Collective: completes every operation this process issued since the previous fence, at
-     * origin and target, and waits until every member has done the same (unless
-     * {@link #MODE_NOPRECEDE}); opens the next access and exposure epoch (unless
-     * {@link #MODE_NOSUCCEED}). {@code assertions} is an OR of the MODE_* constants.
+     * origin and target, and waits until every member has done the same; opens the next access
+     * and exposure epoch (unless {@link #MODE_NOSUCCEED}). A fence with both
+     * {@link #MODE_NOPRECEDE} and {@link #MODE_NOSUCCEED} (which every member must then give)
+     * ends no epoch and opens none, and returns without waiting for the others.
+     * {@code assertions} is an OR of the MODE_* constants.
      */
     public void fence(int assertions) {
         win.fence(assertions);

@@ -173,4 +173,76 @@ class WindowBatchTest {
             }
         }
     }
+
+    /**
+     * Operations with a result (get, fetchAndOp, compareAndSwap, getAccumulate) issued back to back
+     * travel in batches too, their results coming back in one reply per batch: each result must
+     * land in its own buffer, in issue order against the puts and accumulates around it, across
+     * batch boundaries (more operations than one batch holds) and across a flush in the middle.
+     */
+    @ParameterizedTest
+    @CsvSource({"array,shm", "alloc,tcp"})
+    void operationsWithAResultReturnTheRightValuesInOrderAcrossBatchesAndAFlush(String path, String transports)
+            throws Exception {
+        EngineJob.run(2, transports, e -> {
+            Comm w = new Comm(e, e.world());
+            int me = w.rank();
+            long[] mem = new long[8];
+            try (Window win = window(w, path, mem)) {
+                win.fence();
+                if (me == 1) {
+                    long[] fetched = new long[OPS];
+                    long[] swapped = new long[OPS];
+                    long[] got = new long[OPS];
+                    long[] pairs = new long[2 * OPS];
+                    win.lock(Window.LOCK_EXCLUSIVE, 0);
+                    for (int i = 0; i < OPS; i++) {
+                        // slot 0: a counter read by fetchAndOp; slot 1: a compare-and-swap chain
+                        win.fetchAndOp(new long[] {1}, 0, fetched, i, 0, 0, Op.SUM);
+                        win.compareAndSwap(new long[] {i + 1}, 0, new long[] {i}, 0, swapped, i, 0, 1);
+                        // slot 2: put then get: the get sees the put issued just before it
+                        win.put(new long[] {1000 + i}, 0, 1, 0, 2);
+                        win.get(got, i, 1, 0, 2);
+                        // slots 3..4: a two-value getAccumulate after an accumulate
+                        win.accumulate(new long[] {1, 2}, 0, 2, 0, 3, Op.SUM);
+                        win.getAccumulate(new long[] {10, 20}, 0, 2, pairs, 2 * i, 0, 3, Op.SUM);
+                        if (i == OPS / 2) {
+                            win.flush(0);
+                            // remote completion of everything before: these results are in already
+                            for (int j = 0; j <= i; j++) {
+                                assertThat(fetched[j]).as("fetchAndOp %d before the flush", j).isEqualTo(j);
+                                assertThat(got[j]).as("get %d before the flush", j).isEqualTo(1000 + j);
+                            }
+                        }
+                    }
+                    win.unlock(0);
+                    for (int i = 0; i < OPS; i++) {
+                        assertThat(fetched[i]).as("fetchAndOp %d", i).isEqualTo(i);
+                        assertThat(swapped[i]).as("compareAndSwap %d", i).isEqualTo(i);
+                        assertThat(got[i]).as("get %d", i).isEqualTo(1000 + i);
+                        // before op i: i accumulates of (1, 2) and i getAccumulates of (10, 20), plus this one's accumulate
+                        assertThat(pairs[2 * i]).as("getAccumulate %d, first value", i).isEqualTo(11L * i + 1);
+                        assertThat(pairs[2 * i + 1]).as("getAccumulate %d, second value", i).isEqualTo(22L * i + 2);
+                    }
+                }
+                win.fence();
+                if (me == 0) {
+                    assertThat(at(win, mem, 0)).isEqualTo(OPS);
+                    assertThat(at(win, mem, 1)).isEqualTo(OPS);
+                    assertThat(at(win, mem, 3)).isEqualTo(11L * OPS);
+                    assertThat(at(win, mem, 4)).isEqualTo(22L * OPS);
+                }
+                // fence ends the batches too: a get issued in a fence epoch has its value after the next fence
+                long[] last = new long[1];
+                if (me == 1) {
+                    win.get(last, 0, 1, 0, 0);
+                }
+                win.fence();
+                if (me == 1) {
+                    assertThat(last[0]).as("get completed by fence").isEqualTo(OPS);
+                }
+                win.fence();
+            }
+        });
+    }
 }

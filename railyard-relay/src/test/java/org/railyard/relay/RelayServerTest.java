@@ -227,17 +227,55 @@ class RelayServerTest {
                 return null;
             });
             try (RelayClient receiver = Relays.rank(relay, "job-f", 1, 2, true)) {
-                for (long seq = 1; seq <= count; seq++) {
-                    RelayClient.Incoming m = receiver.next(Relays.BOUND);
-                    assertThat(m.header().sequence()).isEqualTo(seq);
-                    Relays.check(m);
-                    receiver.delivered(0, seq);
-                }
+                Relays.receiveAll(receiver, 0, count);
             }
             sending.get(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
             acks.get(Relays.BOUND.toSeconds(), TimeUnit.SECONDS);
             assertThat(Relays.counter(relay.stats(), "stored")).isEqualTo(count);
             assertThat(lines).anyMatch(l -> l.startsWith("relay has room again"));
+        }
+    }
+
+    /**
+     * A rank's sending connection whose input was handed to a non-blocking reader (as every relay
+     * connection of a rank is) writes to a full relay for longer than its connect timeout without
+     * failing: the relay holds it back by not reading, and its writes wait as a blocking socket's
+     * would, until receivers consume and the relay reads again.
+     */
+    @Test
+    void aDetachedSendingConnectionHeldBackByAFullRelayWaitsBeyondItsTimeout() throws Exception {
+        List<String> lines = Relays.lines();
+        int count = 60;
+        int size = 16 << 10;
+        long max = 64 << 10;
+        java.time.Duration timeout = java.time.Duration.ofMillis(300);
+        RelayServer.Settings small = new RelayServer.Settings(new java.net.InetSocketAddress("127.0.0.1", 0), null,
+                RelayLog.Fsync.NEVER, max, 1 << 24, java.time.Duration.ofSeconds(3), Long.MAX_VALUE, 16 << 10);
+        try (RelayServer relay = RelayServer.start(small, lines::add);
+             RelayClient sender = RelayClient.connect(relay.address(), "job-d", Relays.SECRET, 0, 2, false, timeout,
+                     16 << 10, true);
+             ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            sender.detachInput(); // its STOREDs are left unread: 24 bytes each, the kernel keeps them
+            Future<?> sending = pool.submit(() -> {
+                Random r = new Random(9);
+                for (long seq = 1; seq <= count; seq++) {
+                    byte[] m = Relays.message(r, 0, seq, size, size);
+                    sender.store(1, seq, false, m, 0, m.length);
+                }
+                return null;
+            });
+            Relays.awaitCounter(relay, "held_back", 1);
+            long heldAt = System.nanoTime();
+            // the time bound itself is what is checked: the sender's writes outlive three of its timeouts
+            org.railyard.testkit.Await.awaitUntil(() -> sending.isDone()
+                            || System.nanoTime() - heldAt > 3 * timeout.toNanos(), Relays.BOUND,
+                    () -> "three timeouts of the sender to pass");
+            assertThat(sending.isDone()).as("the sender, held back by the full relay, still writing").isFalse();
+            try (RelayClient receiver = Relays.rank(relay, "job-d", 1, 2, true)) {
+                Relays.receiveAll(receiver, 0, count);
+            }
+            sending.get(Relays.BOUND.toSeconds(), TimeUnit.SECONDS); // no write failed
+            assertThat(Relays.counter(relay.stats(), "stored")).isEqualTo(count);
         }
     }
 

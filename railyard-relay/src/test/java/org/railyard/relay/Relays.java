@@ -72,6 +72,17 @@ final class Relays {
         assertThat(bb.getLong(12)).isEqualTo(in.header().sequence());
     }
 
+    /** Receives messages 1 to {@code count} from {@code source}, checking each, and acknowledges each. */
+    static void receiveAll(RelayClient receiver, int source, long count) throws IOException {
+        for (long seq = 1; seq <= count; seq++) {
+            RelayClient.Incoming m = receiver.next(BOUND);
+            assertThat(m.header().source()).isEqualTo(source);
+            assertThat(m.header().sequence()).isEqualTo(seq);
+            check(m);
+            receiver.delivered(source, seq);
+        }
+    }
+
     /** Reads until {@code n} STORED acknowledgements came, checking they come in sequence order. */
     static void awaitStored(RelayClient c, int destination, long from, long to) throws IOException {
         for (long seq = from; seq <= to; seq++) {

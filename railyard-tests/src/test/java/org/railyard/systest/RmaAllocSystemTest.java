@@ -12,8 +12,8 @@ import org.railyard.systest.ranks.RmaAllocRanks;
 
 /**
  * Synchronisation epochs of a window mapped on this node take nothing from the Java heap once
- * warm: a lock epoch is two atomics on the mapping's lock word, and a PSCW epoch pair counters
- * per pair, with the group translated once and the waits' conditions made once per window. Two
+ * warm: a lock epoch is two atomics on the mapping's lock word, a PSCW epoch pair counters
+ * per pair, a fence the barrier's words, with the group translated once and the waits' conditions made once per window. Two
  * processes run {@link RmaAllocRanks} over shm; every epoch must stay under {@link #BOUND} bytes
  * over all threads of the measuring rank's JVM.
  */
@@ -34,8 +34,8 @@ class RmaAllocSystemTest {
                     .contains("OK rma-alloc rank " + r);
             job.transcript().texts(r, Transcript.Stream.OUT).stream().filter(l -> l.startsWith("ALLOC ")).forEach(rows::add);
         }
-        // the lock epoch at its origin, and PSCW at both ranks
-        assertThat(rows).as("measurements\n%s", job.report()).hasSize(3);
+        // the lock epoch at its origin, PSCW and fence at both ranks
+        assertThat(rows).as("measurements\n%s", job.report()).hasSize(5);
         for (String row : rows) {
             String[] f = row.split(" ");
             assertThat(Double.parseDouble(f[4])).as("%s (bytes allocated per epoch)", row).isLessThan(BOUND);

@@ -10,6 +10,8 @@ package org.railyard.wire;
  * <pre>
  *  long 0   bits 0-7 opcode | 8-15 element kind | 16-23 reduction | 24-31 lock type | 32-39 error
  *           | 40 inline: the data follows the header in the same message
+ *           | 41 collected: the result goes into the one reply of its batch (tag: long 4), not a reply of its own
+ *           | 42 last: the last collected record of its batch; the batch's reply leaves once it is applied
  *  long 1   target displacement in bytes from the window's base (an address for a dynamic window)
  *  long 2   target element count
  *  long 3   ints of the encoded target shape that follow (0: one basic value per element)
@@ -23,7 +25,10 @@ package org.railyard.wire;
  * <p>A header message may hold several such records back to back, each a header and its inline
  * data padded to whole longs ({@link #recordLongs}), at most {@link #BATCH_LONGS} longs in all: an
  * origin's small operations to one target travel together, and the target takes the records in
- * order, as if each had come in a message of its own.
+ * order, as if each had come in a message of its own. Records of operations with a result (get,
+ * getAccumulate, compareAndSwap) may be <em>collected</em>: the target appends each one's result,
+ * padded to whole longs, to one reply of the batch, in the order of the records, and sends it
+ * (longs, on the tag in long 4) after applying the record marked <em>last</em>.
  */
 public final class RmaHeader {
     private RmaHeader() {
@@ -99,6 +104,37 @@ public final class RmaHeader {
         return LONGS + (inline(h) ? (int) ((values(h) * kindBytes + 7) / 8) : 0);
     }
 
+    /** Bit of long 0: the record's result goes into its batch's one reply ({@link #collected}). */
+    private static final long COLLECTED = 1L << 41;
+    /** Bit of long 0: the last collected record of its batch. */
+    private static final long LAST = 1L << 42;
+
+    /** Marks header {@code h} collected: its result joins the reply of tag {@code replyTag}. */
+    public static void setCollected(long[] h, int replyTag) {
+        h[0] |= COLLECTED;
+        h[4] = replyTag;
+    }
+
+    /** Marks the record starting at long {@code at} of batch {@code m} as its batch's last collected one. */
+    public static void setLast(long[] m, int at) {
+        m[at] |= LAST;
+    }
+
+    /** True if the result of this record goes into its batch's one reply. */
+    public static boolean collected(long[] h) {
+        return (h[0] & COLLECTED) != 0;
+    }
+
+    /** True if this record is the last collected one of its batch: the reply leaves after it. */
+    public static boolean last(long[] h) {
+        return (h[0] & LAST) != 0;
+    }
+
+    /** Longs that a result of {@code bytes} bytes takes in a batch's reply. */
+    public static int resultLongs(long bytes) {
+        return (int) ((bytes + 7) / 8);
+    }
+
     /** True if the data follows the header in its message. */
     public static boolean inline(long[] h) {
         return (h[0] >>> 40 & 1) != 0;
@@ -148,6 +184,11 @@ public final class RmaHeader {
 
     public static long values(long[] h) {
         return h[5];
+    }
+
+    /** Sets the id (long 4): a reply's tag, or a flush / unlock sequence. */
+    public static void setId(long[] h, long id) {
+        h[4] = id;
     }
 
     public static long errorFirst(long[] h) {

@@ -13,7 +13,8 @@ import org.railyard.testkit.Allocation;
 /**
  * One-sided epochs on a window allocated by two ranks of this node, mapped into both processes:
  * an exclusive lock around a put of 8 B, and a PSCW epoch pair (rank 0 posts to rank 1 and waits,
- * rank 1 starts, puts 8 B and completes). Each epoch runs {@code WARM} times, then in
+ * rank 1 starts, puts 8 B and completes), and a fence epoch (each rank puts 8 B into the other's
+ * part, then fences). Each epoch runs {@code WARM} times, then in
  * at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} (see {@link Allocation}), and each rank that
  * takes part actively (the origin of the lock, both of PSCW) prints {@code ALLOC <epoch> rank R
  * <least B/epoch> (windows ...)}: the heap bytes every thread of its JVM allocated per epoch. The value put last is checked; the program ends with
@@ -59,6 +60,17 @@ public final class RmaAllocRanks {
                         win.complete();
                     }
                 });
+                // a fence epoch: each rank puts 8 B into the other's part, then the fence's barrier
+                long[] mine = {0};
+                win.fence(Window.MODE_NOPRECEDE);
+                measure(c, me, "fence", true, () -> {
+                    mine[0]++;
+                    win.put(mine, 0, 1, other, 2);
+                    win.fence(0);
+                });
+                win.fence(Window.MODE_NOSUCCEED);
+                require(win.memory().get(ValueLayout.JAVA_LONG, 16) == mine[0], "the other rank's last fenced put: "
+                        + win.memory().get(ValueLayout.JAVA_LONG, 16) + ", expected " + mine[0]);
                 c.barrier();
                 if (me == 0) {
                     long locked = win.memory().get(ValueLayout.JAVA_LONG, 0);

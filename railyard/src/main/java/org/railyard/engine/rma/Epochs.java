@@ -43,6 +43,8 @@ final class Epochs {
     /** {@link #refreshDead()} and what it runs under the lock, made once (a mapped epoch allocates nothing). */
     final Runnable refresh = this::refreshDead;
     private final Outbound.Locked<Void> readFailed = this::readFailed;
+    /** {@link #anyFailed()} for a look under the lock between two sleeps of the fence's barrier, made once. */
+    private final Outbound.Locked<Integer> anyFailedLocked = this::anyFailed;
 
     boolean fenceOpen;
     final int[] lockType;
@@ -399,7 +401,13 @@ final class Epochs {
             throw new RailyardException(ErrorClass.RMA_SYNC, "fence on window " + w.name()
                     + " inside a lock or start epoch (unlock or complete first)");
         }
-        if (shared != null) {
+        boolean alone = (assertions & (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED))
+                == (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED);
+        if (alone && out.pending.isEmpty() && !out.locked(out::anyBatched)) {
+            // ends no epoch and opens none (every member asserts both, MPI-3 11.5): nothing to
+            // complete and nobody to wait for
+            VarHandle.fullFence();
+        } else if (shared != null) {
             // every member's memory is mapped: the operations were loads and stores, complete once
             // issued; only synchronisation messages (of earlier locks) may still be under way
             if (!out.pending.isEmpty()) {
@@ -453,7 +461,7 @@ final class Epochs {
                 if (shared.passed(gen)) {
                     break;
                 }
-                if (out.locked(this::anyFailed) >= 0) {
+                if (out.locked(anyFailedLocked) >= 0) {
                     break;
                 }
                 if (System.nanoTime() - start > Rma.timeoutNanos()) {
@@ -463,10 +471,23 @@ final class Epochs {
                 }
             }
         }
-        int f = anyFailed();
-        if (!shared.passed(gen) && f >= 0) {
-            throw out.peerFailed(f);
+        if (!shared.passed(gen) && anyFailed() >= 0) {
+            throw out.locked(this::membersFailed);
         }
+    }
+
+    /**
+     * PEER_FAILED naming every member known to have failed (a fence waits for all of them, and the
+     * first in rank order may only have left after failing on another's death); lock held.
+     */
+    private RailyardException membersFailed() {
+        StringBuilder sb = new StringBuilder();
+        for (int t = 0; t < n; t++) {
+            if (out.failed[t] != null) {
+                sb.append(sb.isEmpty() ? "" : "; ").append("rank ").append(t).append(" failed: ").append(out.failed[t]);
+            }
+        }
+        return new RailyardException(ErrorClass.PEER_FAILED, "window " + w.name() + ": " + sb);
     }
 
     /** A member known to have failed, or -1; lock held. */

@@ -33,6 +33,8 @@ final class Outbound {
         RmaRequest req;
         /** The batch buffer that transfer {@code a} sends, given back to {@link #spare} once written. */
         long[] batch;
+        /** The results that transfer {@code a} (the reply of a batch) brings, delivered once it is in. */
+        Replies replies;
     }
 
     private final RmaWindow w;
@@ -62,6 +64,9 @@ final class Outbound {
     final int[] batchLongs;
     /** Batch buffers whose sends are written, for the next batches (a batch buffer is sent as it is, not copied). */
     private final ArrayDeque<long[]> spare = new ArrayDeque<>();
+    /** Per target: the results of the operations with a result in its batch, else null. */
+    private final Replies[] replies;
+    private final ArrayDeque<Replies> spareReplies = new ArrayDeque<>();
     private int replySeq;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
@@ -76,6 +81,7 @@ final class Outbound {
         this.deferred = new RailyardException[n];
         this.batch = new long[n][];
         this.batchLongs = new int[n];
+        this.replies = new Replies[n];
     }
 
     // ================================================================== sending and tracking (lock held)
@@ -125,13 +131,59 @@ final class Outbound {
         if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS) {
             push(target);
         }
+        appendRecord(target, h);
+        opsSince[target]++;
+    }
+
+    /** Appends record {@code h} to {@code target}'s batch, which has room for it. Lock held. */
+    private void appendRecord(int target, long[] h) {
         if (batch[target] == null) {
             long[] b = spare.poll();
             batch[target] = b != null ? b : new long[RmaHeader.BATCH_LONGS];
         }
         System.arraycopy(h, 0, batch[target], batchLongs[target], h.length);
         batchLongs[target] += h.length;
-        opsSince[target]++;
+    }
+
+    /**
+     * True if an operation of header {@code h} with a result of {@code resultBytes} bytes may wait
+     * in a batch and have its result come back in the batch's one reply: a get, getAccumulate or
+     * compareAndSwap whose data (if any) is inline, whose target type is basic, and whose result
+     * fits inline too. (Only forms without a request: a request's wait outside this class would
+     * not send the batch.)
+     */
+    static boolean batchableWithResult(long[] h, long resultBytes) {
+        int op = RmaHeader.op(h);
+        return (op == RmaHeader.OP_GET || op == RmaHeader.OP_GET_ACC || op == RmaHeader.OP_CAS)
+                && (op == RmaHeader.OP_GET || RmaHeader.inline(h) || RmaHeader.values(h) == 0)
+                && RmaHeader.shapeInts(h) == 0 && resultBytes > 0 && resultBytes <= RmaHeader.INLINE_BYTES;
+    }
+
+    /**
+     * Adds a {@link #batchableWithResult} operation to {@code target}'s batch; its result (
+     * {@code values} of kind {@code k}) will be copied to {@code dst} from element {@code dstOff}
+     * when the batch's reply arrives, which the next flush, unlock, complete or fence waits for,
+     * like any operation with a result. Lock held.
+     */
+    void batchWithResult(int target, long[] h, Object dst, int dstOff, Kind k, int values) {
+        long bytes = (long) values * k.size;
+        Replies r = replies[target];
+        if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS || (r != null && !r.fits(bytes))) {
+            push(target);
+            r = null;
+        }
+        if (r == null) {
+            r = spareReplies.poll();
+            if (r == null) {
+                r = new Replies();
+            }
+            r.tag = nextReplyTag();
+            replies[target] = r;
+        }
+        RmaHeader.setCollected(h, r.tag);
+        r.lastRecord = batchLongs[target];
+        r.add(dst, dstOff, k, values);
+        appendRecord(target, h);
     }
 
     /** Sends {@code target}'s batch, if any, tracked until written (dropped if the target failed). Lock held. */
@@ -141,11 +193,23 @@ final class Outbound {
             return;
         }
         batchLongs[target] = 0;
+        Replies r = replies[target];
+        replies[target] = null;
         if (failed[target] != null) {
+            if (r != null) {
+                r.clear();
+                spareReplies.add(r);
+            }
             return;
         }
         long[] m = batch[target];
         batch[target] = null;
+        if (r != null) {
+            // the reply's receive is posted before the batch leaves
+            RmaHeader.setLast(m, r.lastRecord);
+            pend(target, s.irecv(comm, r.reply, Kind.LONG, 0, r.longs, target, r.tag), null, null, null, false, false)
+                    .replies = r;
+        }
         pend(target, s.isend(comm, m, Kind.LONG, 0, longs, target, Target.TAG_HDR), null, null, null, false, false)
                 .batch = m;
     }
@@ -220,6 +284,14 @@ final class Outbound {
                 continue;
             }
             RailyardException err = errorOf(p.a, errorOf(p.b, errorOf(p.c, null)));
+            if (p.replies != null) {
+                if (err == null) {
+                    p.replies.deliver();
+                } else {
+                    p.replies.clear();
+                }
+                spareReplies.add(p.replies);
+            }
             if (err == null && p.after != null) {
                 p.after.run();
             }
@@ -276,6 +348,11 @@ final class Outbound {
 
     void onPeerFailed(int src, String reason) {
         batchLongs[src] = 0;
+        if (replies[src] != null) {
+            replies[src].clear();
+            spareReplies.add(replies[src]);
+            replies[src] = null;
+        }
         if (failed[src] == null) {
             failed[src] = reason;
             failures++;
@@ -309,6 +386,11 @@ final class Outbound {
             control(t, RmaHeader.OP_FLUSH, 0, ++flushSent[t]);
         }
         push(t);
+    }
+
+    /** Operations with a result batched for {@code t} and not sent yet; lock held. */
+    int batchedResults(int t) {
+        return replies[t] == null ? 0 : replies[t].count;
     }
 
     /** True if some target has operations batched and not sent; lock held. */

@@ -241,6 +241,14 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
+            if (!request && type.contiguous) {
+                long[] hb = RmaHeader.make(RmaHeader.OP_GET, k.ordinal(), 0, 0, a.first, tcount,
+                        Outbound.shapeInts(ttype), 0, a.values);
+                if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
+                    out.batchWithResult(target, hb, buf, off, k, a.values);
+                    return null;
+                }
+            }
             int tag = out.nextReplyTag();
             Transfer reply;
             Runnable after = null;
@@ -321,6 +329,15 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
+            if (!request && rtype.contiguous) {
+                long[] hb = noOp ? RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount,
+                        Outbound.shapeInts(ttype), 0, 0)
+                        : withData(RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
+                if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
+                    out.batchWithResult(target, hb, result, roff, k, a.values);
+                    return null;
+                }
+            }
             int tag = out.nextReplyTag();
             Transfer reply;
             Runnable after = null;
@@ -383,10 +400,15 @@ public final class RmaWindow {
         Packing.gather(compare, coff, one, 1, single);
         System.arraycopy(single, 0, in, 1, 1);
         out.locked(() -> {
-            int tag = out.nextReplyTag();
-            Transfer reply = s.irecv(comm, result, k, roff, 1, target, tag);
-            long[] h = RmaHeader.makeInline(RmaHeader.OP_CAS, k.ordinal(), 0, a.first, 1, 0, tag, 2, 2 * k.size);
+            long[] h = RmaHeader.makeInline(RmaHeader.OP_CAS, k.ordinal(), 0, a.first, 1, 0, 0, 2, 2 * k.size);
             k.copyOut(in, 0, 0, MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, 2L * k.size);
+            if (Outbound.batchableWithResult(h, k.size)) {
+                out.batchWithResult(target, h, result, roff, k, 1);
+                return null;
+            }
+            int tag = out.nextReplyTag();
+            RmaHeader.setId(h, tag);
+            Transfer reply = s.irecv(comm, result, k, roff, 1, target, tag);
             return out.track(target, reply, out.header(target, h), null, null, false, false);
         });
     }
@@ -607,7 +629,7 @@ public final class RmaWindow {
         int unfinished = out.locked(() -> {
             int u = out.pending.size();
             for (int t = 0; t < n; t++) {
-                u += out.opsSince[t];
+                u += out.opsSince[t] + out.batchedResults(t);
             }
             return u;
         });

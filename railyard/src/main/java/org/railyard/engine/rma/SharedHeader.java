@@ -57,6 +57,8 @@ final class SharedHeader {
     private static final ThreadLocal<Futex.Waiter> WAITER = ThreadLocal.withInitial(Futex.Waiter::new);
 
     private final MemorySegment words;
+    /** The generation word as a 4-byte segment for the futex calls, made once (a slice per sleep or wake would allocate). */
+    private final MemorySegment generationWord;
     private final int members;
     private final RmaWindow w;
     private final SharedSync sync;
@@ -72,6 +74,7 @@ final class SharedHeader {
 
     SharedHeader(MemorySegment words, int members, RmaWindow w) {
         this.words = words;
+        this.generationWord = words.asSlice(GENERATION, 4);
         this.members = members;
         this.w = w;
         this.sync = new SharedSync(words.asSlice(syncAt(members), SharedSync.bytes(members)), members);
@@ -92,7 +95,7 @@ final class SharedHeader {
             WORD.setVolatile(words, ARRIVED, 0L);
             INT.setVolatile(words, GENERATION, gen + 1);
             if ((int) INT.getVolatile(words, SLEEPERS) > 0) {
-                Futex.wakeAll(words.asSlice(GENERATION, 4));
+                Futex.wakeAll(generationWord);
             }
         }
         return gen;
@@ -117,7 +120,7 @@ final class SharedHeader {
             }
             Futex.Waiter waiter = WAITER.get();
             waiter.clear();
-            waiter.add(words.asSlice(GENERATION, 4), gen);
+            waiter.add(generationWord, gen);
             waiter.sleep(SLEEP_SLICE_NANOS);
         } finally {
             INT.getAndAdd(words, SLEEPERS, -1);

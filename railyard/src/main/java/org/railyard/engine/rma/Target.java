@@ -57,6 +57,12 @@ final class Target {
     private final int[] errCode;
     private final long[] errFirst;
     private final long[] errBytes;
+    /**
+     * Per origin: the reply of its batch under way, which collects the results of the batch's
+     * collected records ({@link RmaHeader#collected}) until the last of them, and its longs.
+     */
+    private final long[][] collect;
+    private final int[] collectLongs;
 
     @SuppressWarnings("unchecked")
     Target(RmaWindow w, RmaServices s, CommState comm, WindowMemory mem) {
@@ -75,6 +81,8 @@ final class Target {
         this.errCode = new int[n];
         this.errFirst = new long[n];
         this.errBytes = new long[n];
+        this.collect = new long[n][];
+        this.collectLongs = new int[n];
     }
 
     /** Posts the header receives; lock held. */
@@ -327,7 +335,7 @@ final class Target {
         if (err != 0 || (o.data != null && op != RmaHeader.OP_CAS && java.lang.reflect.Array.getLength(o.data) != values)) {
             error(src, err != 0 ? err : RmaHeader.ERR_TYPE, first, bytes);
             if (replies) {
-                send(src, k.newArray(replyValues), k, replyValues, RmaHeader.id(h));
+                result(src, h, k.newArray(replyValues), 0, k, replyValues);
             }
             return;
         }
@@ -337,11 +345,11 @@ final class Target {
             case RmaHeader.OP_PUT -> Packing.scatter(o.data, buf, off, t, count);
             case RmaHeader.OP_GET -> {
                 if (t.contiguous) {
-                    send(src, buf, off, k, values, RmaHeader.id(h));
+                    result(src, h, buf, off, k, values);
                 } else {
                     Object packed = k.newArray(values);
                     Packing.gather(buf, off, t, count, packed);
-                    send(src, packed, k, values, RmaHeader.id(h));
+                    result(src, h, packed, 0, k, values);
                 }
             }
             case RmaHeader.OP_ACC -> {
@@ -360,7 +368,7 @@ final class Target {
                     r.apply(k, o.data, 0, cur, 0, values);
                     Packing.scatter(cur, buf, off, t, count);
                 }
-                send(src, old, k, values, RmaHeader.id(h));
+                result(src, h, old, 0, k, values);
             }
             case RmaHeader.OP_CAS -> {
                 Object cur = k.newArray(1);
@@ -371,9 +379,38 @@ final class Target {
                     System.arraycopy(o.data, 0, cur, 0, 1);
                     Packing.scatter(cur, buf, off, t, 1);
                 }
-                send(src, old, k, 1, RmaHeader.id(h));
+                result(src, h, old, 0, k, 1);
             }
             default -> error(src, RmaHeader.ERR_TYPE, first, bytes);
+        }
+    }
+
+    /**
+     * The result of operation {@code h} of {@code src} ({@code values} of kind {@code k} in
+     * {@code buf} from element {@code off}): a reply of its own, or, for a collected record, a part of
+     * its batch's one reply, sent after the batch's last collected record.
+     */
+    private void result(int src, long[] h, Object buf, int off, Kind k, int values) {
+        if (!RmaHeader.collected(h)) {
+            send(src, buf, off, k, values, RmaHeader.id(h));
+            return;
+        }
+        long bytes = (long) values * k.size;
+        int at = collectLongs[src];
+        if (at + RmaHeader.resultLongs(bytes) > RmaHeader.BATCH_LONGS) {
+            failed(src, "rank " + src + " of " + w.name() + " sent a batch whose results exceed "
+                    + RmaHeader.BATCH_LONGS + " longs");
+            return;
+        }
+        if (collect[src] == null) {
+            collect[src] = new long[RmaHeader.BATCH_LONGS];
+        }
+        k.copyOut(buf, off, 0, MemorySegment.ofArray(collect[src]), 8L * at, bytes);
+        collectLongs[src] = at + RmaHeader.resultLongs(bytes);
+        if (RmaHeader.last(h)) {
+            int longs = collectLongs[src];
+            collectLongs[src] = 0;
+            sends.add(s.isend(comm, Arrays.copyOf(collect[src], longs), Kind.LONG, 0, longs, src, (int) RmaHeader.id(h)));
         }
     }
 
@@ -419,10 +456,6 @@ final class Target {
         sends.add(s.isend(comm, header, Kind.LONG, 0, RmaHeader.LONGS, dst, TAG_HDR));
     }
 
-    private void send(int dst, Object packed, Kind k, int values, long tag) {
-        send(dst, packed, 0, k, values, tag);
-    }
-
     private void send(int dst, Object buf, int off, Kind k, int values, long tag) {
         sends.add(s.isend(comm, buf, k, off, values, dst, (int) tag));
     }
@@ -437,6 +470,7 @@ final class Target {
             }
         }
         queue[src].clear();
+        collectLongs[src] = 0;
         locks.release(src);
         if (hdr[src] != null && !hdr[src].isDone()) {
             s.cancel(hdr[src]);

@@ -29,7 +29,7 @@ import org.railyard.wire.RelayFrame;
  * <p>A connection opened over a {@link SocketChannel} ({@code channel} true) can, after the
  * handshake, be read without blocking by another reader ({@link #detachInput}, the rank's
  * {@link RelayReceiver}); its writes then go to the non-blocking channel, waiting on a selector
- * (bounded by the connect timeout) when the kernel's buffer is full.
+ * when the kernel's buffer is full (see {@link ChannelOutput}).
  */
 public final class RelayClient implements AutoCloseable {
     /** Largest message body a client accepts from a relay. */
@@ -55,6 +55,8 @@ public final class RelayClient implements AutoCloseable {
     private final byte[] inScratch = new byte[RelayFrame.HEADER];
     private final byte[] outScratch = new byte[RelayFrame.HEADER];
     private final int rank;
+    /** True on a connection opened to receive (see {@link ChannelOutput}); set by {@link #connect}. */
+    private boolean receiving;
 
     /** A buffered input that gives up the bytes it read ahead (see {@link #detachInput}). */
     private static final class Input extends BufferedInputStream {
@@ -113,6 +115,7 @@ public final class RelayClient implements AutoCloseable {
             s.connect(relay, (int) timeout.toMillis());
             s.setSoTimeout((int) timeout.toMillis());
             RelayClient c = new RelayClient(s, ch, rank, timeout);
+            c.receiving = receive;
             c.handshake(relay, jobId, JobKeys.relayVerifier(jobId, secret), size, receive);
             s.setSoTimeout(0);
             return c;
@@ -245,7 +248,12 @@ public final class RelayClient implements AutoCloseable {
         return new Detached(channel, buffered.takeBuffered());
     }
 
-    /** Writes to the detached channel, waiting (bounded by the timeout) for room when the kernel has none. */
+    /**
+     * Writes to the detached channel, waiting for room when the kernel has none: on a receiving
+     * connection (DELIVEREDs, which the relay always reads) at most the timeout; on a sending one
+     * without bound, as a blocking socket would, since a relay whose store is full holds its
+     * senders back by not reading them (its {@code --max-bytes}).
+     */
     private final class ChannelOutput extends java.io.OutputStream {
         private Selector selector;
 
@@ -257,9 +265,9 @@ public final class RelayClient implements AutoCloseable {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             ByteBuffer buf = ByteBuffer.wrap(b, off, len);
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long deadline = receiving ? System.nanoTime() + timeout.toNanos() : Long.MAX_VALUE;
             while (buf.hasRemaining()) {
-                if (channel.write(buf) == 0) {
+                if (channel.write(buf) == 0) { // a closed channel throws here, which ends a wait without bound
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         throw new IOException("relay " + socket.getRemoteSocketAddress() + " took nothing written to it for "
@@ -269,7 +277,7 @@ public final class RelayClient implements AutoCloseable {
                         selector = Selector.open();
                         channel.register(selector, SelectionKey.OP_WRITE);
                     }
-                    selector.select(Math.max(1, left / 1_000_000));
+                    selector.select(Math.clamp(left / 1_000_000, 1, 1_000));
                     selector.selectedKeys().clear();
                 }
             }

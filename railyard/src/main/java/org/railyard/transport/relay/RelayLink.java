@@ -82,8 +82,11 @@ final class RelayLink implements Link {
             throw new IllegalArgumentException("frame of " + frameLength + " bytes on a relay link of " + maxFrame);
         }
         if (out.held() > window) {
-            out.pressed = true; // the STORED that frees room rings the doorbell
-            return BACK_PRESSURED;
+            out.pollInput(); // the STOREDs that came meanwhile free room
+            if (out.held() > window) {
+                out.pressed = true; // the STORED that frees room rings the doorbell
+                return BACK_PRESSURED;
+            }
         }
         claimed = new byte[frameLength]; // the queue keeps it until the relay STOREd it
         claimSegment = MemorySegment.ofArray(claimed);
@@ -112,7 +115,11 @@ final class RelayLink implements Link {
             return 0;
         }
         if (inbox.frames.isEmpty()) {
-            in.pollInput(); // read the relay's connection here, as a tcp link's waiter reads its socket
+            // read the relay's connection here, as a tcp link's waiter reads its socket; when nothing
+            // came, take the STOREDs of what this rank sent, so that no thread wakes for them
+            if (in.pollInput() == 0 && out != in && out.awaitsStored()) {
+                out.pollInput();
+            }
         }
         int n = 0;
         long last = 0;

@@ -20,12 +20,13 @@ import org.railyard.wire.RelayFrame;
  * rank's STOREs back (its store is full) still reads the acknowledgements that free it.
  *
  * <p>Threads: one runner per port connects, writes (queued frames, batched into one flush), and
- * after a break connects again; one reader per connection hands what the relay sends to the
- * {@link Handler}. On a sending port the reader is a platform thread on a blocking socket (STOREDs
- * are off the path of a message). On the receiving port the connection is non-blocking and read
- * by whichever thread comes first ({@link RelayReceiver}): the rank's waiting thread through
- * {@link #pollInput}, or the reader when nobody has polled for a while, so a DELIVER reaches a
- * waiting rank without a reader thread waking in between. A frame stays queued until its STORED: after a reconnection every frame not
+ * after a break connects again. Every connection is non-blocking and read by whichever thread
+ * comes first ({@link RelayReceiver}): a thread of the rank through {@link #pollInput} (the
+ * waiting thread's {@link RelayLink#poll}, which on a sending port looks while frames await their
+ * STORED, and a thread sending, which takes the STOREDs come meanwhile before it decides whether
+ * it may write directly), or the connection's reader thread when nobody has looked for a while.
+ * So neither a DELIVER reaching a waiting rank nor the STORED of each message it sent wakes a
+ * thread of the rank. A frame stays queued until its STORED: after a reconnection every frame not
  * yet STORED is written again, in order, and the relay keeps each sequence number once.
  *
  * <p>Writing. One thread at a time writes to the connection ({@code writing}). A frame sent while
@@ -64,6 +65,8 @@ final class RelayPort implements AutoCloseable {
         void say(String line);
     }
 
+    /** First input buffer of a sending port: it reads STOREDs and PRESENCE answers (24 bytes each). */
+    private static final int STORED_BUFFER = 16 << 10;
     /** Most frames written between two flushes. */
     private static final int BATCH = 64;
     /** Most frames written and not yet STORED for a sending thread to write a frame itself. */
@@ -89,8 +92,8 @@ final class RelayPort implements AutoCloseable {
     private final ArrayDeque<Out> pending = new ArrayDeque<>();
     /** Frames written, their STORED not come yet, in order of writing; guarded by lock. */
     private final ArrayDeque<Out> unstored = new ArrayDeque<>();
-    /** Bytes of pending and unstored frames; guarded by lock. */
-    private long held;
+    /** Bytes of pending and unstored frames; written under lock (read without it by {@link #awaitsStored}). */
+    private volatile long held;
     /** Receiving port: per source, the highest sequence consumed and the highest acknowledged. */
     private final long[] ackWanted;
     private final long[] ackSent;
@@ -174,22 +177,36 @@ final class RelayPort implements AutoCloseable {
     /** Sends a frame to the relay (progress agent): written at once when it can be (see the class), else queued for the runner. */
     void send(Out out) {
         RelayClient c;
-        lock.lock();
-        try {
-            held += out.frame().length;
-            c = client;
-            if (c == null || broken || closed || writing || !pending.isEmpty() || unstored.size() >= DIRECT_FRAMES
-                    || held > directBytes) {
-                pending.add(out);
-                if (!writing) {
-                    work.signal();
+        boolean looked = false;
+        while (true) {
+            boolean look = false;
+            lock.lock();
+            try {
+                c = client;
+                boolean busy = c == null || broken || closed || writing || !pending.isEmpty();
+                boolean full = unstored.size() >= DIRECT_FRAMES || held + out.frame().length > directBytes;
+                if (!busy && full && !looked) {
+                    look = true; // the STOREDs come meanwhile may make room: this thread reads them first
+                } else {
+                    held += out.frame().length;
+                    if (busy || full) {
+                        pending.add(out);
+                        if (!writing) {
+                            work.signal();
+                        }
+                        return;
+                    }
+                    writing = true;
+                    unstored.add(out);
                 }
-                return;
+            } finally {
+                lock.unlock();
             }
-            writing = true;
-            unstored.add(out);
-        } finally {
-            lock.unlock();
+            if (!look) {
+                break;
+            }
+            pollInput();
+            looked = true;
         }
         String why = null;
         try {
@@ -300,18 +317,17 @@ final class RelayPort implements AutoCloseable {
             }
             RelayClient conn = c;
             RelayReceiver polled = null;
-            if (receive) {
-                try {
-                    RelayClient.Detached d = conn.detachInput();
-                    polled = new RelayReceiver(d.channel(), d.leftover(), transport.receiveBuffer(), handler);
-                } catch (IOException e) {
-                    lost(e.getMessage());
-                }
+            try {
+                RelayClient.Detached d = conn.detachInput();
+                polled = new RelayReceiver(d.channel(), d.leftover(), receive ? transport.receiveBuffer() : STORED_BUFFER,
+                        receive ? RelayReceiver.deliveries(handler) : this::acknowledged);
+            } catch (IOException e) {
+                lost(e.getMessage());
             }
             RelayReceiver r = polled;
             receiver = r;
             Thread reader = Thread.ofPlatform().daemon().name("railyard-relay-read-" + relay)
-                    .start(r != null ? () -> served(r) : receive ? () -> { } : () -> read(conn));
+                    .start(r != null ? () -> served(r) : () -> { });
             String why = write(conn);
             if (r != null) {
                 r.close();
@@ -434,7 +450,7 @@ final class RelayPort implements AutoCloseable {
 
     private String brokenWhy;
 
-    /** Receiving port: serves the polled connection (see {@link RelayReceiver}) until it breaks. */
+    /** The reader thread: serves the polled connection (see {@link RelayReceiver}) until it breaks. */
     private void served(RelayReceiver r) {
         lost(r.serve());
     }
@@ -454,33 +470,30 @@ final class RelayPort implements AutoCloseable {
     }
 
     /**
-     * Receiving port: reads what the relay sent, if no other thread is reading it now (a waiting
-     * thread's look, through {@link RelayLink#poll}); the frames handed to the inboxes.
+     * Reads what the relay sent, if no other thread is reading it now: on the receiving port a
+     * waiting thread's look (through {@link RelayLink#poll}), the DELIVERs handed to the inboxes;
+     * on a sending port the STOREDs, which free the frames they name. Never blocks; returns the
+     * frames read.
      */
     int pollInput() {
         RelayReceiver r = receiver;
         return r == null ? 0 : r.poll();
     }
 
-    /** Sending port: reads what the relay sends on one connection (STOREDs, PRESENCE answers) until it breaks. */
-    private void read(RelayClient c) {
-        String why;
-        try {
-            while (true) {
-                RelayClient.Incoming f = c.next();
-                RelayFrame.Header h = f.header();
-                if (h.type() == RelayFrame.STORED) {
-                    stored(h.destination(), h.sequence());
-                } else if (h.type() == RelayFrame.PRESENCE) {
-                    handler.presence(this, h.destination(), h.sequence());
-                } else {
-                    throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a sending connection");
-                }
-            }
-        } catch (IOException e) {
-            why = e.getMessage();
+    /** Sending port: true while frames written are not yet STORED (a look at the input may find their STOREDs). */
+    boolean awaitsStored() {
+        return held > 0; // a racy read: a stale answer costs one look, or defers it to the next poll
+    }
+
+    /** Sending port: what the relay sends on it (STOREDs, PRESENCE answers), from whichever thread read it. */
+    private void acknowledged(RelayFrame.Header h, byte[] body) throws IOException {
+        if (h.type() == RelayFrame.STORED) {
+            stored(h.destination(), h.sequence());
+        } else if (h.type() == RelayFrame.PRESENCE) {
+            handler.presence(this, h.destination(), h.sequence());
+        } else {
+            throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a sending connection");
         }
-        lost(why);
     }
 
     /** A STORED: the frame it names is kept by the relay and leaves the queue. */

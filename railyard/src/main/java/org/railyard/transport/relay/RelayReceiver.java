@@ -14,19 +14,21 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.wire.RelayFrame;
 
 /**
- * The receiving connection of a rank to its owner relay, read without blocking by whichever thread
- * comes first: the thread that waits for a frame (through {@link RelayLink#poll}, as a tcp link is
- * read by its waiter) or, when nobody has polled for {@link #HANDOVER_NANOS}, the port's reader
- * thread, which then waits for the socket to become readable. A relayed frame therefore reaches a
- * waiting rank without a second thread waking in between, and a rank that computes (or whose
- * progress agent rests) still takes what its relay writes, so the relay's writes to it do not
- * stall.
+ * A rank's connection to a relay, read without blocking by whichever thread comes first: a thread
+ * of the rank that looks (through {@link RelayPort#pollInput}: the waiting thread's
+ * {@link RelayLink#poll}, as a tcp link is read by its waiter, or a thread sending) or, when nobody
+ * has polled for {@link #HANDOVER_NANOS}, the port's reader thread, which then waits for the socket
+ * to become readable. What the relay sends (a DELIVER on the receiving connection, a STORED on a
+ * sending one) therefore reaches a rank that is looking without a second thread waking in between,
+ * and a rank that computes (or whose progress agent rests) still takes what its relay writes, so
+ * the relay's writes to it do not stall.
  *
  * <p>One thread reads at a time ({@code reading}); a poll that finds it held returns at once (the
- * holder hands what it reads to the same inboxes). Frames are parsed from a direct buffer that
- * grows to the largest frame seen; each DELIVER's frame is copied out to its source's inbox.
- * A break (end of stream, a malformed frame, an ERROR from the relay) is kept in {@link #broken}
- * and ends {@link #serve}, which the port then treats as a lost connection.
+ * holder hands what it reads to the same {@link Sink}). Frames are parsed from a direct buffer that
+ * grows to the largest frame seen; each frame's body is copied out for the sink (a frame without a
+ * body allocates nothing). An ERROR from the relay ends the connection naming the relay's reason.
+ * A break (end of stream, a malformed frame, an ERROR, a frame the sink refuses) is kept in
+ * {@link #broken} and ends {@link #serve}, which the port then treats as a lost connection.
  */
 final class RelayReceiver {
     /** How long after the last poll the reader thread starts waiting on the socket itself. */
@@ -34,8 +36,16 @@ final class RelayReceiver {
     /** Longest the reader thread waits on the socket before it looks whether it should stop. */
     private static final long SELECT_MILLIS = 100;
 
+    /** Where the frames read go; called by the thread that read them, which holds the read lock. */
+    interface Sink {
+        /** One whole frame other than ERROR; an IOException ends the connection naming why. */
+        void frame(RelayFrame.Header h, byte[] body) throws IOException;
+    }
+
+    private static final byte[] NO_BODY = new byte[0];
+
     private final SocketChannel ch;
-    private final RelayPort.Handler handler;
+    private final Sink sink;
     private final ReentrantLock reading = new ReentrantLock();
     /** Bytes [position, limit) received and not yet parsed; guarded by {@link #reading}. */
     private ByteBuffer in;
@@ -52,13 +62,28 @@ final class RelayReceiver {
      * @param leftover bytes the handshake read past its last frame (the first DELIVERs)
      * @param capacity the input buffer's first size (it grows for a larger frame)
      */
-    RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, RelayPort.Handler handler) {
+    RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, Sink sink) {
         this.ch = ch;
-        this.handler = handler;
+        this.sink = sink;
         this.in = ByteBuffer.allocateDirect(Math.max(capacity, leftover.length + RelayFrame.HEADER));
         this.inSeg = MemorySegment.ofBuffer(in); // the whole buffer: made before put moves its position
         in.put(leftover).flip();
         this.polled = System.nanoTime();
+    }
+
+    /** A receiving connection's reader: every DELIVER goes to {@code handler}, any other frame ends it. */
+    RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, RelayPort.Handler handler) {
+        this(ch, leftover, capacity, deliveries(handler));
+    }
+
+    /** The sink of a receiving connection: DELIVERs only. */
+    static Sink deliveries(RelayPort.Handler handler) {
+        return (h, body) -> {
+            if (h.type() != RelayFrame.DELIVER) {
+                throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a receiving connection");
+            }
+            handler.delivered(h.source(), h.sequence(), body);
+        };
     }
 
     /** Why reading ended; null while it works. */
@@ -178,16 +203,13 @@ final class RelayReceiver {
                 break;
             }
             RelayFrame.Header h = RelayFrame.header(inSeg, pos);
-            byte[] body = new byte[h.bodyLength()];
+            byte[] body = h.bodyLength() == 0 ? NO_BODY : new byte[h.bodyLength()];
             MemorySegment.copy(inSeg, pos + RelayFrame.HEADER, MemorySegment.ofArray(body), 0, body.length);
             in.position(pos + len);
             if (h.type() == RelayFrame.ERROR) {
                 throw new IOException("relay refused: " + new String(body, StandardCharsets.UTF_8));
             }
-            if (h.type() != RelayFrame.DELIVER) {
-                throw new IOException("relay sent " + RelayFrame.typeName(h.type()) + " on a receiving connection");
-            }
-            handler.delivered(h.source(), h.sequence(), body);
+            sink.frame(h, body);
             n++;
         }
         return n;

@@ -249,7 +249,7 @@ public final class RelayTransport implements Transport, ReplayLog {
     /** A new connection to {@code relay}, the job proven; bounded by the connect timeout. */
     RelayClient connect(InetSocketAddress relay, boolean receive) throws IOException {
         InetSocketAddress resolved = relay.isUnresolved() ? new InetSocketAddress(relay.getHostString(), relay.getPort()) : relay;
-        return RelayClient.connect(resolved, env.jobId(), secret, env.rank(), env.size(), receive, timeout, sockbuf, receive);
+        return RelayClient.connect(resolved, env.jobId(), secret, env.rank(), env.size(), receive, timeout, sockbuf, true);
     }
 
     /** True in replay mode: links acknowledge nothing and take their turn in {@link #turns}. */

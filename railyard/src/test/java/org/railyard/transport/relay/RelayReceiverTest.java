@@ -195,6 +195,67 @@ class RelayReceiverTest {
         assertThat(r.broken()).isEqualTo("relay sent STORED on a receiving connection");
     }
 
+    /**
+     * A sending connection's input (STOREDs and PRESENCE answers), read the same way: each frame
+     * reaches the sink once, in order, whether a sending thread's poll or the reader thread took
+     * it; a frame the sink refuses ends the connection with the sink's reason.
+     */
+    @Test
+    void aSendingConnectionsAcknowledgementsReachItsSinkOnceInOrder() throws Exception {
+        List<long[]> acks = new ArrayList<>();
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, (h, body) -> {
+            if (h.type() == RelayFrame.DELIVER) {
+                throw new IOException("relay sent DELIVER on a sending connection");
+            }
+            assertThat(body).isEmpty();
+            synchronized (acks) {
+                acks.add(new long[] {h.type(), h.destination(), h.sequence()});
+            }
+        });
+        Random random = new Random(3);
+        byte[] stream = new byte[0];
+        for (int i = 1; i <= 400; i++) {
+            byte type = i % 50 == 0 ? RelayFrame.PRESENCE : RelayFrame.STORED;
+            byte[] f = frame(type, type == RelayFrame.PRESENCE ? -1 : 0, i, new byte[0]); // as the relay sends them
+            stream = Arrays.copyOf(stream, stream.length + f.length);
+            System.arraycopy(f, 0, stream, stream.length - f.length, f.length);
+        }
+        byte[] all = stream;
+        Random polls = new Random(4);
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        try {
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    writeInPieces(all, random, 60);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Await.awaitUntil(() -> {
+                if (polls.nextBoolean()) {
+                    r.poll(); // sometimes the sending thread looks, sometimes the reader thread takes them
+                }
+                synchronized (acks) {
+                    return acks.size() == 400 || r.broken() != null;
+                }
+            }, BOUND, () -> acks.size() + " of 400 acknowledgements");
+            writer.join();
+            assertThat(r.broken()).isNull();
+            for (int i = 1; i <= 400; i++) {
+                long[] a = acks.get(i - 1);
+                assertThat(a[0]).as("frame %d", i).isEqualTo(i % 50 == 0 ? RelayFrame.PRESENCE : RelayFrame.STORED);
+                assertThat(a[2]).as("frame %d", i).isEqualTo(i);
+            }
+            relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 0, 1, new byte[3])));
+            Await.awaitUntil(() -> r.broken() != null, BOUND, "the DELIVER refused");
+            assertThat(r.broken()).isEqualTo("relay sent DELIVER on a sending connection");
+        } finally {
+            r.close();
+            reader.join(BOUND.toMillis());
+        }
+        assertThat(reader.isAlive()).isFalse();
+    }
+
     @Test
     void aStreamCutInsideAFrameSaysSo() throws Exception {
         RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);

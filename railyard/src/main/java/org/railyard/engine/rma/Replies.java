@@ -1,0 +1,67 @@
+package org.railyard.engine.rma;
+
+import java.lang.foreign.MemorySegment;
+import org.railyard.types.Kind;
+import org.railyard.wire.RmaHeader;
+
+/**
+ * The results of the small operations with a result (get, getAccumulate, fetchAndOp,
+ * compareAndSwap) collected in one batch to one target ({@link Outbound}): where each result goes
+ * at the origin, and the buffer of the one reply that brings them all ({@link RmaHeader#collected}).
+ *
+ * <p>Contract: results are laid out in the reply in the order they were added, each padded to
+ * whole longs; {@link #longs} never exceeds {@link RmaHeader#BATCH_LONGS}. Used under the progress
+ * lock only; reused (cleared) once delivered or dropped, so a warm batch allocates nothing here.
+ */
+final class Replies {
+    /** Collected records a batch can hold at most (each is at least a header long). */
+    static final int MAX = RmaHeader.BATCH_LONGS / RmaHeader.LONGS;
+
+    private final Object[] buf = new Object[MAX];
+    private final int[] off = new int[MAX];
+    private final Kind[] kind = new Kind[MAX];
+    private final int[] values = new int[MAX];
+    private final int[] at = new int[MAX];
+    /** The reply's receive buffer. */
+    final long[] reply = new long[RmaHeader.BATCH_LONGS];
+    int count;
+    /** Longs of the reply so far. */
+    int longs;
+    /** The reply's tag, the same in every collected record of the batch. */
+    int tag;
+    /** Where in the batch the last collected record starts (it is marked {@link RmaHeader#setLast} when sent). */
+    int lastRecord;
+
+    /** True if a result of {@code bytes} more bytes still fits the reply. */
+    boolean fits(long bytes) {
+        return count < MAX && longs + RmaHeader.resultLongs(bytes) <= RmaHeader.BATCH_LONGS;
+    }
+
+    /** Adds the result of {@code n} values of kind {@code k}, to land in {@code dst} from element {@code dstOff}. */
+    void add(Object dst, int dstOff, Kind k, int n) {
+        buf[count] = dst;
+        off[count] = dstOff;
+        kind[count] = k;
+        values[count] = n;
+        at[count] = 8 * longs;
+        count++;
+        longs += RmaHeader.resultLongs((long) n * k.size);
+    }
+
+    /** Copies every result from the reply that arrived into its buffer, then clears. */
+    void deliver() {
+        MemorySegment from = MemorySegment.ofArray(reply);
+        for (int i = 0; i < count; i++) {
+            kind[i].copyIn(from, at[i], buf[i], off[i], 0, (long) values[i] * kind[i].size);
+        }
+        clear();
+    }
+
+    void clear() {
+        for (int i = 0; i < count; i++) {
+            buf[i] = null;
+        }
+        count = 0;
+        longs = 0;
+    }
+}
