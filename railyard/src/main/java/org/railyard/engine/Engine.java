@@ -105,8 +105,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
         // how long a waiter polls depends on the share of the processors this node's ranks get: IdlePlan
         long spins = Config.number(Config.IDLE_SPINS_PROP, IdlePlan.spins(ranksHere, processors));
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
-        long yields = Config.number(Config.IDLE_YIELDS_PROP, Config.IDLE_YIELDS_DEFAULT);
-        boolean sleepFirst = Config.bool(Config.IDLE_SLEEP_FIRST_PROP, Config.IDLE_SLEEP_FIRST_DEFAULT);
+        long yields = Config.number(Config.IDLE_YIELDS_PROP, IdlePlan.yields(ranksHere, processors));
+        boolean sleepFirst = Config.bool(Config.IDLE_SLEEP_FIRST_PROP, IdlePlan.sleepFirst(ranksHere, processors));
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
         this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, this::agentNeeded, spins, yields,

@@ -153,8 +153,8 @@ public final class Config {
     public static final long RMA_SPIN_DEFAULT = 100;
 
     /**
-     * Yields of an idle waiter after its spins, before it parks, at every share of the processors
-     * ({@link IdlePlan} says why).
+     * Yields of an idle waiter after its spins, before it parks: {@link #IDLE_YIELDS_DEFAULT}, or none
+     * on a crowded node ({@link IdlePlan#yields}).
      */
     public static final String IDLE_YIELDS_PROP = "railyard.idle.yields";
     public static final long IDLE_YIELDS_DEFAULT = 100;
@@ -162,11 +162,9 @@ public final class Config {
     /**
      * True: once its spins and yields are spent, an idle waiter sleeps on the doorbell (when it
      * can) from its first park on, instead of parking for doubling intervals until they reach
-     * {@link #IDLE_MAX_PARK_PROP}. The default is false at every share of the processors
-     * ({@link IdlePlan} says why).
+     * {@link #IDLE_MAX_PARK_PROP}. The default is true on a crowded node only ({@link IdlePlan#sleepFirst}).
      */
     public static final String IDLE_SLEEP_FIRST_PROP = "railyard.idle.sleepfirst";
-    public static final boolean IDLE_SLEEP_FIRST_DEFAULT = false;
 
     /**
      * Longest sleep of an idle waiter on the doorbell, microseconds, when every channel it could

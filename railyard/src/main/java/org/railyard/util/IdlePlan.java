@@ -20,12 +20,13 @@ import java.util.Map;
  *   <li>more ranks than processors: no spin at all. The rank being waited for may need this very
  *       processor to get anywhere.</li>
  * </ul>
- * {@code railyard.idle.spins} overrides the choice. The yields after the spins and whether a
- * waiter sleeps on the doorbell from its first park do not depend on the share
- * ({@code railyard.idle.yields}, {@code railyard.idle.sleepfirst}): fewer yields and an early sleep
- * on a crowded node cut its context switches but made an 8 B allreduce at np 4 on 2 processors
- * slower (bench/results/log/2026-11-28-1032-quiet-window.md), so no rule by share is applied
- * until one helps both. The processors a process may use are the
+ * {@code railyard.idle.spins} overrides the choice. On a node with at least {@link #CROWDED_SHARE}
+ * ranks per processor a waiter also skips the yields after its (zero) spins and sleeps on the
+ * doorbell from its first park ({@link #yields}, {@link #sleepFirst}; {@code railyard.idle.yields}
+ * and {@code railyard.idle.sleepfirst} override): there a yield hands the processor to another idle
+ * rank rather than to the one with work, and a timed park outlasts the frame it waits for. With
+ * fewer ranks per processor the early sleep costs a wake-up on waits the yields would have
+ * caught (figures: bench/results/log/2026-11-28-1300-quiet-window.md). The processors a process may use are the
  * fewest of what the JVM reports, the cgroup CPU quota (v2 {@code cpu.max}, v1
  * {@code cpu.cfs_quota_us}/{@code cpu.cfs_period_us}), rounded up. The ranks on the node come from
  * the launcher ({@code RAILYARD_LOCAL_SIZE}), Hydra ({@code MPI_LOCALNRANKS}), Open MPI
@@ -45,6 +46,23 @@ public final class IdlePlan {
             return Config.IDLE_SPINS_DEFAULT;
         }
         return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
+    }
+
+    /** Ranks per processor from which a node counts as crowded for {@link #yields} and {@link #sleepFirst}. */
+    public static final int CROWDED_SHARE = 8;
+
+    /** Yields of an idle waiter after its spins: none on a crowded node, else {@link Config#IDLE_YIELDS_DEFAULT}. */
+    public static long yields(int ranks, int processors) {
+        return crowded(ranks, processors) ? 0 : Config.IDLE_YIELDS_DEFAULT;
+    }
+
+    /** True if an idle waiter sleeps on the doorbell from its first park: on a crowded node only. */
+    public static boolean sleepFirst(int ranks, int processors) {
+        return crowded(ranks, processors);
+    }
+
+    private static boolean crowded(int ranks, int processors) {
+        return (long) ranks >= (long) CROWDED_SHARE * Math.max(1, processors);
     }
 
     /** What the environment says about the ranks on this node, else {@code jobSize}. */

@@ -24,6 +24,21 @@ class IdlePlanTest {
     }
 
     @Test
+    void fromEightRanksAProcessorAWaiterNeitherYieldsNorParksForTimeItSleepsOnTheDoorbell() {
+        assertThat(IdlePlan.yields(2, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
+        assertThat(IdlePlan.yields(15, 2)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
+        assertThat(IdlePlan.yields(64, 64)).isEqualTo(Config.IDLE_YIELDS_DEFAULT);
+        assertThat(IdlePlan.yields(16, 2)).isZero();
+        assertThat(IdlePlan.yields(32, 2)).isZero();
+        assertThat(IdlePlan.yields(8, 1)).isZero();
+        assertThat(IdlePlan.sleepFirst(4, 2)).isFalse();
+        assertThat(IdlePlan.sleepFirst(8, 2)).isFalse();
+        assertThat(IdlePlan.sleepFirst(511, 64)).isFalse();
+        assertThat(IdlePlan.sleepFirst(512, 64)).isTrue();
+        assertThat(IdlePlan.sleepFirst(16, 2)).isTrue();
+    }
+
+    @Test
     void aCgroupV2QuotaBelowTheProcessorCountIsWhatCounts(@TempDir Path root) throws IOException {
         Files.writeString(root.resolve("cpu.max"), "150000 100000\n");
         assertThat(IdlePlan.processors(root, 64)).isEqualTo(2); // 1.5 processors' worth, rounded up
