@@ -45,6 +45,8 @@ final class Epochs {
     private final Outbound.Locked<Void> readFailed = this::readFailed;
     /** {@link #anyFailed()} for a look under the lock between two sleeps of the fence's barrier, made once. */
     private final Outbound.Locked<Integer> anyFailedLocked = this::anyFailed;
+    /** {@link Outbound#anyBatched()} for the fence's look under the lock, made once. */
+    private final Outbound.Locked<Boolean> anyBatchedLocked;
 
     boolean fenceOpen;
     final int[] lockType;
@@ -62,6 +64,7 @@ final class Epochs {
         this.s = s;
         this.comm = comm;
         this.out = out;
+        this.anyBatchedLocked = out::anyBatched;
         this.target = target;
         this.shared = shared;
         this.sync = shared == null ? null : shared.sync();
@@ -403,7 +406,7 @@ final class Epochs {
         }
         boolean alone = (assertions & (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED))
                 == (RmaWindow.MODE_NOPRECEDE | RmaWindow.MODE_NOSUCCEED);
-        if (alone && out.pending.isEmpty() && !out.locked(out::anyBatched)) {
+        if (alone && out.pending.isEmpty() && !out.locked(anyBatchedLocked)) {
             // ends no epoch and opens none (every member asserts both, MPI-3 11.5): nothing to
             // complete and nobody to wait for
             VarHandle.fullFence();
@@ -417,7 +420,7 @@ final class Epochs {
             nodeBarrier();
         } else {
             if ((assertions & RmaWindow.MODE_NOPRECEDE) == 0 || !out.pending.isEmpty()
-                    || out.locked(out::anyBatched)) {
+                    || out.locked(anyBatchedLocked)) {
                 flushAll(false);
             }
             s.barrier(comm);

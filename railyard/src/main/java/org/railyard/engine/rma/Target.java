@@ -53,16 +53,29 @@ final class Target {
     private final ArrayDeque<Op>[] queue;
     private final LockTable locks;
     private final ArrayList<Transfer> sends = new ArrayList<>();
+    /** For each of {@link #sends}, at the same index, the batch reply it carries, or null. */
+    private final ArrayList<Reply> sendReplies = new ArrayList<>();
+    /** Batch replies whose send finished, for the next batches: a warm target makes none per batch. */
+    private final ArrayDeque<Reply> spareReplies = new ArrayDeque<>();
     /** Per origin: the first error since its last ACK (a {@link RmaHeader} code), and its range. */
     private final int[] errCode;
     private final long[] errFirst;
     private final long[] errBytes;
     /**
-     * Per origin: the reply of its batch under way, which collects the results of the batch's
-     * collected records ({@link RmaHeader#collected}) until the last of them, and its longs.
+     * Per origin: the reply of its batch under way (null between batches), which collects the
+     * results of the batch's collected records ({@link RmaHeader#collected}) until the last of
+     * them, and its longs.
      */
-    private final long[][] collect;
+    private final Reply[] collect;
     private final int[] collectLongs;
+
+    /** A batch reply's buffer, with the segment the results are copied in through. */
+    private record Reply(long[] longs, MemorySegment segment) {
+        static Reply make() {
+            long[] a = new long[RmaHeader.BATCH_LONGS];
+            return new Reply(a, MemorySegment.ofArray(a));
+        }
+    }
 
     @SuppressWarnings("unchecked")
     Target(RmaWindow w, RmaServices s, CommState comm, WindowMemory mem) {
@@ -81,7 +94,7 @@ final class Target {
         this.errCode = new int[n];
         this.errFirst = new long[n];
         this.errBytes = new long[n];
-        this.collect = new long[n][];
+        this.collect = new Reply[n];
         this.collectLongs = new int[n];
     }
 
@@ -131,8 +144,15 @@ final class Target {
             Transfer t = sends.get(i);
             if (t.isDone()) {
                 s.recycle(t);
-                sends.set(i, sends.get(sends.size() - 1));
-                sends.remove(sends.size() - 1);
+                Reply r = sendReplies.get(i);
+                if (r != null) {
+                    spareReplies.push(r);
+                }
+                int last = sends.size() - 1;
+                sends.set(i, sends.get(last));
+                sends.remove(last);
+                sendReplies.set(i, sendReplies.get(last));
+                sendReplies.remove(last);
             }
         }
         return work;
@@ -402,15 +422,18 @@ final class Target {
                     + RmaHeader.BATCH_LONGS + " longs");
             return;
         }
-        if (collect[src] == null) {
-            collect[src] = new long[RmaHeader.BATCH_LONGS];
+        Reply r = collect[src];
+        if (r == null) {
+            r = spareReplies.isEmpty() ? Reply.make() : spareReplies.pop();
+            collect[src] = r;
         }
-        k.copyOut(buf, off, 0, MemorySegment.ofArray(collect[src]), 8L * at, bytes);
+        k.copyOut(buf, off, 0, r.segment(), 8L * at, bytes);
         collectLongs[src] = at + RmaHeader.resultLongs(bytes);
         if (RmaHeader.last(h)) {
             int longs = collectLongs[src];
             collectLongs[src] = 0;
-            sends.add(s.isend(comm, Arrays.copyOf(collect[src], longs), Kind.LONG, 0, longs, src, (int) RmaHeader.id(h)));
+            collect[src] = null; // the send owns the buffer until it is done; then it is spare
+            track(s.isend(comm, r.longs(), Kind.LONG, 0, longs, src, (int) RmaHeader.id(h)), r);
         }
     }
 
@@ -453,11 +476,17 @@ final class Target {
 
     /** Sends a header to member {@code dst} (a reply of this side, or a POST of {@link RmaWindow}). */
     void send(int dst, long[] header) {
-        sends.add(s.isend(comm, header, Kind.LONG, 0, RmaHeader.LONGS, dst, TAG_HDR));
+        track(s.isend(comm, header, Kind.LONG, 0, RmaHeader.LONGS, dst, TAG_HDR), null);
     }
 
     private void send(int dst, Object buf, int off, Kind k, int values, long tag) {
-        sends.add(s.isend(comm, buf, k, off, values, dst, (int) tag));
+        track(s.isend(comm, buf, k, off, values, dst, (int) tag), null);
+    }
+
+    /** Keeps a send of this side until it is done, with the batch reply it carries (or null). */
+    private void track(Transfer t, Reply r) {
+        sends.add(t);
+        sendReplies.add(r);
     }
 
     /** Member {@code src} failed (its header receive or an operation's receive did): drop its queue and locks. */
