@@ -29,14 +29,19 @@ import org.railyard.util.Futex;
  *  +-----------------------------------------------------------------+
  * </pre>
  *
- * <p><b>Lock word</b> of a target: {@link #WRITER} while one origin holds it exclusively, the
- * number of origins waiting for it exclusively times {@link #WAITING_ONE}, and the number of shared
- * holders in the low bits. MPI-3: an exclusive holder excludes every other origin's epoch at that
- * target; shared holders coexist. <b>Fairness rule: writers first.</b> An origin that wants the
- * lock exclusively counts itself waiting before it tries; a shared locker takes it only while no
- * writer holds it <em>or waits for it</em>, so a stream of shared lockers cannot starve a writer
- * (it gets the lock once the holders present when it came have left). Writers among themselves are
- * not queued: whoever's compare-and-set lands first.
+ * <p><b>Lock word</b> of a target: the number of origins waiting for it exclusively in the low 32
+ * bits, and above them ({@link #OWNER_SHIFT}) the exclusive holder's rank plus one, 0 if none.
+ * Shared holders are not counted in the word: each one's own record ({@code holds}) says SHARED.
+ * MPI-3: an exclusive holder excludes every other origin's epoch at that target; shared holders
+ * coexist. A shared locker writes its record, then reads the word: if it is 0 (no writer holds it
+ * <em>or waits for it</em>) it holds the lock, else it clears its record and tries again later. A
+ * writer counts itself waiting, takes the word's owner field with a compare-and-set (which takes
+ * its waiting count back), then holds the lock once no other origin's record says SHARED. Both
+ * sides write, then read the other's word (volatile accesses are sequentially consistent), so
+ * either the shared locker sees the writer or the writer sees the shared record. <b>Fairness rule:
+ * writers first.</b> A stream of shared lockers cannot starve a writer (it gets the lock once the
+ * holders present when it came have left). Writers among themselves are not queued: whoever's
+ * compare-and-set lands first.
  *
  * <p><b>Memory order</b>: taking a lock is a volatile compare-and-set (an acquire: the epoch sees
  * every store of the previous holder's epoch); releasing is a volatile add (a release: every put
@@ -55,6 +60,9 @@ import org.railyard.util.Futex;
  * holds or waits for, so a survivor that waits on a lock and learns that a holder failed
  * ({@link #reclaim}) releases that holder's share in its place (the first to claim the record
  * does it; the dead holder's stores may be half done, as MPI leaves them). The waiters then go on.
+ * No moment of a locker's path leaves a share nobody can release: a shared share is the record
+ * itself, and a writer that died between its compare-and-set and its record still owns the word's
+ * owner field, which names it.
  */
 final class SharedSync {
     static final int NONE = 0;
@@ -62,10 +70,8 @@ final class SharedSync {
     static final int SHARED = 2;
     static final int WAITING = 3;
 
-    static final long WAITING_ONE = 1L << 20;
-    static final long WRITER = 1L << 40;
-    private static final long SHARED_MASK = WAITING_ONE - 1;
-    private static final long WAITING_MASK = WRITER - WAITING_ONE;
+    /** Where the exclusive holder's rank plus one starts in a lock word; below it, the writers waiting. */
+    static final int OWNER_SHIFT = 32;
 
     private static final int LINE = SharedHeader.LINE;
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -143,25 +149,42 @@ final class SharedSync {
     /** Announces that {@code me} wants {@code t}'s lock exclusively (counted before it tries: writers first). */
     void announceExclusive(int t, int me) {
         INT.setVolatile(words, holdAt(t, me), WAITING);
-        LONG.getAndAdd(words, lockAt(t), WAITING_ONE);
+        LONG.getAndAdd(words, lockAt(t), 1L);
+    }
+
+    private static long owner(int rank) {
+        return (rank + 1L) << OWNER_SHIFT;
     }
 
     /** One try at {@code t}'s lock for {@code me}; an exclusive try needs {@link #announceExclusive} first. */
     boolean tryLock(int t, int me, boolean exclusive) {
         long at = lockAt(t);
-        long v = (long) LONG.getVolatile(words, at);
-        if (exclusive) {
-            if ((v & (WRITER | SHARED_MASK)) == 0 && LONG.compareAndSet(words, at, v, v - WAITING_ONE + WRITER)) {
-                INT.setVolatile(words, holdAt(t, me), EXCLUSIVE);
+        if (!exclusive) {
+            if ((long) LONG.getVolatile(words, at) != 0) {
+                return false; // a writer holds it or waits: no record written, none for it to see
+            }
+            INT.setVolatile(words, holdAt(t, me), SHARED);
+            if ((long) LONG.getVolatile(words, at) == 0) {
                 return true;
             }
+            // a writer came between the two reads; it may have seen the record and sleeps at most a slice
+            INT.setVolatile(words, holdAt(t, me), NONE);
             return false;
         }
-        if ((v & (WRITER | WAITING_MASK)) == 0 && LONG.compareAndSet(words, at, v, v + 1)) {
-            INT.setVolatile(words, holdAt(t, me), SHARED);
-            return true;
+        long v = (long) LONG.getVolatile(words, at);
+        // not the owner yet: take the owner field, and the waiting count back, in one step
+        if (v >>> OWNER_SHIFT != me + 1L
+                && (v >>> OWNER_SHIFT != 0 || !LONG.compareAndSet(words, at, v, v - 1 + owner(me)))) {
+            return false;
         }
-        return false;
+        // the owner (its record still WAITING) holds the lock once the shared holders have left
+        for (int o = 0; o < n; o++) {
+            if (o != me && held(t, o) == SHARED) {
+                return false;
+            }
+        }
+        INT.setVolatile(words, holdAt(t, me), EXCLUSIVE);
+        return true;
     }
 
     /** Releases what {@code me} holds or waits for at {@code t} (nothing if it holds nothing); true if it held some. */
@@ -171,7 +194,7 @@ final class SharedSync {
             return false;
         }
         INT.setVolatile(words, holdAt(t, me), NONE);
-        giveBack(t, h);
+        giveBack(t, me, h);
         return true;
     }
 
@@ -184,18 +207,31 @@ final class SharedSync {
         if (h == NONE || !INT.compareAndSet(words, holdAt(t, o), h, NONE)) {
             return false;
         }
-        giveBack(t, h);
+        giveBack(t, o, h);
         return true;
     }
 
-    private void giveBack(int t, int h) {
-        long delta = switch (h) {
-            case EXCLUSIVE -> -WRITER;
-            case SHARED -> -1L;
-            default -> -WAITING_ONE;
-        };
-        LONG.getAndAdd(words, lockAt(t), delta);
-        ring(lockAt(t) + 8, lockBells[t]);
+    /**
+     * Gives back what origin {@code o}, whose record said {@code h} (now NONE), had of {@code t}'s
+     * lock, and rings the lock's bell. A shared share was the record alone. A writer gives back the
+     * owner field if the word names it (its record says WAITING until the shared holders left, and
+     * EXCLUSIVE after), else its waiting count.
+     */
+    private void giveBack(int t, int o, int h) {
+        long at = lockAt(t);
+        while (h != SHARED) {
+            long v = (long) LONG.getVolatile(words, at);
+            if (v >>> OWNER_SHIFT != o + 1L) {
+                if (h == WAITING) {
+                    LONG.getAndAdd(words, at, -1L);
+                }
+                break;
+            }
+            if (LONG.compareAndSet(words, at, v, v - owner(o))) {
+                break;
+            }
+        }
+        ring(at + 8, lockBells[t]);
     }
 
     /** Who holds or waits for {@code t}'s lock, for an error message. */

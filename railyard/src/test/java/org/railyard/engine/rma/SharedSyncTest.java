@@ -58,6 +58,33 @@ class SharedSyncTest {
     }
 
     @Test
+    void noMomentOfALockersPathLeavesAShareNobodyCanRelease() {
+        try (Arena arena = Arena.ofShared()) {
+            SharedSync sync = new SharedSync(arena.allocate(SharedSync.bytes(N), 64), N);
+            // a writer that took the word while a shared holder was in, then died before its record said EXCLUSIVE
+            assertThat(sync.tryLock(0, 2, false)).isTrue();
+            sync.announceExclusive(0, 1);
+            assertThat(sync.tryLock(0, 1, true)).as("the shared holder is still in").isFalse();
+            sync.unlock(0, 2);
+            assertThat(sync.held(0, 1)).isEqualTo(SharedSync.WAITING);
+            sync.announceExclusive(0, 3);
+            assertThat(sync.tryLock(0, 3, true)).as("rank 1 owns the word").isFalse();
+            assertThat(sync.reclaim(0, 1)).isTrue();
+            assertThat(sync.tryLock(0, 3, true)).as("after rank 1's share was reclaimed").isTrue();
+            sync.unlock(0, 3);
+            // a shared holder that died keeps a writer out until its record is reclaimed
+            assertThat(sync.tryLock(0, 0, false)).isTrue();
+            sync.announceExclusive(0, 2);
+            assertThat(sync.tryLock(0, 2, true)).isFalse();
+            assertThat(sync.reclaim(0, 0)).isTrue();
+            assertThat(sync.tryLock(0, 2, true)).as("after the dead shared holder's record was reclaimed").isTrue();
+            sync.unlock(0, 2);
+            assertThat(sync.holders(0)).isEqualTo("nobody holds it");
+            assertThat(sync.tryLock(0, 1, false)).as("the word is free again").isTrue();
+        }
+    }
+
+    @Test
     void postsAndCompletesAreCountedPerPair() {
         try (Arena arena = Arena.ofShared()) {
             SharedSync sync = new SharedSync(arena.allocate(SharedSync.bytes(N), 64), N);
