@@ -52,9 +52,7 @@ class SplitSharedTest {
     @ParameterizedTest
     @ValueSource(ints = {3})
     void anIntercommunicatorIsRefused(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             Comm half = w.split(me == 0 ? 0 : 1, 0);
             Comm inter = half.createIntercomm(0, w, me == 0 ? 1 : 0, 5);
             assertThatThrownBy(() -> inter.splitShared(0)).isInstanceOf(RailyardException.class)

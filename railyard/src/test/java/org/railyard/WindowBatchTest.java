@@ -36,9 +36,7 @@ class WindowBatchTest {
     @CsvSource({"array,shm", "alloc,tcp"})
     void smallOperationsKeepTheirOrderAcrossBatchesAndAFlushInTheMiddle(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[8];
             try (Window win = window(w, path, mem)) {
                 win.fence();
@@ -97,9 +95,7 @@ class WindowBatchTest {
     @CsvSource({"array,shm", "alloc,tcp"})
     void aRequestCompletesWhenItsBytesAreCopiedAndFenceAndCompleteEndTheBatches(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[4];
             try (Window win = window(w, path, mem)) {
                 win.fence();
@@ -184,9 +180,7 @@ class WindowBatchTest {
     @CsvSource({"array,shm", "alloc,tcp"})
     void operationsWithAResultReturnTheRightValuesInOrderAcrossBatchesAndAFlush(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[8];
             try (Window win = window(w, path, mem)) {
                 win.fence();

@@ -50,9 +50,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,2", "array,3"})
     void fenceIsABarrierOverManyEpochsWithRanksEnteringAtDifferentTimes(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             SplittableRandom rnd = new SplittableRandom(24L * n + me);
             try (Window win = window(w, path, 2 * n)) {
                 win.fence(Window.MODE_NOPRECEDE);
@@ -92,9 +90,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,3", "array,4"})
     void postStartCompleteWaitWithOverlappingGroups(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             SplittableRandom rnd = new SplittableRandom(31L * n + me);
             Group all = w.group();
             int a = (me + 1) % n;

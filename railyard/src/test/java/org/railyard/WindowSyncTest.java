@@ -96,9 +96,7 @@ class WindowSyncTest {
         String before = System.getProperty(Rma.TIMEOUT_PROP);
         System.setProperty(Rma.TIMEOUT_PROP, "1");
         try {
-            EngineJob.run(3, "shm", e -> {
-                Comm w = new Comm(e, e.world());
-                int me = w.rank();
+            WorldJob.run(3, "shm", (w, me) -> {
                 try (Window win = window(w, path, 3)) {
                     if (me == 0) {
                         win.lockAll();
@@ -144,9 +142,7 @@ class WindowSyncTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "array,3"})
     void aWriterIsNotStarvedBySharedLockers(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             try (Window win = window(w, path, 1)) {
                 if (me == 1) {
                     win.lock(Window.LOCK_EXCLUSIVE, 0);
@@ -172,9 +168,7 @@ class WindowSyncTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "array,3"})
     void postStartCompleteWaitWithGroups(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             try (Window win = window(w, path, n)) {
                 Group all = w.group();
                 Group others = all.excl(me);
