@@ -12,8 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,13 +56,7 @@ class KvBootstrapTest {
     }
 
     private Map<String, String> env(int rank, int size, byte[] key) {
-        Map<String, String> env = new HashMap<>();
-        env.put(KvBootstrap.ENV_KV, "127.0.0.1:" + server.port());
-        env.put(KvBootstrap.ENV_RANK, Integer.toString(rank));
-        env.put(KvBootstrap.ENV_SIZE, Integer.toString(size));
-        env.put(KvBootstrap.ENV_JOB, JOB);
-        env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(key));
-        return env;
+        return KvEnv.of(server.port(), rank, size, JOB, key);
     }
 
     private KvBootstrap join(int rank, int size) {
@@ -295,12 +287,7 @@ class KvBootstrapTest {
                 }
                 return null;
             });
-            Map<String, String> env = new HashMap<>();
-            env.put(KvBootstrap.ENV_KV, "127.0.0.1:" + fake.getLocalPort());
-            env.put(KvBootstrap.ENV_RANK, "0");
-            env.put(KvBootstrap.ENV_SIZE, "1");
-            env.put(KvBootstrap.ENV_JOB, JOB);
-            env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+            Map<String, String> env = KvEnv.of(fake.getLocalPort(), 0, 1, JOB, secret);
             assertThatThrownBy(() -> new KvBootstrap(env, SHORT))
                     .hasMessageContaining("is not a Railyard key-value server")
                     .hasMessageContaining("SSH-2.0");
