@@ -12,6 +12,11 @@ final class WorldJob {
     private WorldJob() {
     }
 
+    /** Lets the collectives and topologies of {@code w} take its ranks as running on these nodes (one name per rank). */
+    static void assumeNodes(Comm w, String... nodeOfRank) {
+        EngineJob.assumeNodes(w.engine, w.state(), nodeOfRank);
+    }
+
     /** Runs {@code body} on {@code n} engines talking over {@code transports}; rethrows the first failure. */
     static void run(int n, String transports, Body body) throws Exception {
         EngineJob.run(n, transports, e -> {
