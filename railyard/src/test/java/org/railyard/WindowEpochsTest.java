@@ -2,6 +2,8 @@ package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.WindowPaths.at;
+import static org.railyard.WindowPaths.window;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,14 +25,6 @@ import org.railyard.testkit.Await;
  */
 class WindowEpochsTest {
     private static final int EPOCHS = 200;
-
-    private static Window window(Comm w, String path, int ints) {
-        return path.equals("array") ? Window.create(w, new int[ints], 4) : Window.allocate(w, 4L * ints, 4);
-    }
-
-    private static int at(Window win, int i) {
-        return win.buffer() instanceof int[] a ? a[i] : win.memory().getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i);
-    }
 
     /** Busy for a seeded, varying while (up to about 200 us), so that ranks enter each fence at different times. */
     private static void stagger(SplittableRandom rnd) {

@@ -1,6 +1,7 @@
 package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.railyard.WindowPaths.window;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -20,10 +21,6 @@ class WindowOpsTest {
         Op.BXOR, Op.REPLACE, Op.NO_OP};
 
     /** A window of {@code ints} ints over the chosen path: "array" (remote), "alloc" (mapped on shm, remote on tcp). */
-    private static Window window(Comm w, String path, int ints) {
-        return path.equals("array") ? Window.create(w, new int[ints], 4) : Window.allocate(w, 4L * ints, 4);
-    }
-
     private static int[] read(Window win, int ints) {
         if (win.buffer() instanceof int[] a) {
             return a.clone();
