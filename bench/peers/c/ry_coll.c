@@ -232,7 +232,7 @@ int main(int argc, char **argv) {
     const char *serve_file = NULL;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:1m", sizes);
-    struct common_options co = {sizes, nsizes, iter_base, transport};
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (common_option(argc, argv, &i, &co, die)) {
@@ -243,28 +243,14 @@ int main(int argc, char **argv) {
         } else if (strcmp(a, "--serve") == 0 && i + 1 < argc) {
             serve_file = argv[++i];
         } else if (a[0] != '-') {
-            char *copy = strdup(a);
-            for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-                int found = strcasecmp(tok, "all") == 0 ? BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL : 0;
-                for (int k = 0; k < 5; k++) {
-                    if (strcasecmp(tok, NAMES[k]) == 0) {
-                        found = 1 << k;
-                    }
-                }
-                if (!found) {
-                    die("unknown collective; expected allreduce, bcast, alltoall, allgather, barrier or all");
-                }
-                colls |= found;
+            if (!parse_names(a, NAMES, 5, &colls)) {
+                die("unknown collective; expected allreduce, bcast, alltoall, allgather, barrier or all");
             }
-            free(copy);
         } else {
             die("usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
                 "[--transport LABEL] [--touch] [--serve FILE]");
         }
     }
-    nsizes = co.nsizes;
-    iter_base = co.iter_base;
-    transport = co.transport;
     if (colls == 0) {
         colls = BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL;
     }

@@ -1,15 +1,16 @@
 /*
  * What the C peers of Railyard's benchmarks share (ry_peer.c, ry_coll.c, ry_rma.c and the twins that
  * follow them): the clock, the size lists of their --sizes option (8, 64k, 4m, 1g: powers of 1024,
- * ranges lo:hi by doubling, repeats dropped), the options every peer takes (common_option) and the
- * percentiles of their reports. A header of static functions, so each peer still
- * builds with one mpicc command from this directory.
+ * ranges lo:hi by doubling, repeats dropped), the options every peer takes (common_option), the
+ * lists of benchmark names they take (parse_names) and the percentiles of their reports. A header
+ * of static functions, so each peer still builds with one mpicc command from this directory.
  */
 #ifndef RY_COMMON_H
 #define RY_COMMON_H
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #ifndef MAX_SIZES
@@ -121,12 +122,12 @@ static double percentile(const double *sorted, long n, double p) {
     return sorted[k - 1];
 }
 
-/* The options of every peer. */
+/* The options of every peer: where the peer keeps their values, which common_option overwrites. */
 struct common_options {
     long *sizes;            /* MAX_SIZES entries */
-    int nsizes;
-    long iter_base;
-    const char *transport;
+    int *nsizes;
+    long *iter_base;
+    const char **transport;
 };
 
 /*
@@ -138,27 +139,49 @@ struct common_options {
 static int common_option(int argc, char **argv, int *i, struct common_options *o, void (*die)(const char *msg)) {
     const char *a = argv[*i];
     if (strcmp(a, "--sizes") == 0 && *i + 1 < argc) {
-        o->nsizes = parse_sizes(argv[++*i], o->sizes);
-        if (o->nsizes <= 0) {
+        *o->nsizes = parse_sizes(argv[++*i], o->sizes);
+        if (*o->nsizes <= 0) {
             die("--sizes: expected items such as 8, 64k, 4m or ranges such as 1:4m, comma separated");
         }
         return 1;
     }
     if (strcmp(a, "--iters") == 0 && *i + 1 < argc) {
-        o->iter_base = strtol(argv[++*i], NULL, 10);
-        if (o->iter_base <= 0) {
+        *o->iter_base = strtol(argv[++*i], NULL, 10);
+        if (*o->iter_base <= 0) {
             die("--iters: expected a positive count");
         }
         return 1;
     }
     if (strcmp(a, "--transport") == 0 && *i + 1 < argc) {
-        o->transport = argv[++*i];
+        *o->transport = argv[++*i];
         return 1;
     }
     if (strcmp(a, "--no-jit-warmup") == 0) {
         return 1;
     }
     return 0;
+}
+
+/*
+ * Sets in *mask bit i for each names[i] in list (comma separated, any case), and every bit of the
+ * count for "all"; returns 0 when one is unknown.
+ */
+static int parse_names(const char *list, const char *const *names, int count, int *mask) {
+    char *copy = strdup(list);
+    int ok = 1;
+    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int i = 0; i < count; i++) {
+            if (strcasecmp(tok, names[i]) == 0 || strcasecmp(tok, "all") == 0) {
+                *mask |= strcasecmp(tok, "all") == 0 ? (1 << count) - 1 : 1 << i;
+                found = 1;
+                break;
+            }
+        }
+        ok &= found;
+    }
+    free(copy);
+    return ok;
 }
 
 #endif

@@ -29,6 +29,8 @@
 #define TAG_PING 3
 
 enum bench { LATENCY = 1, BW = 2, BIBW = 4, ALLREDUCE = 8 };
+/* The name of each benchmark, bit k of the mask for NAMES[k]. */
+static const char *const NAMES[] = {"latency", "bw", "bibw", "allreduce"};
 
 static int rank, nprocs;
 static const char *transport = "mpi";
@@ -207,7 +209,7 @@ int main(int argc, char **argv) {
     int benches = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
-    struct common_options co = {sizes, nsizes, iter_base, transport};
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (common_option(argc, argv, &i, &co, die)) {
@@ -219,31 +221,14 @@ int main(int argc, char **argv) {
                 die("--window: expected a positive count");
             }
         } else if (a[0] != '-') {
-            char *copy = strdup(a);
-            for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-                if (strcasecmp(tok, "latency") == 0) {
-                    benches |= LATENCY;
-                } else if (strcasecmp(tok, "bw") == 0) {
-                    benches |= BW;
-                } else if (strcasecmp(tok, "bibw") == 0) {
-                    benches |= BIBW;
-                } else if (strcasecmp(tok, "allreduce") == 0) {
-                    benches |= ALLREDUCE;
-                } else if (strcasecmp(tok, "all") == 0) {
-                    benches |= LATENCY | BW | BIBW | ALLREDUCE;
-                } else {
-                    die("unknown benchmark; expected latency, bw, bibw, allreduce or all");
-                }
+            if (!parse_names(a, NAMES, 4, &benches)) {
+                die("unknown benchmark; expected latency, bw, bibw, allreduce or all");
             }
-            free(copy);
         } else {
             die("usage: ry_peer [latency|bw|bibw|allreduce|all] [--sizes SPEC] [--iters N] [--window W] "
                 "[--transport NAME]");
         }
     }
-    nsizes = co.nsizes;
-    iter_base = co.iter_base;
-    transport = co.transport;
     if (benches == 0) {
         benches = LATENCY | BW | BIBW | ALLREDUCE;
     }

@@ -382,25 +382,6 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
     free(r.rbuf);
 }
 
-/* Sets the bits of names in list (comma-separated) in *mask; 0 when one is unknown. */
-static int parse_names(const char *list, const char *const *names, int count, int *mask) {
-    char *copy = strdup(list);
-    int ok = 1;
-    for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
-        int found = 0;
-        for (int i = 0; i < count; i++) {
-            if (strcasecmp(tok, names[i]) == 0 || strcasecmp(tok, "all") == 0) {
-                *mask |= strcasecmp(tok, "all") == 0 ? (1 << count) - 1 : 1 << i;
-                found = 1;
-                break;
-            }
-        }
-        ok &= found;
-    }
-    free(copy);
-    return ok;
-}
-
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -409,7 +390,7 @@ int main(int argc, char **argv) {
     int benches = 0, syncs = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
-    struct common_options co = {sizes, nsizes, iter_base, transport};
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (common_option(argc, argv, &i, &co, die)) {
@@ -429,9 +410,6 @@ int main(int argc, char **argv) {
                 "[--transport LABEL]");
         }
     }
-    nsizes = co.nsizes;
-    iter_base = co.iter_base;
-    transport = co.transport;
     if (benches == 0) {
         benches = (1 << NBENCH) - 1;
     }

@@ -25,7 +25,7 @@ class CartReorderTest {
             for (int r = 0; r < n; r++) {
                 cyclic[r] = "node-" + r % 2;
             }
-            EngineJob.assumeNodes(e, e.world(), cyclic);
+            WorldJob.assumeNodes(w, cyclic);
             int grid = n / 2 * 2;
             // a ring, and two rows whose periodic length is the grid's longer side
             int[][] shapes = {{grid}, {2, n / 2}};
@@ -130,7 +130,7 @@ class CartReorderTest {
             for (int r = 0; r < n; r++) {
                 halves[r] = r < (n + 1) / 2 ? "a" : "b";
             }
-            EngineJob.assumeNodes(e, e.world(), halves);
+            WorldJob.assumeNodes(w, halves);
             assertThat(w.cartMap(dims, periods)).isEqualTo(me);
             Comm cart = w.createCart(dims, periods, true);
             assertThat(cart.rank()).isEqualTo(me);

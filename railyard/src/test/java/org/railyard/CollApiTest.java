@@ -50,9 +50,7 @@ class CollApiTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 4, 6})
     void collectivesThroughTheNativeApi(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             // non-commutative user operation, blocking and not
             int[] out = new int[8];
             w.allreduce(matrices(me, 2), 0, out, 0, 8, MATMUL);

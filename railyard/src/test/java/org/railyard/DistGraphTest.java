@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.EngineJob;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -62,9 +61,7 @@ class DistGraphTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 4, 6})
     void neighbourhoodCollectivesFollowSourcesAndDestinations(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             List<int[]> all = edges(n);
             int[] src = sourcesOf(all, me);
             int[] dst = destinationsOf(all, me);
@@ -82,9 +79,7 @@ class DistGraphTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5, 6})
     void anyProcessMayGiveAnyEdge(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             List<int[]> all = edges(n);
             for (boolean fromZero : new boolean[] {false, true}) {
                 // per giver, its edges grouped by source in order of first appearance
@@ -177,9 +172,7 @@ class DistGraphTest {
     @ParameterizedTest
     @ValueSource(ints = {2, 3})
     void edgesThatDisagreeFailOnEveryProcess(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             // every process sends to its right neighbour, but process 0 also claims to receive from 1
             int right = (me + 1) % n;
             int left = (me - 1 + n) % n;

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.EngineJob;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.testkit.Await;
@@ -19,9 +18,7 @@ class PersistentTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5})
     void instancesReadTheBuffersAsTheyAreAtEachStart(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             int right = (me + 1) % n;
             int left = (me - 1 + n) % n;
             long[] out = new long[3];
@@ -134,9 +131,7 @@ class PersistentTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5})
     void vectorWAndNeighbourCollectivesHaveTheirOwnPersistentForms(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             int right = (me + 1) % n;
             int left = (me - 1 + n) % n;
             // rank r contributes r + 1 elements; blocks laid out backwards with a gap of 2 after each
@@ -318,9 +313,7 @@ class PersistentTest {
     @ParameterizedTest
     @ValueSource(ints = {2})
     void startingAnActiveOperationAgainIsAnError(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             int[] buf = new int[1];
             Persistent recv = w.recvInit(buf, 0, 1, 1 - me, 3);
             recv.start();

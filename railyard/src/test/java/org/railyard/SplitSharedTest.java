@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.EngineJob;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -14,9 +13,7 @@ class SplitSharedTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 5, 8})
     void oneCommunicatorPerNodeOrderedByKey(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             // the job's real layout: one node
             Comm node = w.splitShared(0);
             assertThat(node.size()).isEqualTo(n);
@@ -26,7 +23,7 @@ class SplitSharedTest {
             for (int r = 0; r < n; r++) {
                 nodes[r] = "node-" + r % 3;
             }
-            EngineJob.assumeNodes(e, e.world(), nodes);
+            WorldJob.assumeNodes(w, nodes);
             Comm mine = w.splitShared(-me);
             int members = 0;
             int above = 0;
@@ -52,9 +49,7 @@ class SplitSharedTest {
     @ParameterizedTest
     @ValueSource(ints = {3})
     void anIntercommunicatorIsRefused(int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             Comm half = w.split(me == 0 ? 0 : 1, 0);
             Comm inter = half.createIntercomm(0, w, me == 0 ? 1 : 0, 5);
             assertThatThrownBy(() -> inter.splitShared(0)).isInstanceOf(RailyardException.class)

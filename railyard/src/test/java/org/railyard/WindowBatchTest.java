@@ -2,6 +2,8 @@ package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.WindowPaths.longAt;
+import static org.railyard.WindowPaths.window;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,21 +26,11 @@ class WindowBatchTest {
     /** More small operations than one header message holds, so that batches fill and leave on their own. */
     private static final int OPS = 300;
 
-    private static Window window(Comm w, String path, long[] mem) {
-        return path.equals("array") ? Window.create(w, mem, 8) : Window.allocate(w, 8L * mem.length, 8);
-    }
-
-    private static long at(Window win, long[] mem, int i) {
-        return win.buffer() instanceof long[] a ? a[i] : win.memory().getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i);
-    }
-
     @ParameterizedTest
     @CsvSource({"array,shm", "alloc,tcp"})
     void smallOperationsKeepTheirOrderAcrossBatchesAndAFlushInTheMiddle(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[8];
             try (Window win = window(w, path, mem)) {
                 win.fence();
@@ -77,16 +69,16 @@ class WindowBatchTest {
                 } else {
                     long[] expect = new long[1];
                     w.recv(expect, 0, 1, 1, 1);
-                    assertThat(at(win, mem, 0)).as("slot 0 after the flush").isEqualTo(expect[0]);
-                    assertThat(at(win, mem, 1)).as("operations counted by the flush").isEqualTo(OPS);
-                    assertThat(at(win, mem, 2)).isEqualTo(OPS - 1);
-                    assertThat(at(win, mem, 3)).isEqualTo(-(OPS - 1));
+                    assertThat(longAt(win, 0)).as("slot 0 after the flush").isEqualTo(expect[0]);
+                    assertThat(longAt(win, 1)).as("operations counted by the flush").isEqualTo(OPS);
+                    assertThat(longAt(win, 2)).isEqualTo(OPS - 1);
+                    assertThat(longAt(win, 3)).isEqualTo(-(OPS - 1));
                     w.send(new long[1], 0, 1, 1, 2);
                 }
                 win.fence();
                 if (me == 0) {
-                    assertThat(at(win, mem, 4)).as("accumulates after the flush, completed by unlock").isEqualTo(OPS);
-                    assertThat(at(win, mem, 5)).isEqualTo(77);
+                    assertThat(longAt(win, 4)).as("accumulates after the flush, completed by unlock").isEqualTo(OPS);
+                    assertThat(longAt(win, 5)).isEqualTo(77);
                 }
                 win.fence();
             }
@@ -97,9 +89,7 @@ class WindowBatchTest {
     @CsvSource({"array,shm", "alloc,tcp"})
     void aRequestCompletesWhenItsBytesAreCopiedAndFenceAndCompleteEndTheBatches(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[4];
             try (Window win = window(w, path, mem)) {
                 win.fence();
@@ -113,7 +103,7 @@ class WindowBatchTest {
                 }
                 win.fence();
                 if (me == 0) {
-                    assertThat(new long[] {at(win, mem, 0), at(win, mem, 1)}).containsExactly(5, 6);
+                    assertThat(new long[] {longAt(win, 0), longAt(win, 1)}).containsExactly(5, 6);
                 }
                 // PSCW: the access epoch's complete carries the batched accumulates
                 Group world = w.group();
@@ -126,7 +116,7 @@ class WindowBatchTest {
                 } else {
                     win.post(world.incl(1), 0);
                     win.waitFor();
-                    assertThat(at(win, mem, 2)).isEqualTo((long) OPS * (OPS - 1) / 2);
+                    assertThat(longAt(win, 2)).isEqualTo((long) OPS * (OPS - 1) / 2);
                 }
                 win.fence();
             }
@@ -184,9 +174,7 @@ class WindowBatchTest {
     @CsvSource({"array,shm", "alloc,tcp"})
     void operationsWithAResultReturnTheRightValuesInOrderAcrossBatchesAndAFlush(String path, String transports)
             throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             long[] mem = new long[8];
             try (Window win = window(w, path, mem)) {
                 win.fence();
@@ -227,10 +215,10 @@ class WindowBatchTest {
                 }
                 win.fence();
                 if (me == 0) {
-                    assertThat(at(win, mem, 0)).isEqualTo(OPS);
-                    assertThat(at(win, mem, 1)).isEqualTo(OPS);
-                    assertThat(at(win, mem, 3)).isEqualTo(11L * OPS);
-                    assertThat(at(win, mem, 4)).isEqualTo(22L * OPS);
+                    assertThat(longAt(win, 0)).isEqualTo(OPS);
+                    assertThat(longAt(win, 1)).isEqualTo(OPS);
+                    assertThat(longAt(win, 3)).isEqualTo(11L * OPS);
+                    assertThat(longAt(win, 4)).isEqualTo(22L * OPS);
                 }
                 // fence ends the batches too: a get issued in a fence epoch has its value after the next fence
                 long[] last = new long[1];

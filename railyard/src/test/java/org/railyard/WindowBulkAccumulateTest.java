@@ -6,7 +6,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.railyard.engine.EngineJob;
 
 /**
  * Blocks of values accumulated by several origins at once into overlapping ranges of one target,
@@ -29,9 +28,7 @@ class WindowBulkAccumulateTest {
     @ParameterizedTest
     @CsvSource({"shm,4", "tcp,2"})
     void overlappingBlocksAndAConcurrentFetchAndOpEndExact(String transports, int n) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             try (Window sums = Window.allocate(w, 8L * LEN, 8); Window reals = Window.allocate(w, 8L * LEN, 8);
                  Window others = Window.allocate(w, 16L * LEN, 8)) {
                 long[] ones = new long[SPAN];

@@ -2,6 +2,8 @@ package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.WindowPaths.at;
+import static org.railyard.WindowPaths.window;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,14 +26,6 @@ import org.railyard.testkit.Await;
 class WindowEpochsTest {
     private static final int EPOCHS = 200;
 
-    private static Window window(Comm w, String path, int ints) {
-        return path.equals("array") ? Window.create(w, new int[ints], 4) : Window.allocate(w, 4L * ints, 4);
-    }
-
-    private static int at(Window win, int i) {
-        return win.buffer() instanceof int[] a ? a[i] : win.memory().getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i);
-    }
-
     /** Busy for a seeded, varying while (up to about 200 us), so that ranks enter each fence at different times. */
     private static void stagger(SplittableRandom rnd) {
         long until = System.nanoTime() + (rnd.nextInt(8) == 0 ? rnd.nextLong(200_000) : rnd.nextLong(2_000));
@@ -50,9 +44,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,2", "array,3"})
     void fenceIsABarrierOverManyEpochsWithRanksEnteringAtDifferentTimes(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             SplittableRandom rnd = new SplittableRandom(24L * n + me);
             try (Window win = window(w, path, 2 * n)) {
                 win.fence(Window.MODE_NOPRECEDE);
@@ -92,9 +84,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,3", "array,4"})
     void postStartCompleteWaitWithOverlappingGroups(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             SplittableRandom rnd = new SplittableRandom(31L * n + me);
             Group all = w.group();
             int a = (me + 1) % n;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.railyard.engine.EngineJob;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -24,9 +23,7 @@ class WindowErrorsTest {
     @ParameterizedTest
     @CsvSource({"array,shm", "alloc,shm", "alloc,tcp"})
     void badInputFailsWithAClearMessage(String path, String transports) throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             Window win = path.equals("array") ? Window.create(w, new int[8], 4) : Window.allocate(w, 32, 4);
             String name = win.name();
             // no epoch yet
@@ -75,9 +72,7 @@ class WindowErrorsTest {
     @ParameterizedTest
     @CsvSource({"shm", "tcp"})
     void aDynamicWindowRefusesMemoryNotAttached(String transports) throws Exception {
-        EngineJob.run(2, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(2, transports, (w, me) -> {
             try (Window win = Window.createDynamic(w)) {
                 win.lockAll();
                 win.put(new long[] {1}, 0, 1, 1 - me, 4096);

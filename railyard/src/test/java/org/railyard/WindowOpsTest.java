@@ -1,6 +1,7 @@
 package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.railyard.WindowPaths.window;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -9,7 +10,6 @@ import java.util.Random;
 import java.util.function.Function;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.railyard.engine.EngineJob;
 
 /**
  * Accumulates against a reference, derived types at both ends, PSCW, requests, dynamic windows
@@ -21,10 +21,6 @@ class WindowOpsTest {
         Op.BXOR, Op.REPLACE, Op.NO_OP};
 
     /** A window of {@code ints} ints over the chosen path: "array" (remote), "alloc" (mapped on shm, remote on tcp). */
-    private static Window window(Comm w, String path, int ints) {
-        return path.equals("array") ? Window.create(w, new int[ints], 4) : Window.allocate(w, 4L * ints, 4);
-    }
-
     private static int[] read(Window win, int ints) {
         if (win.buffer() instanceof int[] a) {
             return a.clone();
@@ -59,9 +55,7 @@ class WindowOpsTest {
     @ParameterizedTest
     @CsvSource({"array,shm,3", "alloc,shm,3", "alloc,tcp,2"})
     void accumulateWithEveryOpMatchesTheReference(String path, String transports, int n) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             int len = 16;
             try (Window win = window(w, path, len)) {
                 for (Op op : OPS) {
@@ -120,9 +114,7 @@ class WindowOpsTest {
     @ParameterizedTest
     @CsvSource({"array,shm,2", "alloc,shm,3", "alloc,tcp,2"})
     void derivedTypesAtBothEnds(String path, String transports, int n) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             int len = 64;
             Layout vector = Layout.vector(4, 2, 5, Datatype.INT);            // 8 values spread over 17
             Layout indexed = Layout.indexed(new int[] {3, 1, 4}, new int[] {0, 10, 20}, Datatype.INT); // 8 values
@@ -176,9 +168,7 @@ class WindowOpsTest {
     @ParameterizedTest
     @CsvSource({"array,shm,4", "alloc,shm,3", "array,tcp,3"})
     void postStartCompleteWaitAndRequests(String path, String transports, int n) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             try (Window win = window(w, path, n)) {
                 Group all = w.group();
                 Group next = all.incl((me + 1) % n);
@@ -214,9 +204,7 @@ class WindowOpsTest {
     @ParameterizedTest
     @CsvSource({"shm,3", "tcp,2"})
     void dynamicWindowReachesAttachedMemory(String transports, int n) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             try (Arena arena = Arena.ofShared(); Window win = Window.createDynamic(w)) {
                 MemorySegment seg = arena.allocate(64, 8);
                 long addr = win.attach(seg);
@@ -239,9 +227,7 @@ class WindowOpsTest {
     void compareAndSwapSpinLockProtectsASharedList(String path, String transports, int n) throws Exception {
         // word 0: the lock (0 free, rank+1 held); word 1: list length; words 2..: the list
         int per = 25;
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             int len = 2 + n * per;
             try (Window win = window(w, path, len)) {
                 win.lockAll();
@@ -288,9 +274,7 @@ class WindowOpsTest {
         // the single updates share it, so any disagreement between the two loses increments
         int len = 3000;
         int rounds = 150;
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             try (Window win = window(w, path, len)) {
                 int[] ones = new int[len];
                 java.util.Arrays.fill(ones, 1);
@@ -325,9 +309,7 @@ class WindowOpsTest {
     void eachFenceSeparatesTheEpochsBeforeAndAfterIt(String path, String transports, int n) throws Exception {
         // rank r puts the round number into slot r of its right neighbour, then reads its own
         // memory after the fence: a fence that let a member through early shows an older round
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             int left = (me + n - 1) % n;
             try (Window win = window(w, path, n)) {
                 win.fence();

@@ -2,6 +2,8 @@ package org.railyard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.WindowPaths.at;
+import static org.railyard.WindowPaths.window;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,14 +22,6 @@ import org.railyard.error.RailyardException;
  */
 class WindowSyncTest {
     /** "array": a window over a heap array (messages); "alloc": allocated, mapped on shm. */
-    private static Window window(Comm w, String path, int ints) {
-        return path.equals("array") ? Window.create(w, new int[ints], 4) : Window.allocate(w, 4L * ints, 4);
-    }
-
-    private static int at(Window win, int i) {
-        return win.buffer() instanceof int[] a ? a[i] : win.memory().getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i);
-    }
-
     @ParameterizedTest
     @CsvSource({"alloc,4", "array,3"})
     void exclusiveLocksSerializeReadModifyWrite(String path, int n) throws Exception {
@@ -96,9 +90,7 @@ class WindowSyncTest {
         String before = System.getProperty(Rma.TIMEOUT_PROP);
         System.setProperty(Rma.TIMEOUT_PROP, "1");
         try {
-            EngineJob.run(3, "shm", e -> {
-                Comm w = new Comm(e, e.world());
-                int me = w.rank();
+            WorldJob.run(3, "shm", (w, me) -> {
                 try (Window win = window(w, path, 3)) {
                     if (me == 0) {
                         win.lockAll();
@@ -144,9 +136,7 @@ class WindowSyncTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "array,3"})
     void aWriterIsNotStarvedBySharedLockers(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             try (Window win = window(w, path, 1)) {
                 if (me == 1) {
                     win.lock(Window.LOCK_EXCLUSIVE, 0);
@@ -172,9 +162,7 @@ class WindowSyncTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "array,3"})
     void postStartCompleteWaitWithGroups(String path, int n) throws Exception {
-        EngineJob.run(n, "shm", e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, "shm", (w, me) -> {
             try (Window win = window(w, path, n)) {
                 Group all = w.group();
                 Group others = all.excl(me);

@@ -17,9 +17,7 @@ class WindowTest {
     @ParameterizedTest
     @CsvSource({"1,shm", "2,shm", "3,tcp", "4,shm"})
     void fencePutGetAccumulateOverAnArrayWindow(int n, String transports) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             long[] mem = new long[n];
             try (Window win = Window.create(w, mem, 8)) {
                 win.fence();
@@ -77,9 +75,7 @@ class WindowTest {
     @ParameterizedTest
     @CsvSource({"3,shm", "3,tcp"})
     void passiveLockPutUnlockOnAHeapWindow(int n, String transports) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             int[] mem = new int[4 * n];
             try (Window win = Window.create(w, mem, 4)) {
                 for (int t = 0; t < n; t++) {
@@ -99,9 +95,7 @@ class WindowTest {
     @ParameterizedTest
     @CsvSource({"3,shm"})
     void sharedWindowIsLoadedDirectly(int n, String transports) throws Exception {
-        EngineJob.run(n, transports, e -> {
-            Comm w = new Comm(e, e.world());
-            int me = w.rank();
+        WorldJob.run(n, transports, (w, me) -> {
             try (Window win = Window.allocateShared(w, 16, 1)) {
                 win.fence();
                 win.put(new long[] {me + 7}, 0, 1, (me + 1) % n, 8);

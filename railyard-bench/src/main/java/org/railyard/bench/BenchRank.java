@@ -1,5 +1,8 @@
 package org.railyard.bench;
 
+import static org.railyard.bench.RankMain.positive;
+import static org.railyard.bench.RankMain.value;
+
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.Set;
@@ -76,24 +79,6 @@ public final class BenchRank {
             return new Options(Benchmark.parseList(benches.toString()), sizes, iters, window, alloc, transport, jit);
         }
 
-        static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        static long positive(String v, String option) {
-            try {
-                long n = Long.parseLong(v.trim());
-                if (n > 0) {
-                    return n;
-                }
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            throw new IllegalArgumentException(option + ": expected a positive whole number, got '" + v + "'");
-        }
     }
 
     private final Comm comm;

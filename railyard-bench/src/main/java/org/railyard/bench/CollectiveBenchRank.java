@@ -1,5 +1,7 @@
 package org.railyard.bench;
 
+import static org.railyard.bench.RankMain.value;
+
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -142,12 +144,6 @@ public final class CollectiveBenchRank {
             };
         }
 
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
     }
 
     private final Comm comm;

@@ -1,5 +1,7 @@
 package org.railyard.bench;
 
+import static org.railyard.bench.RankMain.value;
+
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.railyard.Comm;
@@ -97,12 +99,6 @@ public final class HaloBenchRank {
             return n;
         }
 
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
     }
 
     private HaloBenchRank() {

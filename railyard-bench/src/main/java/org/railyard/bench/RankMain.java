@@ -3,8 +3,9 @@ package org.railyard.bench;
 import java.util.function.Function;
 
 /**
- * How the main of a benchmark rank refuses to start: a bad argument, or a job too small for the
- * benchmark, ends the process with status 2 and one line on standard error that names the program.
+ * How the main of a benchmark rank reads its arguments and refuses to start: a bad argument, or a
+ * job too small for the benchmark, ends the process with status 2 and one line on standard error
+ * that names the program.
  */
 final class RankMain {
     private RankMain() {
@@ -18,6 +19,27 @@ final class RankMain {
             refuse(program, e.getMessage());
             throw new AssertionError("unreachable: the process has exited");
         }
+    }
+
+    /** The value of {@code option}, {@code args[i]}; an {@link IllegalArgumentException} if the arguments end first. */
+    static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** {@code v}, the value of {@code option}, as a positive whole number; an {@link IllegalArgumentException} if it is not one. */
+    static long positive(String v, String option) {
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(option + ": expected a positive whole number, got '" + v + "'");
     }
 
     /** Prints {@code PROGRAM: MESSAGE} on standard error and exits with status 2. */

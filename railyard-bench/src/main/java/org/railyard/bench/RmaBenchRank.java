@@ -1,7 +1,7 @@
 package org.railyard.bench;
 
-import static org.railyard.bench.BenchRank.Options.positive;
-import static org.railyard.bench.BenchRank.Options.value;
+import static org.railyard.bench.RankMain.positive;
+import static org.railyard.bench.RankMain.value;
 
 import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;

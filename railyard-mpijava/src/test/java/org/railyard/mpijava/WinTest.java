@@ -1,19 +1,16 @@
 package org.railyard.mpijava;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.mpijava.ranks.WinRank;
 
 /** {@code mpi.Win}, one-sided communication through the facade, on real jobs. */
 @Timeout(300)
 class WinTest {
-    @Test
-    void twoRanks() {
-        MpiJob.run(2, WinRank.class).succeeded(2);
-    }
-
-    @Test
-    void threeRanks() {
-        MpiJob.run(3, WinRank.class).succeeded(3);
+    @ParameterizedTest(name = "np {0}")
+    @ValueSource(ints = {2, 3})
+    void winRank(int np) {
+        MpiJob.run(np, WinRank.class).succeeded(np);
     }
 }

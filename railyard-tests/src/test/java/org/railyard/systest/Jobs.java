@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,24 @@ public final class Jobs {
      * collector (no GC threads competing with the ranks for 2 cores).
      */
     public static final List<String> RANK_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    /**
+     * The command line of a rank JVM started without the launcher (by hand, srun or Hydra): this
+     * test's java, native access (PMI_FD is reached through java.lang.foreign), {@link #RANK_JVM},
+     * this test's class path, then {@code main} and {@code args}.
+     */
+    public static List<String> rankJava(Class<?> main, String... args) {
+        List<String> c = new ArrayList<>();
+        c.add(ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        c.add("--enable-native-access=ALL-UNNAMED");
+        c.addAll(RANK_JVM);
+        c.add("-cp");
+        c.add(System.getProperty("java.class.path"));
+        c.add(main.getName());
+        c.addAll(List.of(args));
+        return c;
+    }
 
     /** A finished job: how it ended, and everything it wrote. */
     public record Finished(JobResult result, Transcript transcript) {

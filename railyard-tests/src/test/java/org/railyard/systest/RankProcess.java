@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,16 +28,7 @@ public final class RankProcess implements AutoCloseable {
 
     public static RankProcess start(int rank, Class<?> main, Map<String, String> env, Transcript into, String... args)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.addAll(Jobs.RANK_JVM);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(main.getName());
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        ProcessBuilder pb = new ProcessBuilder(Jobs.rankJava(main, args));
         pb.environment().keySet().removeIf(k -> k.startsWith("RAILYARD_"));
         pb.environment().putAll(env);
         Process p = pb.start();

@@ -15,8 +15,7 @@ package org.railyard.stack;
  * <p>Needs below: TCPCongAvoid (the window) and DCCPAck (the pipe). Gives: at most a window of
  * segments in the network.
  */
-public final class DccpWindCCtrl extends MicroProtocol {
-    private final SegmentQueue queue = new SegmentQueue();
+public final class DccpWindCCtrl extends WindowGate {
     private int capacity;
     private long lastProgress;
     /** Congestion timeouts raised, for tests and diagnostics. */
@@ -35,27 +34,13 @@ public final class DccpWindCCtrl extends MicroProtocol {
     }
 
     @Override
-    protected boolean writable(int frameBytes) {
-        if (!session.sender()) {
-            return below.writable(frameBytes);
-        }
-        return queue.size() + segmentsFor(frameBytes) <= capacity;
+    protected boolean windowOpen() {
+        return session.pipe < session.cwnd;
     }
 
     @Override
-    protected void down(Segment s) {
-        if (!session.sender()) {
-            below.down(s);
-            return;
-        }
-        queue.add(s);
-        pump();
-    }
-
-    private void pump() {
-        while (!queue.isEmpty() && session.pipe < session.cwnd && below.writable(0)) {
-            below.down(queue.poll());
-        }
+    protected int queueLimit() {
+        return capacity;
     }
 
     @Override
@@ -81,16 +66,6 @@ public final class DccpWindCCtrl extends MicroProtocol {
             session.signal(Signal.TIMEOUT, session.sndUna);
         }
         pump();
-    }
-
-    @Override
-    protected boolean drained() {
-        return queue.isEmpty();
-    }
-
-    @Override
-    protected void onClose() {
-        queue.clear();
     }
 
     @Override

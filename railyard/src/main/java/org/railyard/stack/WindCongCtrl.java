@@ -11,32 +11,15 @@ package org.railyard.stack;
  * <p>Needs below: Retransmit (which tracks what is in flight). Gives: at most a window of
  * segments in the network at once.
  */
-public final class WindCongCtrl extends MicroProtocol {
-    private final SegmentQueue queue = new SegmentQueue();
-
+public final class WindCongCtrl extends WindowGate {
     @Override
-    protected boolean writable(int frameBytes) {
-        if (!session.sender()) {
-            return below.writable(frameBytes);
-        }
-        return queue.size() + segmentsFor(frameBytes) <= session.settings.window();
+    protected boolean windowOpen() {
+        return session.sndMax - session.sndUna < Math.min(session.cwnd, session.settings.window());
     }
 
     @Override
-    protected void down(Segment s) {
-        if (!session.sender()) {
-            below.down(s);
-            return;
-        }
-        queue.add(s);
-        pump();
-    }
-
-    private void pump() {
-        double limit = Math.min(session.cwnd, session.settings.window());
-        while (!queue.isEmpty() && session.sndMax - session.sndUna < limit && below.writable(0)) {
-            below.down(queue.poll());
-        }
+    protected int queueLimit() {
+        return session.settings.window();
     }
 
     @Override
@@ -51,16 +34,6 @@ public final class WindCongCtrl extends MicroProtocol {
         if (session.sender()) {
             pump();
         }
-    }
-
-    @Override
-    protected boolean drained() {
-        return queue.isEmpty();
-    }
-
-    @Override
-    protected void onClose() {
-        queue.clear();
     }
 
     @Override

@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
@@ -100,13 +98,7 @@ class BootstrapFuzzTest {
     }
 
     private Map<String, String> kvEnv() {
-        Map<String, String> env = new HashMap<>();
-        env.put(KvBootstrap.ENV_KV, "127.0.0.1:" + server.port());
-        env.put(KvBootstrap.ENV_RANK, "0");
-        env.put(KvBootstrap.ENV_SIZE, "2");
-        env.put(KvBootstrap.ENV_JOB, JOB);
-        env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(SECRET));
-        return env;
+        return KvEnv.of(server.port(), 0, 2, JOB, SECRET);
     }
 
     @Test

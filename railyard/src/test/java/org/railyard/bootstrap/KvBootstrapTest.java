@@ -2,6 +2,7 @@ package org.railyard.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.testkit.Failures.assertFails;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -58,13 +57,7 @@ class KvBootstrapTest {
     }
 
     private Map<String, String> env(int rank, int size, byte[] key) {
-        Map<String, String> env = new HashMap<>();
-        env.put(KvBootstrap.ENV_KV, "127.0.0.1:" + server.port());
-        env.put(KvBootstrap.ENV_RANK, Integer.toString(rank));
-        env.put(KvBootstrap.ENV_SIZE, Integer.toString(size));
-        env.put(KvBootstrap.ENV_JOB, JOB);
-        env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(key));
-        return env;
+        return KvEnv.of(server.port(), rank, size, JOB, key);
     }
 
     private KvBootstrap join(int rank, int size) {
@@ -162,8 +155,7 @@ class KvBootstrapTest {
         serve(2);
         byte[] wrong = secret.clone();
         wrong[0] ^= 1;
-        assertThatThrownBy(() -> new KvBootstrap(env(1, 2, wrong), SHORT))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.AUTH))
+        assertFails(ErrorClass.AUTH, () -> new KvBootstrap(env(1, 2, wrong), SHORT))
                 .hasMessageContaining("refused rank 1")
                 .hasMessageContaining("job secret");
         assertThat(log).singleElement().asString().contains("refused").contains("does not know the job secret");
@@ -203,8 +195,7 @@ class KvBootstrapTest {
     void secondConnectionForTheSameRankIsRefused() throws Exception {
         serve(2);
         try (KvBootstrap first = join(0, 2)) {
-            assertThatThrownBy(() -> join(0, 2))
-                    .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.AUTH))
+            assertFails(ErrorClass.AUTH, () -> join(0, 2))
                     .hasMessageContaining("rank 0 is already connected");
             first.put("still", "works");
         }
@@ -218,8 +209,7 @@ class KvBootstrapTest {
                 b2.fence(Duration.ofSeconds(30));
                 return null;
             });
-            assertThatThrownBy(() -> b0.fence(Duration.ofMillis(300)))
-                    .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.TIMEOUT))
+            assertFails(ErrorClass.TIMEOUT, () -> b0.fence(Duration.ofMillis(300)))
                     .hasMessageContaining("bootstrap fence 1 of 4 ranks timed out after 300ms")
                     .hasMessageContaining("2 of 4 ranks arrived")
                     .hasMessageContaining("ranks 1, 3");
@@ -245,8 +235,7 @@ class KvBootstrapTest {
     void getTimeoutNamesTheKey() throws Exception {
         serve(1);
         try (KvBootstrap b = new KvBootstrap(env(0, 1, secret), Duration.ofMillis(200))) {
-            assertThatThrownBy(() -> b.get("never-put"))
-                    .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.TIMEOUT))
+            assertFails(ErrorClass.TIMEOUT, () -> b.get("never-put"))
                     .hasMessageContaining("'never-put'")
                     .hasMessageContaining("200ms");
             // The wait expired on the server's side, so the connection is still in step.
@@ -262,8 +251,7 @@ class KvBootstrapTest {
             join(1, 2).close();
             // Bounded by 60s, but must fail at once: the departure is certain, no need to wait it out.
             long start = System.nanoTime();
-            assertThatThrownBy(() -> b0.fence(Duration.ofSeconds(60)))
-                    .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+            assertFails(ErrorClass.BOOTSTRAP, () -> b0.fence(Duration.ofSeconds(60)))
                     .hasMessageContaining("rank 1 already left the job");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
         }
@@ -295,12 +283,7 @@ class KvBootstrapTest {
                 }
                 return null;
             });
-            Map<String, String> env = new HashMap<>();
-            env.put(KvBootstrap.ENV_KV, "127.0.0.1:" + fake.getLocalPort());
-            env.put(KvBootstrap.ENV_RANK, "0");
-            env.put(KvBootstrap.ENV_SIZE, "1");
-            env.put(KvBootstrap.ENV_JOB, JOB);
-            env.put(KvBootstrap.ENV_SECRET, HexFormat.of().formatHex(secret));
+            Map<String, String> env = KvEnv.of(fake.getLocalPort(), 0, 1, JOB, secret);
             assertThatThrownBy(() -> new KvBootstrap(env, SHORT))
                     .hasMessageContaining("is not a Railyard key-value server")
                     .hasMessageContaining("SSH-2.0");
@@ -346,8 +329,7 @@ class KvBootstrapTest {
     }
 
     private void assertEnvError(Map<String, String> overrides, String message) {
-        assertThatThrownBy(() -> new KvBootstrap(merged(overrides), SHORT))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> new KvBootstrap(merged(overrides), SHORT))
                 .hasMessageContaining(message);
     }
 }

@@ -1,7 +1,7 @@
 package org.railyard.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.testkit.Failures.assertFails;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,11 +13,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.AbstractThrowableAssert;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.error.ErrorClass;
-import org.railyard.error.RailyardException;
 
 /**
  * {@link Pmi2Bootstrap} against {@link Pmi2FakeServer} (answers shaped like Slurm's, see the
@@ -238,11 +236,5 @@ class Pmi2BootstrapTest {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no hang").isLessThan(Duration.ofSeconds(9));
             return failure;
         }
-    }
-
-    private static AbstractThrowableAssert<?, ? extends Throwable> assertFails(ErrorClass expected, ThrowingCallable call) {
-        return assertThatThrownBy(call)
-                .isInstanceOfSatisfying(RailyardException.class,
-                        e -> assertThat(e.errorClass()).as("class of %s", e).isEqualTo(expected));
     }
 }

@@ -1,7 +1,7 @@
 package org.railyard.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.testkit.Failures.assertFails;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.error.ErrorClass;
-import org.railyard.error.RailyardException;
 
 /**
  * The PMI-2 framing and message parser on what real servers sent (the recordings in
@@ -111,8 +110,7 @@ class Pmi2MessageTest {
         "(vector,(0,1,2)|not closed",
         "(vector;(0,1,2))|expected ',('"})
     void malformedProcessMappingsAreBootstrapErrors(String value, String why) {
-        assertThatThrownBy(() -> ProcessMapping.nodeOfRank(value, 4, FROM))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> ProcessMapping.nodeOfRank(value, 4, FROM))
                 .hasMessageContaining("PMI_process_mapping").hasMessageContaining(why);
     }
 
@@ -124,8 +122,7 @@ class Pmi2MessageTest {
         "'1 2   '|begins with its length",
         "'99999 '|number from 1 to 65536"})
     void badLengthFieldsAreBootstrapErrors(String field, String why) {
-        assertThatThrownBy(() -> Pmi2Message.length(field, 65536, FROM))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> Pmi2Message.length(field, 65536, FROM))
                 .hasMessageContaining(why);
     }
 
@@ -139,8 +136,7 @@ class Pmi2MessageTest {
         "cmd=x;value=a;b;|'b' is not key=value",
         "cmd=x;;rc=0;|empty attribute"})
     void malformedBodiesAreBootstrapErrorsQuotingThem(String body, String why) {
-        assertThatThrownBy(() -> Pmi2Message.parse(body, FROM))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> Pmi2Message.parse(body, FROM))
                 .hasMessageContaining(why).hasMessageContaining("'" + body + "'");
     }
 
@@ -161,8 +157,7 @@ class Pmi2MessageTest {
         String v = "a;b%c;;%%";
         assertThat(Pmi2Bootstrap.escape(v)).doesNotContain(";");
         assertThat(Pmi2Bootstrap.unescape(Pmi2Bootstrap.escape(v), "k")).isEqualTo(v);
-        assertThatThrownBy(() -> Pmi2Bootstrap.unescape("50%off", "k"))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> Pmi2Bootstrap.unescape("50%off", "k"))
                 .hasMessageContaining("'k'").hasMessageContaining("index 2");
     }
 }

@@ -1,7 +1,7 @@
 package org.railyard.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.railyard.testkit.Failures.assertFails;
 
 import java.time.Duration;
 import java.util.Map;
@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.error.ErrorClass;
-import org.railyard.error.RailyardException;
 
 /** How {@link Bootstraps#detect(Map)} chooses between PMI-1, PMI-2 and a singleton job. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -26,8 +25,7 @@ class PmiDetectTest {
             boot.put("k", "v");
             boot.fence(Duration.ofMillis(1));
             assertThat(boot.get("k")).isEqualTo("v");
-            assertThatThrownBy(() -> boot.get("absent"))
-                    .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+            assertFails(ErrorClass.BOOTSTRAP, () -> boot.get("absent"))
                     .hasMessageContaining("'absent'");
         }
     }
@@ -60,8 +58,7 @@ class PmiDetectTest {
         forced.put("RAILYARD_PMI", "2");
         assertThat(Bootstraps.choose(forced)).isEqualTo(Bootstraps.Kind.PMI2);
         forced.put("RAILYARD_PMI", "3");
-        assertThatThrownBy(() -> Bootstraps.choose(forced))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.ARG))
+        assertFails(ErrorClass.ARG, () -> Bootstraps.choose(forced))
                 .hasMessageContaining("railyard.pmi='3'");
         assertThat(Bootstraps.choose(Map.of("RAILYARD_KV", "h:1", "PMI_FD", "6"))).isEqualTo(Bootstraps.Kind.KV);
     }
@@ -69,8 +66,7 @@ class PmiDetectTest {
     @Test
     void srunWithoutPmiIsRefusedInsteadOfStartingSingletons() {
         Map<String, String> env = Map.of("SLURM_PROCID", "1", "SLURM_STEP_NUM_TASKS", "4", "SLURM_JOB_ID", "9");
-        assertThatThrownBy(() -> Bootstraps.detect(env))
-                .isInstanceOfSatisfying(RailyardException.class, e -> assertThat(e.errorClass()).isEqualTo(ErrorClass.BOOTSTRAP))
+        assertFails(ErrorClass.BOOTSTRAP, () -> Bootstraps.detect(env))
                 .hasMessageContaining("task 1 of 4").hasMessageContaining("srun --mpi=pmi2");
         assertThat(Bootstraps.choose(Map.of("SLURM_PROCID", "0", "SLURM_STEP_NUM_TASKS", "1")))
                 .isEqualTo(Bootstraps.Kind.SINGLETON);

@@ -12,7 +12,7 @@ class AsynchronousTest {
 
     @Test
     void whileThePathIsFullNewerValuesReplaceWaitingOnesAndOnlyTheNewestGoesWhenItOpens() {
-        Harness h = new Harness(ALONE, StackSettings.defaults(), 512, 4096, "");
+        Harness h = new Harness(ALONE, StackSettings.defaults(), "");
         h.aWritable = false;
         assertThat(h.sender.writable(100)).as("Asynchronous never refuses").isTrue();
         for (long seq = 1; seq <= 50; seq++) {
@@ -32,7 +32,7 @@ class AsynchronousTest {
 
     @Test
     void staleAndDuplicateValuesAreDroppedOnArrivalSoEachFlowOnlyMovesForward() {
-        Harness h = new Harness(ALONE, StackSettings.defaults(), 512, 4096, "dup=0.2,reorder=0.3,seed=5");
+        Harness h = new Harness(ALONE, StackSettings.defaults(), "dup=0.2,reorder=0.3,seed=5");
         for (long seq = 1; seq <= 400; seq++) {
             h.send(Harness.value((int) (seq % 3), seq, 20));
             h.step(5_000);

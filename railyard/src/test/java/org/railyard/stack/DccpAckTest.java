@@ -9,22 +9,16 @@ import org.junit.jupiter.api.Test;
 class DccpAckTest {
     @Test
     void ackVectorsTellTheSenderExactlyWhatWasLostThroughReorderingAndLostAcks() {
-        Harness h = new Harness(List.of("DCCPAck", "TransportDrive"), StackSettings.defaults(), 512, 4096,
+        Harness h = new Harness(List.of("DCCPAck", "TransportDrive"), StackSettings.defaults(),
                 "drop=0.08,reorder=0.1,seed=21");
         DccpAck d = h.sender.find(DccpAck.class);
         int n = 2000;
-        for (int i = 0; i < n; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(2_000);
-        }
+        h.sendNumbered(0, n, 100, 2_000);
         // a few more, loss-free, so the last lost ones have three successors acknowledged
         h.dataFaults.drop = 0;
         h.dataFaults.reorder = 0;
         h.ackFaults.drop = 0;
-        for (int i = n; i < n + 8; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(2_000);
-        }
+        h.sendNumbered(n, n + 8, 100, 2_000);
         h.runUntil(() -> h.inFlight() == 0, 100_000, 100);
         assertThat(h.dataFaults.dropped).isPositive();
         assertThat(h.ackFaults.dropped).isPositive();

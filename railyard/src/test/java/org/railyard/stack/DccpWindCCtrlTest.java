@@ -11,7 +11,7 @@ class DccpWindCCtrlTest {
 
     @Test
     void thePipeNeverExceedsTheWindowAndTheQueueHoldsOneFrame() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "drop=0.05,seed=4");
+        Harness h = new Harness(STACK, StackSettings.defaults(), "drop=0.05,seed=4");
         h.delayNanos = 200_000;
         long maxPipe = 0;
         double maxWindow = 0;
@@ -41,11 +41,8 @@ class DccpWindCCtrlTest {
     @Test
     void whenNoAcknowledgementComesBackTheWindowRestartsAfterTheCongestionTimeout() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(STACK, s, 512, 4096, "");
-        for (int i = 0; i < 20; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(100_000);
-        }
+        Harness h = new Harness(STACK, s, "");
+        h.sendNumbered(0, 20, 100, 100_000);
         h.ackFaults.drop = 1.0;
         // the acknowledgements already in the network arrive: the last progress the sender sees
         h.step(100_000);

@@ -13,12 +13,9 @@ class DuplicateAckTest {
     @Test
     void threeDuplicateAcknowledgementsResendTheMissingSegmentWithinARoundTrip() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(STACK, s, 512, 4096, "dropIndex=5");
+        Harness h = new Harness(STACK, s, "dropIndex=5");
         h.delayNanos = 50_000;
-        for (int i = 0; i < 12; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(5_000);
-        }
+        h.sendNumbered(0, 12, 100, 5_000);
         // well under the 20 ms initial timeout: only a fast retransmit can have repaired segment 5
         assertThat(h.runUntil(() -> h.delivered.size() == 12, 10_000, 100)).isTrue();
         DuplicateAck d = h.sender.find(DuplicateAck.class);
@@ -34,11 +31,8 @@ class DuplicateAckTest {
 
     @Test
     void fewerThanThreeDuplicatesDoNotTriggerIt() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "dropIndex=3");
-        for (int i = 0; i < 5; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(5_000);
-        }
+        Harness h = new Harness(STACK, StackSettings.defaults(), "dropIndex=3");
+        h.sendNumbered(0, 5, 100, 5_000);
         h.step(200_000);
         assertThat(h.sender.find(DuplicateAck.class).fastRetransmits).isZero();
         assertThat(h.delivered).hasSize(2);

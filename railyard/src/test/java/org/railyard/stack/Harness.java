@@ -57,6 +57,11 @@ final class Harness {
 
     private record InFlight(long due, Segment segment) { }
 
+    /** The usual link: datagrams of 512 bytes, frames of up to 4096. */
+    Harness(List<String> names, StackSettings settings, String faults) {
+        this(names, settings, 512, 4096, faults);
+    }
+
     /**
      * @param names the composition, top to bottom, TransportDrive last
      * @param faults the SeededFaults spec of each direction, e.g. "drop=0.1,reorder=0.05,seed=3"
@@ -116,6 +121,21 @@ final class Harness {
         MemorySegment.copy(MemorySegment.ofArray(payload), 0, f.mem, SegmentHeader.LENGTH, payload.length);
         f.length = SegmentHeader.LENGTH + payload.length;
         sender.send(f);
+    }
+
+    /** Sends the frames {@link #numbered} {@code from} to {@code to - 1}, {@code length} bytes each, at once. */
+    void sendNumbered(int from, int to, int length) {
+        for (int i = from; i < to; i++) {
+            send(numbered(i, length));
+        }
+    }
+
+    /** As {@link #sendNumbered(int, int, int)}, with the clock stepped by {@code stepNanos} after each frame. */
+    void sendNumbered(int from, int to, int length, long stepNanos) {
+        for (int i = from; i < to; i++) {
+            send(numbered(i, length));
+            step(stepNanos);
+        }
     }
 
     /** A VALUE frame of flow (context 7, {@code tag}) with sequence number {@code seq} and {@code extra} payload bytes. */

@@ -11,15 +11,11 @@ class PositiveAckTest {
 
     @Test
     void aBatchIsAcknowledgedOnceCumulativelyAndAGapAtOnce() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "dropIndex=6");
-        for (int i = 0; i < 5; i++) {
-            h.send(Harness.numbered(i, 50));
-        }
+        Harness h = new Harness(STACK, StackSettings.defaults(), "dropIndex=6");
+        h.sendNumbered(0, 5, 50);
         h.step(100_000);
         assertThat(h.acks).as("one cumulative acknowledgement for the batch").containsExactly(6L);
-        for (int i = 5; i < 10; i++) {
-            h.send(Harness.numbered(i, 50));
-        }
+        h.sendNumbered(5, 10, 50);
         h.step(100_000);
         // segment 6 was lost: 7, 8, 9, 10 each arrive out of order and are acknowledged at once with 6
         assertThat(h.acks.subList(1, h.acks.size())).containsExactly(6L, 6L, 6L, 6L);
@@ -29,10 +25,8 @@ class PositiveAckTest {
 
     @Test
     void everySegmentOfALongBatchIsCoveredWithinTheBurst() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "");
-        for (int i = 0; i < 40; i++) {
-            h.send(Harness.numbered(i, 50));
-        }
+        Harness h = new Harness(STACK, StackSettings.defaults(), "");
+        h.sendNumbered(0, 40, 50);
         h.step(100_000);
         assertThat(h.acks).containsExactly(17L, 33L, 41L);
         h.close();

@@ -11,11 +11,8 @@ class ReliableFifoTest {
 
     @Test
     void duplicatesAndReorderingAreUndoneExactly() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "dup=0.2,reorder=0.3,seed=7");
-        for (int i = 0; i < 500; i++) {
-            h.send(Harness.numbered(i, 100));
-            h.step(3_000);
-        }
+        Harness h = new Harness(STACK, StackSettings.defaults(), "dup=0.2,reorder=0.3,seed=7");
+        h.sendNumbered(0, 500, 100, 3_000);
         h.runUntil(() -> h.inFlight() == 0, 100_000, 100);
         assertThat(h.dataFaults.duplicated).isPositive();
         assertThat(h.dataFaults.reordered).isPositive();
@@ -29,10 +26,8 @@ class ReliableFifoTest {
 
     @Test
     void withLossAndNoRetransmissionItDeliversAGaplessPrefixAndHoldsTheRest() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "dropIndex=40,seed=7");
-        for (int i = 0; i < 60; i++) {
-            h.send(Harness.numbered(i, 100));
-        }
+        Harness h = new Harness(STACK, StackSettings.defaults(), "dropIndex=40,seed=7");
+        h.sendNumbered(0, 60, 100);
         h.runUntil(() -> h.inFlight() == 0, 100_000, 100);
         assertThat(h.delivered).hasSize(39);
         for (int i = 0; i < 39; i++) {

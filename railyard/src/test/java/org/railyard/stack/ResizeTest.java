@@ -38,10 +38,7 @@ class ResizeTest {
     void overLossDuplicationAndReorderingOnlyWholeFramesComeUpAndEachAtMostOnce() {
         Harness h = new Harness(ALONE, StackSettings.defaults(), 256, 4096, "drop=0.03,dup=0.05,reorder=0.2,seed=11");
         int n = 300;
-        for (int i = 0; i < n; i++) {
-            h.send(Harness.numbered(i, 1000));
-            h.step(10_000);
-        }
+        h.sendNumbered(0, n, 1000, 10_000);
         h.runUntil(() -> h.inFlight() == 0, 100_000, 100);
         Set<Long> seen = new HashSet<>();
         for (byte[] f : h.delivered) {

@@ -13,7 +13,7 @@ class RetransmitTest {
     @Test
     void theTimerFiresAtTheTimeoutAndBacksOffExponentially() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(STACK, s, 512, 4096, "drop=1.0");
+        Harness h = new Harness(STACK, s, "drop=1.0");
         h.send(Harness.numbered(0, 100));
         long rto = s.rtoInitial().toNanos();
         h.step(rto - 1_000);
@@ -38,7 +38,7 @@ class RetransmitTest {
 
     @Test
     void everythingArrivesInOrderThroughTenPercentLossBothWays() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "drop=0.1,reorder=0.05,dup=0.02,seed=3");
+        Harness h = new Harness(STACK, StackSettings.defaults(), "drop=0.1,reorder=0.05,dup=0.02,seed=3");
         int n = 400;
         int sent = 0;
         for (int steps = 0; steps < 200_000 && h.delivered.size() < n; steps++) {
@@ -61,7 +61,7 @@ class RetransmitTest {
     @Test
     void theBufferIsBoundedByTheWindowAndTheStackRefusesBeyondIt() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(STACK, s, 512, 4096, "drop=1.0");
+        Harness h = new Harness(STACK, s, "drop=1.0");
         int accepted = 0;
         while (h.sender.writable(100)) {
             h.send(Harness.numbered(accepted++, 100));

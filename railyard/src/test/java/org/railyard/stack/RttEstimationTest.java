@@ -17,7 +17,7 @@ class RttEstimationTest {
 
     @Test
     void theSmoothedRoundTripFollowsThePathAndTheTimeoutKeepsItsBounds() {
-        Harness h = new Harness(STACK, settings(Duration.ofMillis(2)), 512, 4096, "");
+        Harness h = new Harness(STACK, settings(Duration.ofMillis(2)), "");
         h.delayNanos = 50_000;
         for (int i = 0; i < 30; i++) {
             h.send(Harness.numbered(i, 10));
@@ -39,7 +39,7 @@ class RttEstimationTest {
 
     @Test
     void aSpuriousTimeoutIsRecognisedByItsEchoAndCostsNoMoreRetransmissions() {
-        Harness h = new Harness(STACK, settings(Duration.ofMillis(1)), 512, 4096, "");
+        Harness h = new Harness(STACK, settings(Duration.ofMillis(1)), "");
         h.delayNanos = 100_000;
         h.send(Harness.numbered(0, 10));
         h.runUntil(h.sender::drained, 10_000, 1000);

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.Test;
 class SequencedSegmentTest {
     @Test
     void dataSegmentsAreNumberedConsecutivelyFromOneInSendingOrder() {
-        Harness h = new Harness(List.of("Resize", "SequencedSegment", "TransportDrive"), StackSettings.defaults(), 512,
-                4096, "");
+        Harness h = new Harness(List.of("Resize", "SequencedSegment", "TransportDrive"), StackSettings.defaults(), "");
         h.send(Harness.numbered(0, 1000));
         h.send(Harness.numbered(1, 10));
         h.send(Harness.numbered(2, 2000));

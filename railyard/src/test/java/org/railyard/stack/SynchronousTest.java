@@ -9,11 +9,9 @@ import org.junit.jupiter.api.Test;
 class SynchronousTest {
     @Test
     void framesPassInOrderAndAFullPathIsReportedUpInsteadOfDroppingAnything() {
-        Harness h = new Harness(List.of("Synchronous", "Resize", "TransportDrive"), StackSettings.defaults(), 512, 4096,
+        Harness h = new Harness(List.of("Synchronous", "Resize", "TransportDrive"), StackSettings.defaults(),
                 "reorder=0.0,seed=1");
-        for (int i = 0; i < 20; i++) {
-            h.send(Harness.numbered(i, 100));
-        }
+        h.sendNumbered(0, 20, 100);
         h.runUntil(() -> h.delivered.size() == 20, 100_000, 10);
         for (int i = 0; i < 20; i++) {
             assertThat(Harness.numberOf(h.delivered.get(i))).isEqualTo(i);

@@ -11,7 +11,7 @@ class TcpCongAvoidTest {
 
     @Test
     void theWindowGrowsPerAcknowledgementAndIsHalvedOncePerWindowOfLosses() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), 512, 4096, "");
+        Harness h = new Harness(STACK, StackSettings.defaults(), "");
         h.delayNanos = 500_000;
         TcpCongAvoid c = h.sender.find(TcpCongAvoid.class);
         assertThat(h.sender.cwnd).isEqualTo(4.0);

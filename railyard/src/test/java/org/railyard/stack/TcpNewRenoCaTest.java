@@ -30,7 +30,7 @@ class TcpNewRenoCaTest {
 
     @Test
     void slowStartDoublesTheWindowEachRoundTripUpToTheThreshold() {
-        Harness h = new Harness(STACK, settings(), 512, 4096, "");
+        Harness h = new Harness(STACK, settings(), "");
         h.delayNanos = 500_000;
         int[] sent = {0};
         assertThat(h.sender.cwnd).isEqualTo(10.0);
@@ -43,7 +43,7 @@ class TcpNewRenoCaTest {
 
     @Test
     void aLossHalvesTheWindowAndASecondLossInTheSameWindowIsRepairedByAPartialAck() {
-        Harness h = new Harness(STACK, settings(), 512, 4096, "");
+        Harness h = new Harness(STACK, settings(), "");
         h.delayNanos = 500_000;
         int[] sent = {0};
         pump(h, sent, 1_000_000, 3);
@@ -73,7 +73,7 @@ class TcpNewRenoCaTest {
 
     @Test
     void aTimeoutRestartsFromAWindowOfOne() {
-        Harness h = new Harness(STACK, settings(), 512, 4096, "");
+        Harness h = new Harness(STACK, settings(), "");
         h.delayNanos = 500_000;
         int[] sent = {0};
         pump(h, sent, 1_000_000, 2);

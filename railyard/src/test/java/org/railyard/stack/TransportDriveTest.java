@@ -11,7 +11,7 @@ import org.railyard.wire.SegmentHeader;
 class TransportDriveTest {
     @Test
     void segmentsAreAddressedAndOnlyThoseOfThisFlowAndEpochGoUp() {
-        Harness h = new Harness(List.of("TransportDrive"), StackSettings.defaults(), 512, 4096, "");
+        Harness h = new Harness(List.of("TransportDrive"), StackSettings.defaults(), "");
         h.send(new byte[] {1, 2, 3});
         h.step(100_000);
         assertThat(h.delivered).hasSize(1);

@@ -10,7 +10,7 @@ class WindCongCtrlTest {
     @Test
     void theSegmentsInFlightNeverExceedTheCongestionWindow() {
         Harness h = new Harness(List.of("SequencedSegment", "ReliableFIFO", "PositiveAck", "WindCongCtrl", "Retransmit",
-                "TransportDrive"), StackSettings.defaults(), 512, 4096, "drop=0.05,reorder=0.1,seed=9");
+                "TransportDrive"), StackSettings.defaults(), "drop=0.05,reorder=0.1,seed=9");
         h.sender.cwnd = 4;
         int sent = 0;
         long maxInFlight = 0;
@@ -33,8 +33,7 @@ class WindCongCtrlTest {
     @Test
     void itsQueueIsBoundedByTheWindowSetting() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(List.of("SequencedSegment", "WindCongCtrl", "Retransmit", "TransportDrive"), s, 512, 4096,
-                "drop=1.0");
+        Harness h = new Harness(List.of("SequencedSegment", "WindCongCtrl", "Retransmit", "TransportDrive"), s, "drop=1.0");
         h.sender.cwnd = 2;
         int accepted = 0;
         while (h.sender.writable(100)) {

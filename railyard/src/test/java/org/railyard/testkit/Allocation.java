@@ -17,6 +17,11 @@ import java.util.Locale;
  * the scheduling put them there.
  */
 public final class Allocation {
+    /** Windows the rank programs measure at least: enough that a one-off lands in one of several. */
+    public static final int MIN_WINDOWS = 5;
+    /** Windows the rank programs measure at most while some rank's least is not yet under its goal. */
+    public static final int MAX_WINDOWS = 15;
+
     private Allocation() {
     }
 
@@ -84,6 +89,12 @@ public final class Allocation {
             }
         }
         return new Windows(Arrays.copyOf(out, w));
+    }
+
+    /** {@link #perCallUntil(int, int, int, double, Call, Agreement, Call)} over {@link #MIN_WINDOWS} to {@link #MAX_WINDOWS} windows. */
+    public static Windows perCallUntil(int calls, double goal, Call beforeEach, Agreement agree, Call call)
+            throws Exception {
+        return perCallUntil(MIN_WINDOWS, MAX_WINDOWS, calls, goal, beforeEach, agree, call);
     }
 
     /** Heap bytes allocated so far by every thread of this JVM (ended threads included). */

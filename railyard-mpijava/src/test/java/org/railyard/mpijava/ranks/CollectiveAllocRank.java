@@ -7,7 +7,7 @@ import org.railyard.testkit.Allocation;
  * The facade's collectives with primitive arrays of predefined types (Barrier, Allreduce, Bcast,
  * Allgather, Alltoall, which a solver calls in its loop, then Reduce, Scan, Reduce_scatter,
  * Gather, Gatherv, Scatter, Scatterv, Allgatherv and Alltoallv), each called {@code WARM}
- * times and then measured over at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} calls (see
+ * times and then measured over at least {@link Allocation#MIN_WINDOWS} windows (more, up to {@link Allocation#MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} calls (see
  * {@link Allocation}); it prints {@code ALLOC <what> <B/call> (windows ...)}: the least heap
  * bytes every thread of this JVM allocated per call in a window, then each window's figure. A
  * rooted collective (Bcast, Reduce, Gather(v), Scatter(v)) and Scan are followed by a Barrier, so
@@ -18,9 +18,6 @@ import org.railyard.testkit.Allocation;
  */
 public final class CollectiveAllocRank {
     private static final int WARM = 1000;
-    private static final int WINDOWS = 5;
-    /** The most windows measured while some rank's least is not yet under {@link #GOAL}. */
-    private static final int MAX_WINDOWS = 15;
     /** Bytes per call over every thread of a rank's JVM, in its cleanest window: below the smallest object (16 B). */
     public static final double GOAL = 8;
     private static final int PER_WINDOW = 1000;
@@ -34,7 +31,7 @@ public final class CollectiveAllocRank {
         for (int i = 1; i < WARM; i++) {
             call.run();
         }
-        Allocation.Windows w = Allocation.perCallUntil(WINDOWS, MAX_WINDOWS, PER_WINDOW, GOAL, MPI.COMM_WORLD::Barrier,
+        Allocation.Windows w = Allocation.perCallUntil(PER_WINDOW, GOAL, MPI.COMM_WORLD::Barrier,
                 CollectiveAllocRank::everyRank, call);
         System.out.println("ALLOC " + what + " " + w);
     }

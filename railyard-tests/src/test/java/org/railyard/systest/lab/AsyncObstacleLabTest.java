@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,8 +28,7 @@ class AsyncObstacleLabTest {
 
     @BeforeAll
     static void labWithLoss() {
-        String why = NetLab.unavailable();
-        Assumptions.assumeTrue(why == null, "skipped: " + why);
+        NetLab.assumeAvailable();
         lab = NetLab.create(8, java.util.Arrays.asList((String) null));
         lab.loss(0, 0.05);
     }

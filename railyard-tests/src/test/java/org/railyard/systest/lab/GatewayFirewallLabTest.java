@@ -49,8 +49,7 @@ class GatewayFirewallLabTest {
 
     @BeforeAll
     static void twoFirewalledSitesWithGateways() throws Exception {
-        String why = NetLab.unavailable();
-        Assumptions.assumeTrue(why == null, "skipped: " + why);
+        NetLab.assumeAvailable();
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/iptables")), "iptables is not installed");
         lab = NetLab.create("gf", 6, java.util.Arrays.asList((String) null));
         for (int h = 0; h < 6; h++) {

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,8 +29,7 @@ class MultiRailLabTest {
 
     @BeforeAll
     static void labPossible() {
-        String why = NetLab.unavailable();
-        Assumptions.assumeTrue(why == null, "skipped: " + why);
+        NetLab.assumeAvailable();
     }
 
     /** Settings that make failures show within a second or two. */

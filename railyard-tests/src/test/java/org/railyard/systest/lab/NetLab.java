@@ -13,6 +13,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.railyard.testkit.Await;
 
 /**
@@ -52,6 +53,12 @@ public final class NetLab implements AutoCloseable {
     private final List<String> namespaces = new ArrayList<>();
     private final Thread hook;
     private boolean closed;
+
+    /** Skips the calling test (a JUnit assumption) when a lab cannot be made here, saying why. */
+    public static void assumeAvailable() {
+        String why = unavailable();
+        Assumptions.assumeTrue(why == null, "skipped: " + why);
+    }
 
     /**
      * Why a lab cannot be made here (not root, no {@code ip}, namespaces refused), or null when it

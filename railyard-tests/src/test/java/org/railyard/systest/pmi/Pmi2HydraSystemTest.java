@@ -43,10 +43,7 @@ class Pmi2HydraSystemTest {
         Assumptions.assumeTrue(hydra != null, "mpiexec.hydra is not installed (apt-get install mpich): skipping");
         List<String> command = new ArrayList<>(List.of(hydra.toString(), "-n", Integer.toString(RANKS)));
         command.addAll(hydraOptions);
-        command.add(ProcessHandle.current().info().command().orElseThrow());
-        command.add("--enable-native-access=ALL-UNNAMED");
-        command.addAll(Jobs.RANK_JVM);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), MpiPingPong.class.getName()));
+        command.addAll(Jobs.rankJava(MpiPingPong.class));
         Path out = work.resolve("out.txt");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("PMI_") || k.startsWith("SLURM_") || k.equals("RAILYARD_KV"));

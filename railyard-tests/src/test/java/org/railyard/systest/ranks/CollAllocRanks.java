@@ -14,7 +14,7 @@ import org.railyard.testkit.Allocation;
  * The blocking collectives a solver calls in its loop (barrier, bcast, allreduce, reduce,
  * allgather, alltoall, reduce_scatter_block), each called {@code WARM} times and then measured,
  * with heap arrays and with off-heap segments, at two sizes, and the allreduce of one double that
- * returns the result ({@code allreduce_value}). The measured calls run in at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal)
+ * returns the result ({@code allreduce_value}). The measured calls run in at least {@link Allocation#MIN_WINDOWS} windows (more, up to {@link Allocation#MAX_WINDOWS}, until every rank's least is under the goal)
  * of {@code PER_WINDOW} (see {@link Allocation}); it prints {@code ALLOC <collective> <bytes>
  * <heap|offheap> <B/call> (windows ...)}: the least heap bytes every thread of this JVM allocated
  * (the progress agent's included) per call in a window, then each window's figure. A call that
@@ -28,9 +28,6 @@ import org.railyard.testkit.Allocation;
  */
 public final class CollAllocRanks {
     private static final int WARM = 1000;
-    private static final int WINDOWS = 5;
-    /** The most windows measured while some rank's least is not yet under {@link #GOAL}. */
-    private static final int MAX_WINDOWS = 15;
     /** Bytes per call: room for a pool growing once during the measured calls, not for a request per call. */
     public static final double GOAL = 32;
     private static final int PER_WINDOW = 1000;
@@ -110,7 +107,7 @@ public final class CollAllocRanks {
             call.run();
         }
         try {
-            Allocation.Windows w = Allocation.perCallUntil(WINDOWS, MAX_WINDOWS, PER_WINDOW, GOAL, c::barrier,
+            Allocation.Windows w = Allocation.perCallUntil(PER_WINDOW, GOAL, c::barrier,
                     mine -> c.allreduce(mine ? 1.0 : 0.0, Op.MIN) == 1.0, call::run);
             System.out.println("ALLOC " + what + " " + size + " " + buffers + " " + w);
         } catch (Exception e) {

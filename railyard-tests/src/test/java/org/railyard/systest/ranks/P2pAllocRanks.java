@@ -15,7 +15,7 @@ import org.railyard.testkit.Allocation;
  * Blocking point-to-point calls in a ping-pong between ranks 0 and 1: standard sends at eager
  * sizes (8 B, 1 KiB) and at a rendezvous size (256 KiB), and synchronous sends of 8 B (a
  * rendezvous of an empty-looking message), each with heap arrays and with off-heap segments. Each
- * round trip runs {@code WARM} times, then in at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} (see
+ * round trip runs {@code WARM} times, then in at least {@link Allocation#MIN_WINDOWS} windows (more, up to {@link Allocation#MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} (see
  * {@link Allocation}), and rank 0 prints {@code ALLOC <call> <bytes> <heap|offheap> <least B/round
  * trip> (windows ...)}: the heap bytes every thread of this JVM allocated (the progress agent's
  * included) per round trip. A request, a frame header object
@@ -24,9 +24,6 @@ import org.railyard.testkit.Allocation;
  */
 public final class P2pAllocRanks {
     private static final int WARM = 3000;
-    private static final int WINDOWS = 5;
-    /** The most windows measured while a rank's least is not yet under the goal of its case. */
-    private static final int MAX_WINDOWS = 15;
     /** Bytes per round trip: room for a pool growing once during the measured calls, not for a request per message. */
     public static final double GOAL = 32;
     /**
@@ -99,7 +96,7 @@ public final class P2pAllocRanks {
         }
         try {
             double goal = isCrossMemoryRead(size, buffers) ? READ_GOAL : GOAL;
-            Allocation.Windows w = Allocation.perCallUntil(WINDOWS, MAX_WINDOWS, PER_WINDOW, goal, c::barrier,
+            Allocation.Windows w = Allocation.perCallUntil(PER_WINDOW, goal, c::barrier,
                     mine -> c.allreduce(mine ? 1.0 : 0.0, Op.MIN) == 1.0, call::run);
             if (me == 0) {
                 System.out.println("ALLOC " + what + " " + size + " " + buffers + " " + w);

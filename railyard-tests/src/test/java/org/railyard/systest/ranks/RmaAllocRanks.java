@@ -15,16 +15,13 @@ import org.railyard.testkit.Allocation;
  * an exclusive lock around a put of 8 B, and a PSCW epoch pair (rank 0 posts to rank 1 and waits,
  * rank 1 starts, puts 8 B and completes), and a fence epoch (each rank puts 8 B into the other's
  * part, then fences). Each epoch runs {@code WARM} times, then in
- * at least {@code WINDOWS} windows (more, up to {@code MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} (see {@link Allocation}), and each rank that
+ * at least {@link Allocation#MIN_WINDOWS} windows (more, up to {@link Allocation#MAX_WINDOWS}, until every rank's least is under the goal) of {@code PER_WINDOW} (see {@link Allocation}), and each rank that
  * takes part actively (the origin of the lock, both of PSCW) prints {@code ALLOC <epoch> rank R
  * <least B/epoch> (windows ...)}: the heap bytes every thread of its JVM allocated per epoch. The value put last is checked; the program ends with
  * {@code OK rma-alloc rank R}.
  */
 public final class RmaAllocRanks {
     private static final int WARM = 3000;
-    private static final int WINDOWS = 5;
-    /** The most windows measured while a rank's least is not yet under {@link #GOAL}. */
-    private static final int MAX_WINDOWS = 15;
     /** Bytes per epoch: room for a pool growing once during the measured calls, not for an object per epoch. */
     public static final double GOAL = 16;
     private static final int PER_WINDOW = 2000;
@@ -89,7 +86,7 @@ public final class RmaAllocRanks {
         }
         try {
             // a rank that only serves (the target of the lock) agrees at once
-            Allocation.Windows w = Allocation.perCallUntil(WINDOWS, MAX_WINDOWS, PER_WINDOW, GOAL, c::barrier,
+            Allocation.Windows w = Allocation.perCallUntil(PER_WINDOW, GOAL, c::barrier,
                     mine -> c.allreduce(mine || !print ? 1.0 : 0.0, Op.MIN) == 1.0, epoch::run);
             if (print) {
                 System.out.println("ALLOC " + what + " rank " + me + " " + w);

@@ -55,19 +55,6 @@ class SlurmSystemTest {
         }
     }
 
-    /** The JVM of a task: this test's java and class path, a small heap, native access for PMI_FD. */
-    static List<String> java(Class<?> main, String... args) {
-        List<String> c = new ArrayList<>();
-        c.add(ProcessHandle.current().info().command().orElseThrow());
-        c.add("--enable-native-access=ALL-UNNAMED");
-        c.addAll(Jobs.RANK_JVM);
-        c.add("-cp");
-        c.add(System.getProperty("java.class.path"));
-        c.add(main.getName());
-        c.addAll(List.of(args));
-        return c;
-    }
-
     private static List<String> srun(int tasks, List<String> program) {
         List<String> c = new ArrayList<>(List.of("srun", "--mpi=pmi2", "--label", "--overcommit", "-n",
                 Integer.toString(tasks)));
@@ -116,7 +103,7 @@ class SlurmSystemTest {
         if (tasks == 8) {
             FullMatrix.heavyRow("the demo under srun on 8 tasks (the collectives run on 8)");
         }
-        SlurmCluster.Result r = srunOk(tasks, java(classOf(DEMO), "--n", "16"));
+        SlurmCluster.Result r = srunOk(tasks, Jobs.rankJava(classOf(DEMO), "--n", "16"));
         assertThat(r.stdout()).contains("0: OK: parallel solution agrees with sequential");
         Matcher underSrun = find(RESULT, r.stdout(), "the RESULT line");
         Matcher underRun = find(RESULT, demoUnderRailyardRun(), "the RESULT line of railyard run");
@@ -128,7 +115,7 @@ class SlurmSystemTest {
     @ParameterizedTest(name = "{0} tasks")
     @ValueSource(ints = {1, 2, 4, 8})
     void collectivesUnderSrunGiveWhatRailyardRunGives(int tasks) throws Exception {
-        SlurmCluster.Result r = srunOk(tasks, java(CollectiveRanks.class));
+        SlurmCluster.Result r = srunOk(tasks, Jobs.rankJava(CollectiveRanks.class));
         assertThat(r.stdout()).contains("0: COLL OK");
         List<String> digests = new ArrayList<>();
         Matcher m = COLL.matcher(r.stdout());
@@ -154,7 +141,7 @@ class SlurmSystemTest {
     @ParameterizedTest(name = "{0} tasks")
     @ValueSource(ints = {2, 4})
     void mpiJavaPingPongUnderSrunBootstrapsThroughPmi2(int tasks) throws Exception {
-        SlurmCluster.Result r = srunOk(tasks, java(MpiPingPong.class));
+        SlurmCluster.Result r = srunOk(tasks, Jobs.rankJava(MpiPingPong.class));
         assertThat(r.stdout()).contains("0: PINGPONG OK size=" + tasks + " rounds=" + (tasks * 11));
         for (int t = 0; t < tasks; t++) {
             assertThat(r.stdout()).contains(t + ": BOOTSTRAP rank=" + t + " name=pmi-2");
@@ -166,7 +153,7 @@ class SlurmSystemTest {
         Path out = work.resolve("sbatch-demo.out");
         Path script = work.resolve("demo.sbatch");
         Files.writeString(script, "#!/bin/sh\n#SBATCH --ntasks=2\n#SBATCH --output=" + out + "\n"
-                + "srun --mpi=pmi2 " + String.join(" ", java(classOf(DEMO), "--n", "16")) + "\n");
+                + "srun --mpi=pmi2 " + String.join(" ", Jobs.rankJava(classOf(DEMO), "--n", "16")) + "\n");
         SlurmCluster.Result sub = slurm.exec(List.of("sbatch", "--parsable", script.toString()), Duration.ofSeconds(60));
         assertThat(sub.exitCode()).as("sbatch\n%s", sub).isZero();
         String job = sub.stdout().trim();
@@ -179,7 +166,7 @@ class SlurmSystemTest {
     void aTaskKilledUnderSrunEndsTheStepAndIsNamed() throws Exception {
         String marker = "ry-killed-" + ProcessHandle.current().pid();
         Path out = work.resolve("killed.out");
-        Process srun = slurm.spawn(srun(4, java(HangingRanks.class, marker)), out);
+        Process srun = slurm.spawn(srun(4, Jobs.rankJava(HangingRanks.class, marker)), out);
         Map<Integer, Long> pids = awaitReady(out, 4, srun);
         ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly();
         assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out)).isTrue();
@@ -194,7 +181,7 @@ class SlurmSystemTest {
         String marker = "ry-abort-" + ProcessHandle.current().pid();
         Path out = work.resolve("abort.out");
         // no --kill-on-bad-exit: the tasks that wait are ended only because the aborting one asked Slurm
-        Process srun = slurm.spawn(srun(4, java(AbortingRanks.class, marker)), out);
+        Process srun = slurm.spawn(srun(4, Jobs.rankJava(AbortingRanks.class, marker)), out);
         try {
             awaitReady(out, 4, null);
             assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out))
@@ -214,7 +201,7 @@ class SlurmSystemTest {
         Path out = work.resolve("scancel.out");
         Path script = work.resolve("hang.sbatch");
         Files.writeString(script, "#!/bin/sh\n#SBATCH --ntasks=4\n#SBATCH --overcommit\n#SBATCH --output=" + out + "\n"
-                + "srun --mpi=pmi2 --label " + String.join(" ", java(HangingRanks.class, marker)) + "\n");
+                + "srun --mpi=pmi2 --label " + String.join(" ", Jobs.rankJava(HangingRanks.class, marker)) + "\n");
         SlurmCluster.Result sub = slurm.exec(List.of("sbatch", "--parsable", script.toString()), Duration.ofSeconds(60));
         assertThat(sub.exitCode()).as("sbatch\n%s", sub).isZero();
         String job = sub.stdout().trim();
@@ -228,7 +215,7 @@ class SlurmSystemTest {
     @Test
     void railyardRunInsideAnAllocationGoesThroughSrunAndSaysSo() throws Exception {
         List<String> command = new ArrayList<>(List.of("salloc", "--ntasks=2"));
-        command.addAll(java(RunMain.class, "-np", "2", CollectiveRanks.class.getName()));
+        command.addAll(Jobs.rankJava(RunMain.class, "-np", "2", CollectiveRanks.class.getName()));
         SlurmCluster.Result r = slurm.exec(command, JOB_LIMIT);
         assertThat(r.exitCode()).as("%s", r).isZero();
         assertThat(r.stderr()).contains("railyard run: inside Slurm allocation").contains("through srun --mpi=pmi2");

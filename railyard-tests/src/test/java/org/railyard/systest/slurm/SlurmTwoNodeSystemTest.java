@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.railyard.systest.Jobs;
 
 /**
  * Railyard under a Slurm of two nodes on this one host (two slurmd, {@link SlurmCluster} in
@@ -49,7 +50,7 @@ class SlurmTwoNodeSystemTest {
 
     @Test
     void obstacleDemoOnTwoNodesAgreesWithRailyardRun() throws Exception {
-        SlurmCluster.Result r = twoByTwo(SlurmSystemTest.java(SlurmSystemTest.classOf(SlurmSystemTest.DEMO), "--n", "16"));
+        SlurmCluster.Result r = twoByTwo(Jobs.rankJava(SlurmSystemTest.classOf(SlurmSystemTest.DEMO), "--n", "16"));
         assertThat(r.stdout()).contains("0: OK: parallel solution agrees with sequential");
         Matcher underSrun = SlurmSystemTest.find(SlurmSystemTest.RESULT, r.stdout(), "the RESULT line");
         Matcher underRun = SlurmSystemTest.find(SlurmSystemTest.RESULT, SlurmSystemTest.demoUnderRailyardRun(),
@@ -60,7 +61,7 @@ class SlurmTwoNodeSystemTest {
 
     @Test
     void theNodeLayoutIsSlurmsTwoNodesOfTwoRanks() throws Exception {
-        SlurmCluster.Result r = twoByTwo(SlurmSystemTest.java(CollectiveRanks.class));
+        SlurmCluster.Result r = twoByTwo(Jobs.rankJava(CollectiveRanks.class));
         assertThat(r.stdout()).contains("0: COLL OK");
         Matcher m = SlurmSystemTest.COLL.matcher(r.stdout());
         int lines = 0;

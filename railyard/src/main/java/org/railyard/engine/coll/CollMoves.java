@@ -3,6 +3,7 @@ package org.railyard.engine.coll;
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
+import java.util.function.BiConsumer;
 import org.railyard.types.Kind;
 import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
@@ -38,6 +39,25 @@ final class CollMoves {
         }
         CollSchedule s = coll.schedule(c, id, null, (long) count * kind.size, INTER);
         CollInter.blocks(s, c, root, gather, rootBuf, rootOff, rootCounts, rootDispls, rootKind, buf, off, count, kind);
+        return coll.start(s);
+    }
+
+    /**
+     * Starts a site-aware collective whose site leaders first learn their members' sizes
+     * ({@code mine}, the same length at every rank): a blocking call collects them before it
+     * builds the schedule, a non-blocking one makes the collection the schedule's first round.
+     * {@code build} adds the moves, given what {@link CollSitesMoves#collectAtLeaders} returns.
+     */
+    private Transfer startWithSizes(CommState c, int id, long bytes, CollSites sites, int[] mine, boolean blocking,
+                                    BiConsumer<CollSchedule, int[]> build) {
+        if (!blocking) {
+            CollSchedule s = coll.schedule(c, id, null, bytes, SITE_AWARE);
+            CollSitesMoves.collectThen(s, sites, c.rank, mine, all -> build.accept(s, all));
+            return coll.start(s);
+        }
+        int[] all = CollSitesMoves.collectAtLeaders(coll, sites, c, id, mine);
+        CollSchedule s = coll.schedule(c, id, null, bytes, SITE_AWARE);
+        build.accept(s, all);
         return coll.start(s);
     }
 
@@ -93,17 +113,9 @@ final class CollMoves {
         CollSites sites = coll.sitesFor(c, GATHERV);
         if (sites != null) {
             // only the root knows every count: each site's leader learns its members' first
-            int[] mine = {scount * sk.size};
-            if (!blocking) {
-                CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, SITE_AWARE);
-                CollSitesMoves.collectThen(s, sites, c.rank, mine, bytes -> CollSitesMoves.gatherv(s, sites, c.rank, root,
-                        sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, bytes));
-                return coll.start(s);
-            }
-            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, GATHERV, mine);
-            CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, SITE_AWARE);
-            CollSitesMoves.gatherv(s, sites, c.rank, root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk, bytes);
-            return coll.start(s);
+            return startWithSizes(c, GATHERV, (long) scount * sk.size, sites, new int[] {scount * sk.size}, blocking,
+                    (s, bytes) -> CollSitesMoves.gatherv(s, sites, c.rank, root, sbuf, soff, scount, sk, rbuf, roff,
+                            counts, displs, rk, bytes));
         }
         CollSchedule s = coll.schedule(c, GATHERV, null, (long) scount * sk.size, LINEAR);
         CollTree.linearGatherv(s, CollTeam.of(c), root, sbuf, soff, scount, sk, rbuf, roff, counts, displs, rk);
@@ -161,17 +173,9 @@ final class CollMoves {
         }
         CollSites sites = coll.sitesFor(c, SCATTERV);
         if (sites != null) {
-            int[] mine = {rcount * rk.size};
-            if (!blocking) {
-                CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, SITE_AWARE);
-                CollSitesMoves.collectThen(s, sites, c.rank, mine, bytes -> CollSitesMoves.scatterv(s, sites, c.rank, root,
-                        sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, bytes));
-                return coll.start(s);
-            }
-            int[] bytes = CollSitesMoves.collectAtLeaders(coll, sites, c, SCATTERV, mine);
-            CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, SITE_AWARE);
-            CollSitesMoves.scatterv(s, sites, c.rank, root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk, bytes);
-            return coll.start(s);
+            return startWithSizes(c, SCATTERV, (long) rcount * rk.size, sites, new int[] {rcount * rk.size}, blocking,
+                    (s, bytes) -> CollSitesMoves.scatterv(s, sites, c.rank, root, sbuf, soff, counts, displs, sk, rbuf,
+                            roff, rcount, rk, bytes));
         }
         CollSchedule s = coll.schedule(c, SCATTERV, null, (long) rcount * rk.size, LINEAR);
         CollTree.linearScatterv(s, CollTeam.of(c), root, sbuf, soff, counts, displs, sk, rbuf, roff, rcount, rk);
@@ -323,7 +327,7 @@ final class CollMoves {
                 mine[r] = scounts[r] * sk.size;
                 mine[p + r] = rcounts[r] * rk.size;
             }
-            java.util.function.BiConsumer<CollSchedule, int[]> build = (s, all) -> {
+            return startWithSizes(c, ALLTOALLV, most / p, sites, mine, blocking, (s, all) -> {
                 int[] sendBytes = null;
                 int[] recvBytes = null;
                 if (all != null) {
@@ -337,16 +341,7 @@ final class CollMoves {
                 }
                 CollSitesMoves.alltoallv(s, sites, c.rank, sbuf, soff, scounts, sdispls, sk, rbuf, roff, rcounts, rdispls,
                         rk, sendBytes, recvBytes);
-            };
-            if (!blocking) {
-                CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, SITE_AWARE);
-                CollSitesMoves.collectThen(s, sites, c.rank, mine, all -> build.accept(s, all));
-                return coll.start(s);
-            }
-            int[] all = CollSitesMoves.collectAtLeaders(coll, sites, c, ALLTOALLV, mine);
-            CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, SITE_AWARE);
-            build.accept(s, all);
-            return coll.start(s);
+            });
         }
         String algo = coll.pick(ALLTOALLV, most / p >= coll.alltoallLong(c) ? PAIRWISE : LINEAR, ALLTOALLV_ALGOS);
         CollSchedule s = coll.schedule(c, ALLTOALLV, null, most / p, algo);

@@ -139,10 +139,7 @@ final class CollSitesMoves {
             return;
         }
         int[] mem = st.members[site];
-        long total = 0;
-        for (int b : bytes) {
-            total += b;
-        }
+        long total = CollChecks.sum(bytes, bytes.length);
         Object pack = total == 0 ? null : s.scratch(Kind.BYTE, fits(total, "gather"));
         int at = 0;
         for (int x = 0; x < mem.length; x++) {
@@ -204,10 +201,7 @@ final class CollSitesMoves {
             return;
         }
         int[] mem = st.members[site];
-        long total = 0;
-        for (int b : bytes) {
-            total += b;
-        }
+        long total = CollChecks.sum(bytes, bytes.length);
         if (total == 0) {
             return;
         }

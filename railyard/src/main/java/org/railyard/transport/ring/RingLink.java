@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.io.IOException;
-import org.railyard.transport.Link;
+import org.railyard.transport.AbstractLink;
 import org.railyard.transport.Transport;
 import org.railyard.wire.FrameHeader;
 
@@ -19,17 +19,14 @@ import org.railyard.wire.FrameHeader;
  * frames it consumes only if the peer found that ring full ({@link FrameRing#roomWanted}): a peer
  * that sleeps waiting for a message is not woken because its last message was read.
  */
-public final class RingLink implements Link {
+public final class RingLink extends AbstractLink {
     private static final int LIVENESS_EVERY = 64;
     private static final long LIVENESS_NANOS = 20_000_000L;
 
-    private final Transport transport;
-    private final int peer;
     private final FrameRing out;
     private final FrameRing in;
     private final SocketChannel lifeline;
     private final Runnable onClose;
-    private final String description;
     private final Doorbell doorbell;
     private final MemorySegment myBell;
     private final MemorySegment peerBell;
@@ -37,18 +34,14 @@ public final class RingLink implements Link {
     private int pollsSinceCheck;
     private int seenQuiet;
     private long lastCheck = System.nanoTime();
-    private boolean open = true;
-    private String failure;
 
     public RingLink(Transport transport, int peer, FrameRing out, FrameRing in, SocketChannel lifeline,
                     Runnable onClose, String description, Doorbell doorbell) throws IOException {
-        this.transport = transport;
-        this.peer = peer;
+        super(transport, peer, description);
         this.out = out;
         this.in = in;
         this.lifeline = lifeline;
         this.onClose = onClose;
-        this.description = description;
         this.doorbell = doorbell != null && doorbell.enabled() ? doorbell : null;
         this.myBell = in.bell();
         this.peerBell = out.bell();
@@ -57,13 +50,11 @@ public final class RingLink implements Link {
         }
     }
 
-    @Override public Transport transport() { return transport; }
-    @Override public int peer() { return peer; }
     @Override public int maxFrame() { return out.maxFrame(); }
 
     @Override
     public long tryClaim(int frameLength) {
-        if (!open) {
+        if (!isOpen()) {
             return CLOSED;
         }
         return out.tryClaim(frameLength);
@@ -81,7 +72,7 @@ public final class RingLink implements Link {
 
     @Override
     public int poll(FrameHandler handler, int limit) {
-        if (!open) {
+        if (!isOpen()) {
             return 0;
         }
         int n = 0;
@@ -104,11 +95,11 @@ public final class RingLink implements Link {
             n++;
             boolean more = handler.onFrame(this, seg, off, len);
             in.release(len);
-            if (!more || !open) {
+            if (!more || !isOpen()) {
                 break;
             }
         }
-        if (n > 0 && doorbell != null && open && in.roomWanted()) {
+        if (n > 0 && doorbell != null && isOpen() && in.roomWanted()) {
             Doorbell.ring(peerBell);
         }
         if (n == 0 && lifeline != null && (++pollsSinceCheck >= LIVENESS_EVERY
@@ -139,23 +130,9 @@ public final class RingLink implements Link {
         }
     }
 
-    private void fail(String why) {
-        if (open) {
-            failure = why;
-            close();
-        }
-    }
-
-    @Override public boolean isOpen() { return open; }
-    @Override public String failure() { return failure; }
-    @Override public String describe() { return description; }
 
     @Override
-    public void close() {
-        if (!open) {
-            return;
-        }
-        open = false;
+    protected void release() {
         if (doorbell != null) {
             doorbell.remove(myBell);
         }

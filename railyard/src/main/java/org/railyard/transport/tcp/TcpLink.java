@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import org.railyard.transport.Link;
+import org.railyard.transport.AbstractLink;
 import org.railyard.transport.Transport;
 import org.railyard.wire.FrameHeader;
 
@@ -14,23 +14,18 @@ import org.railyard.wire.FrameHeader;
  * direct buffer, and every complete frame in it is handed over in place. Both buffers hold several
  * frames, so small messages share system calls and large ones move in large writes.
  */
-public final class TcpLink implements Link {
-    private final Transport transport;
-    private final int peer;
+public final class TcpLink extends AbstractLink {
     private final SocketChannel ch;
     private final int maxFrame;
     private final ByteBuffer out;
     private final MemorySegment outSeg;
     private final ByteBuffer in;
     private final MemorySegment inSeg;
-    private final String description;
     private int claimEnd;
-    private boolean open = true;
-    private String failure;
 
     TcpLink(Transport transport, int peer, SocketChannel ch, int maxFrame) throws IOException {
-        this.transport = transport;
-        this.peer = peer;
+        super(transport, peer, "tcp " + ch.getLocalAddress() + " -> " + ch.getRemoteAddress() + ", frames up to "
+                + (maxFrame >> 10) + " KiB");
         this.ch = ch;
         this.maxFrame = maxFrame;
         out = ByteBuffer.allocateDirect(4 * maxFrame);
@@ -39,17 +34,14 @@ public final class TcpLink implements Link {
         in = ByteBuffer.allocateDirect(4 * maxFrame);
         inSeg = MemorySegment.ofBuffer(in);
         in.limit(0);
-        description = "tcp " + ch.getLocalAddress() + " -> " + ch.getRemoteAddress() + ", frames up to " + (maxFrame >> 10) + " KiB";
     }
 
-    @Override public Transport transport() { return transport; }
-    @Override public int peer() { return peer; }
     @Override public int maxFrame() { return maxFrame; }
 
     // Output buffer: bytes [position, limit) are waiting to be written; claims go at limit.
     @Override
     public long tryClaim(int frameLength) {
-        if (!open) {
+        if (!isOpen()) {
             return CLOSED;
         }
         if (out.capacity() - out.limit() < frameLength) {
@@ -74,7 +66,7 @@ public final class TcpLink implements Link {
 
     @Override
     public int flush() {
-        if (!open || !out.hasRemaining()) {
+        if (!isOpen() || !out.hasRemaining()) {
             return 0;
         }
         try {
@@ -92,7 +84,7 @@ public final class TcpLink implements Link {
     // Input buffer: bytes [position, limit) are received and not yet consumed.
     @Override
     public int poll(FrameHandler handler, int limit) {
-        if (!open) {
+        if (!isOpen()) {
             return 0;
         }
         int n = deliver(handler, limit);
@@ -136,31 +128,17 @@ public final class TcpLink implements Link {
             n++;
             boolean more = handler.onFrame(this, inSeg, pos, len);
             in.position(pos + len);
-            if (!more || !open) {
+            if (!more || !isOpen()) {
                 break;
             }
         }
         return n;
     }
 
-    private void fail(String why) {
-        if (open) {
-            failure = why;
-            close();
-        }
-    }
-
-    @Override public boolean isOpen() { return open; }
-    @Override public boolean hasPendingOutput() { return open && out.hasRemaining(); }
-    @Override public String failure() { return failure; }
-    @Override public String describe() { return description; }
+    @Override public boolean hasPendingOutput() { return isOpen() && out.hasRemaining(); }
 
     @Override
-    public void close() {
-        if (!open) {
-            return;
-        }
-        open = false;
+    protected void release() {
         try {
             ch.close();
         } catch (IOException ignored) {

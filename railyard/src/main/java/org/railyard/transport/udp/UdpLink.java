@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SocketChannel;
+import org.railyard.transport.AbstractLink;
 import org.railyard.transport.DatagramLink;
 import org.railyard.transport.Transport;
 
@@ -18,12 +19,10 @@ import org.railyard.transport.Transport;
  * network may still drop it). Received datagrams are read one system call each and handed over in
  * the link's receive buffer.
  */
-final class UdpLink implements DatagramLink {
+final class UdpLink extends AbstractLink implements DatagramLink {
     /** Unwritten control output above which {@link #sendControl} refuses: a peer that reads nothing. */
     private static final int CONTROL_OUT_LIMIT = 64 * 1024;
 
-    private final Transport transport;
-    private final int peer;
     private final DatagramChannel dc;
     private final SocketChannel control;
     private final int datagram;
@@ -41,17 +40,14 @@ final class UdpLink implements DatagramLink {
     private ByteBuffer ctlOut = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer ctlIn = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment ctlInSeg = MemorySegment.ofBuffer(ctlIn);
-    private final String description;
     /** Length of a committed datagram the kernel did not take yet, or 0. */
     private int pending;
     private int claimed;
-    private boolean open = true;
-    private String failure;
 
     UdpLink(Transport transport, int peer, DatagramChannel dc, SocketChannel control, int datagram, int frameLimit,
             int token, int peerToken, boolean sameNode, boolean sameSite, int peerRcvBuf, int rcvBuf) throws IOException {
-        this.transport = transport;
-        this.peer = peer;
+        super(transport, peer, "udp " + dc.getLocalAddress() + " -> " + dc.getRemoteAddress() + ", datagrams up to "
+                + datagram + " B, control line " + control.getLocalAddress() + " -> " + control.getRemoteAddress());
         this.dc = dc;
         this.control = control;
         this.datagram = datagram;
@@ -68,16 +64,12 @@ final class UdpLink implements DatagramLink {
         inSeg = MemorySegment.ofBuffer(in);
         ctlIn.limit(0);
         ctlOut.limit(0);
-        description = "udp " + dc.getLocalAddress() + " -> " + dc.getRemoteAddress() + ", datagrams up to " + datagram
-                + " B, control line " + control.getLocalAddress() + " -> " + control.getRemoteAddress();
     }
 
     int localPort() {
         return dc.socket().getLocalPort();
     }
 
-    @Override public Transport transport() { return transport; }
-    @Override public int peer() { return peer; }
     @Override public int maxFrame() { return datagram; }
     @Override public int frameLimit() { return frameLimit; }
     @Override public int token() { return token; }
@@ -92,7 +84,7 @@ final class UdpLink implements DatagramLink {
 
     @Override
     public long tryClaim(int frameLength) {
-        if (!open) {
+        if (!isOpen()) {
             return CLOSED;
         }
         if (frameLength > datagram) {
@@ -114,7 +106,7 @@ final class UdpLink implements DatagramLink {
     }
 
     private int flushDatagram() {
-        if (pending == 0 || !open) {
+        if (pending == 0 || !isOpen()) {
             return 0;
         }
         try {
@@ -138,7 +130,7 @@ final class UdpLink implements DatagramLink {
     @Override
     public int flush() {
         int moved = flushDatagram();
-        if (open && ctlOut.hasRemaining()) {
+        if (isOpen() && ctlOut.hasRemaining()) {
             try {
                 moved += control.write(ctlOut);
             } catch (IOException e) {
@@ -151,7 +143,7 @@ final class UdpLink implements DatagramLink {
     @Override
     public int poll(FrameHandler handler, int limit) {
         int n = 0;
-        while (open && n < limit) {
+        while (isOpen() && n < limit) {
             in.clear();
             int r;
             try {
@@ -175,7 +167,7 @@ final class UdpLink implements DatagramLink {
 
     @Override
     public boolean send(ByteBuffer datagram) {
-        if (!open || pending > 0 && flushDatagram() == 0) {
+        if (!isOpen() || pending > 0 && flushDatagram() == 0) {
             return false;
         }
         try {
@@ -190,7 +182,7 @@ final class UdpLink implements DatagramLink {
 
     @Override
     public int receive(ByteBuffer into) {
-        while (open) {
+        while (isOpen()) {
             try {
                 int r = dc.read(into);
                 return Math.max(r, 0);
@@ -206,7 +198,7 @@ final class UdpLink implements DatagramLink {
 
     @Override
     public boolean sendControl(MemorySegment message, long offset, int length) {
-        if (!open) {
+        if (!isOpen()) {
             return false;
         }
         if (ctlOut.remaining() + length > CONTROL_OUT_LIMIT) {
@@ -225,12 +217,12 @@ final class UdpLink implements DatagramLink {
         ctlOut.limit(start + length);
         MemorySegment.copy(message, offset, MemorySegment.ofBuffer(ctlOut.duplicate().clear()), start, length);
         flush();
-        return open;
+        return isOpen();
     }
 
     @Override
     public int pollControl(FrameHandler handler) {
-        if (!open) {
+        if (!isOpen()) {
             return 0;
         }
         int pos = ctlIn.position();
@@ -245,7 +237,7 @@ final class UdpLink implements DatagramLink {
         }
         ctlIn.flip().position(pos);
         int n = 0;
-        while (open && ctlIn.remaining() >= 2) {
+        while (isOpen() && ctlIn.remaining() >= 2) {
             int p = ctlIn.position();
             int len = 2 + (ctlIn.getShort(p) & 0xffff);
             if (len > ctlIn.capacity()) {
@@ -260,29 +252,15 @@ final class UdpLink implements DatagramLink {
             ctlIn.position(p + len);
         }
         ctlIn.compact().flip();
-        if (r < 0 && open) {
+        if (r < 0 && isOpen()) {
             fail("peer closed the control line (process gone or finalized)");
         }
         return n;
     }
 
-    private void fail(String why) {
-        if (open) {
-            failure = why;
-            close();
-        }
-    }
-
-    @Override public boolean isOpen() { return open; }
-    @Override public String failure() { return failure; }
-    @Override public String describe() { return description; }
 
     @Override
-    public void close() {
-        if (!open) {
-            return;
-        }
-        open = false;
+    protected void release() {
         try {
             dc.close();
         } catch (IOException ignored) {
