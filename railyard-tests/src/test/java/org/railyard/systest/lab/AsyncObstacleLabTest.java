@@ -28,7 +28,7 @@ class AsyncObstacleLabTest {
 
     @BeforeAll
     static void labWithLoss() {
-        NetLab.assumeAvailable();
+        NetLab.assumeFirewall();
         lab = NetLab.create(8, java.util.Arrays.asList((String) null));
         lab.loss(0, 0.05);
     }

@@ -61,6 +61,16 @@ public final class NetLab implements AutoCloseable {
     }
 
     /**
+     * As {@link #assumeAvailable}, for a test whose hosts need iptables too (firewalls, {@link #loss}):
+     * skips it when iptables is not installed ({@code bin/test} installs it).
+     */
+    public static void assumeFirewall() {
+        assumeAvailable();
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/iptables")),
+                "skipped: iptables is not installed (bin/test installs it)");
+    }
+
+    /**
      * Why a lab cannot be made here (not root, no {@code ip}, namespaces refused), or null when it
      * can. Tests skip with this message.
      */

@@ -35,7 +35,7 @@ class RelayFirewallLabTest {
 
     @BeforeAll
     static void labWithFirewallAndRelay() throws Exception {
-        NetLab.assumeAvailable();
+        NetLab.assumeFirewall();
         lab = NetLab.create(5, java.util.Arrays.asList((String) null));
         for (int h : new int[] {0, 1}) {
             lab.exec(h, "iptables", "-A", "INPUT", "-p", "tcp", "--syn", "!", "-i", "lo", "-j", "DROP");
