@@ -14,12 +14,18 @@ import org.railyard.wire.RelayFrame;
  * One connection of a {@link RelayServer}: the two streams of its socket, the STOREDs its reader
  * owes, and the frames written to it. Sends are serialized (the reader acknowledges, the deliverer
  * delivers, a reader of another connection passes a message on); the server's watcher reads
- * {@link #writeSince} to close a connection whose writes are not taken.
+ * {@link #writeSince} to close a connection whose writes are not taken, and {@link #readSince} to
+ * close one whose peer stalls inside a frame or its handshake.
+ *
+ * <p>Reads are blocking reads of a socket that never has a read timeout: the JDK would otherwise
+ * keep the socket non-blocking from its first timed read on, and every wait for a frame would cost
+ * a read that finds nothing, a poll and the read again. The frame bound is the watcher's instead.
  */
 final class RelayConnection {
     private final RelayServer.Settings settings;
     private final RelayStore store;
     final Socket socket;
+    private final Input input;
     final DataInputStream in;
     final DataOutputStream out;
     final byte[] inScratch = new byte[RelayFrame.HEADER];
@@ -37,37 +43,76 @@ final class RelayConnection {
     volatile String who;
     /** When (System.nanoTime) the write under way began; 0 while none is (see the class). */
     volatile long writeSince;
+    /** When (System.nanoTime) the read under way, which the peer must finish within the frame bound, began; 0 while none is. */
+    volatile long readSince;
+    /** Set by the watcher when it closed the connection because a read outlasted the frame bound. */
+    volatile boolean stalled;
 
     RelayConnection(Socket socket, String who, RelayServer.Settings settings, RelayStore store) throws IOException {
         this.settings = settings;
         this.store = store;
         this.socket = socket;
         this.who = who;
-        this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+        this.input = new Input(socket.getInputStream());
+        this.in = new DataInputStream(input);
         this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
     }
 
     /**
-     * The next frame's header. Waiting for a frame to start has no bound (a rank may be silent
-     * as long as it likes); once its first byte is in, the rest of the frame must follow
-     * within the handshake timeout, so a peer that stalls mid-frame cannot hold the connection.
+     * The next frame's header. Waiting for a frame to start has no bound once the handshake is done
+     * (a rank may be silent as long as it likes); once its first byte is in, the rest of the frame
+     * must follow within the handshake timeout, so a peer that stalls mid-frame cannot hold the
+     * connection. Before that, the whole wait is bounded.
      */
     RelayFrame.Header readHeader() throws IOException {
-        int bound = (int) settings.handshakeTimeout().toMillis();
-        if (proven) {
-            socket.setSoTimeout(0);
+        if (proven && input.buffered() == 0) {
             in.mark(1);
             if (in.read() < 0) {
                 throw new EOFException();
             }
             in.reset();
-            socket.setSoTimeout(bound);
         }
-        return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
+        readSince = System.nanoTime() | 1;
+        try {
+            return RelayFrame.readHeader(in, inScratch, settings.maxMessage());
+        } finally {
+            readSince = 0;
+        }
     }
 
     byte[] body(RelayFrame.Header h) throws IOException {
-        return RelayFrame.readBody(in, h);
+        readSince = System.nanoTime() | 1;
+        try {
+            return RelayFrame.readBody(in, h);
+        } finally {
+            readSince = 0;
+        }
+    }
+
+    /** Reads part of a frame's body (a passing message), within the frame bound; -1 at the end of the stream. */
+    int readPart(byte[] b, int off, int len) throws IOException {
+        readSince = System.nanoTime() | 1;
+        try {
+            return in.read(b, off, len);
+        } finally {
+            readSince = 0;
+        }
+    }
+
+    /**
+     * Whether the reader would wait before the next frame's header, so that the STOREDs it owes
+     * should go out now. A header not read ahead counts as a wait without asking the kernel (a
+     * ping-pong's reader finds its buffer empty after every message), unless the log group-commits,
+     * where STOREDs held across what the kernel already has share one force.
+     */
+    boolean waitsForHeader() throws IOException {
+        return input.buffered() < RelayFrame.HEADER
+                && (!store.groupCommits() || in.available() < RelayFrame.HEADER);
+    }
+
+    /** Whether the reader would wait for part of a body of {@code length} bytes. */
+    boolean waitsFor(int length) throws IOException {
+        return input.buffered() < length && in.available() < length;
     }
 
     void send(byte type, byte flags, int source, int destination, long sequence, byte[] body) throws IOException {
@@ -170,6 +215,17 @@ final class RelayConnection {
                     ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
         } catch (IOException ignored) {
             // the socket is closing
+        }
+    }
+
+    /** The socket's read buffer, which tells how much is read ahead without a system call. */
+    private static final class Input extends BufferedInputStream {
+        Input(java.io.InputStream in) {
+            super(in, 1 << 16);
+        }
+
+        int buffered() {
+            return count - pos;
         }
     }
 }

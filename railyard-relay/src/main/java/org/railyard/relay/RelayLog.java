@@ -88,6 +88,11 @@ final class RelayLog implements AutoCloseable {
         return file;
     }
 
+    /** Whether acknowledgements held together share one force ({@code --fsync batch}). */
+    boolean groupCommits() {
+        return policy == Fsync.BATCH;
+    }
+
     long size() {
         return size;
     }

@@ -6,7 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -40,11 +39,13 @@ import org.railyard.wire.RelayFrame;
  * foreign, malformed or against the rules gets an ERROR naming the fault and is closed; the relay
  * and every other connection go on. A sender is held back (not read) while the store is full.
  *
- * <p>Bounds on a peer: a frame it began must be finished within the handshake timeout, and a
- * frame the relay writes to it must be taken within the same bound (a rank frozen with its
- * connection open takes nothing): a watcher thread closes a connection whose write waited longer,
- * so that the thread writing to it (a sender's reader forwarding, a deliverer) goes on. A rank closed that way that is alive connects again and
- * is delivered everything it has not acknowledged.
+ * <p>Bounds on a peer: its handshake, and a frame it began, must be finished within the handshake
+ * timeout, and a frame the relay writes to it must be taken within the same bound (a rank frozen
+ * with its connection open takes nothing): a watcher thread, looking every quarter of the bound (at
+ * most each second), closes a connection whose read or write waited longer, so that the thread
+ * writing to it (a sender's reader forwarding, a deliverer) goes on and the reading thread ends.
+ * Reads carry no timeout of their own (see {@link RelayConnection}). A rank closed that way that is
+ * alive connects again and is delivered everything it has not acknowledged.
  */
 public final class RelayServer implements AutoCloseable {
     /** Settings of one relay. */
@@ -138,7 +139,10 @@ public final class RelayServer implements AutoCloseable {
         watcher = Thread.ofPlatform().name("relay-watch").daemon().start(this::watchWrites);
     }
 
-    /** Closes every connection a write to which has waited longer than the handshake timeout (see the class). */
+    /**
+     * Closes every connection a write to which has waited longer than the handshake timeout, or
+     * whose peer has left a frame or its handshake unfinished that long (see the class).
+     */
     private void watchWrites() {
         long bound = settings.handshakeTimeout().toNanos();
         long period = Math.clamp(settings.handshakeTimeout().toMillis() / 4, 10, 1_000);
@@ -150,6 +154,15 @@ public final class RelayServer implements AutoCloseable {
             }
             long now = System.nanoTime();
             for (RelayConnection c : live) {
+                long reading = c.readSince;
+                if (reading != 0 && now - reading > bound && !c.socket.isClosed()) {
+                    c.stalled = true; // its reader, woken by the close, ends quietly
+                    (c.proven ? counters.malformed : counters.refused).incrementAndGet();
+                    say.accept("relay: closed " + c.who + ": " + (c.proven ? "stalled in the middle of a frame" : "no complete handshake")
+                            + " for " + settings.handshakeTimeout().toMillis() + " ms");
+                    closeQuietly(c.socket);
+                    continue;
+                }
                 long since = c.writeSince;
                 if (since != 0 && now - since > bound && !c.socket.isClosed()) {
                     counters.malformed.incrementAndGet();
@@ -198,7 +211,6 @@ public final class RelayServer implements AutoCloseable {
                 s.setSendBufferSize(settings.sockbuf());
                 s.setReceiveBufferSize(settings.sockbuf());
             }
-            s.setSoTimeout((int) settings.handshakeTimeout().toMillis());
             c = new RelayConnection(s, who, settings, store);
             live.add(c);
             RelayFrame.Header h = c.readHeader();
@@ -242,20 +254,16 @@ public final class RelayServer implements AutoCloseable {
                 c.error(e.getMessage());
             }
         } catch (EOFException e) {
-            if (!closing && e.getMessage() != null) {
+            if (!closing && e.getMessage() != null && (c == null || !c.stalled)) {
                 counters.malformed.incrementAndGet();
                 say.accept("relay: closed " + who + ": " + e.getMessage());
             }
-        } catch (SocketTimeoutException e) {
-            (c != null && c.proven ? counters.malformed : counters.refused).incrementAndGet();
-            say.accept("relay: closed " + who + ": " + (c != null && c.proven ? "stalled in the middle of a frame" : "no complete handshake")
-                    + " for " + settings.handshakeTimeout().toMillis() + " ms");
         } catch (SocketException e) {
-            if (!closing) {
+            if (!closing && (c == null || !c.stalled)) { // a stalled one: the watcher said why
                 say.accept("relay: connection of " + who + " ended: " + e.getMessage());
             }
         } catch (IOException | RelayStore.SequenceGap e) {
-            if (!closing) {
+            if (!closing && (c == null || !c.stalled)) {
                 counters.malformed.incrementAndGet();
                 say.accept("relay: closed " + who + ": " + e.getMessage());
                 if (c != null) {
@@ -311,7 +319,7 @@ public final class RelayServer implements AutoCloseable {
     private void readLoop(RelayConnection c, RelayStore.Job job, int rank)
             throws IOException, InterruptedException, RelayStore.SequenceGap {
         while (true) {
-            if (c.acks > 0 && c.in.available() < RelayFrame.HEADER) {
+            if (c.acks > 0 && c.waitsForHeader()) {
                 c.flushAcks(); // nothing more to read at once: acknowledge what was stored first
             }
             RelayFrame.Header h;
@@ -334,7 +342,7 @@ public final class RelayServer implements AutoCloseable {
                     }
                     if (h.bodyLength() > FORWARD_MAX) {
                         try {
-                            if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                            if (c.acks > 0 && c.waitsFor(h.bodyLength())) {
                                 c.flushAcks(); // the body will be waited for: acknowledge what is stored first
                             }
                         } catch (IOException e) {
@@ -349,7 +357,7 @@ public final class RelayServer implements AutoCloseable {
                     }
                     byte[] body;
                     try {
-                        if (c.acks > 0 && c.in.available() < h.bodyLength()) {
+                        if (c.acks > 0 && c.waitsFor(h.bodyLength())) {
                             c.flushAcks();
                         }
                         body = c.body(h);
@@ -408,7 +416,7 @@ public final class RelayServer implements AutoCloseable {
                     closeQuietly(to.socket);
                 }
                 for (int done = 0; done < length; ) {
-                    int n = from.in.read(body, done, Math.min(PASS_CHUNK, length - done));
+                    int n = from.readPart(body, done, Math.min(PASS_CHUNK, length - done));
                     if (n < 0) {
                         throw new EOFException("truncated STORE frame: stream ended inside its body of " + length + " bytes");
                     }

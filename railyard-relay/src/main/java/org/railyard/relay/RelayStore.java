@@ -443,6 +443,11 @@ final class RelayStore implements AutoCloseable {
         liveLog -= RelayLogRecord.storeSize(m.body.length);
     }
 
+    /** Whether STOREDs held together share one force of the log (see {@link RelayLog#groupCommits}). */
+    boolean groupCommits() {
+        return log != null && log.groupCommits();
+    }
+
     void awaitDurable(long position) throws InterruptedException, IOException {
         if (log != null && position > 0) {
             log.awaitDurable(position);

@@ -116,12 +116,7 @@ class RelayPassageTest {
                     assertThat(h.type()).isEqualTo(RelayFrame.DELIVER);
                 } // the sender dies inside its frame
                 // the receiver holds part of a DELIVER that can never end: the relay closes it
-                byte[] sink = new byte[1 << 16];
-                long got = 0;
-                for (int n; (n = in.getInputStream().read(sink)) >= 0; ) {
-                    got += n;
-                }
-                assertThat(got).isLessThan(LONG);
+                assertThat(drain(in)).isLessThan(LONG);
             }
             // the receiver is closed before the sender's reader says why it ended
             org.railyard.testkit.Await.awaitUntil(() -> List.copyOf(lines).stream()
@@ -137,6 +132,41 @@ class RelayPassageTest {
                 assertThat(m.body()).isEqualTo(message);
             }
         }
+    }
+
+    @Test
+    void aSenderThatStallsInsideABodyIsClosedWithinTheBoundWhetherItsMessagePassesOrIsReadWhole() throws Exception {
+        List<String> lines = Relays.lines();
+        try (RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1L << 30, Long.MAX_VALUE, lines);
+             Socket in = Relays.handshakeByHand(relay, "job-s", 1, 2, Relays.SECRET, true).socket()) {
+            stallsWithin(relay, Relays.message(new Random(6), 0, 1, LONG, LONG), SENT_FIRST); // passing on
+            assertThat(drain(in)).as("the receiver, left with part of a DELIVER, is closed").isLessThan(LONG);
+            stallsWithin(relay, Relays.message(new Random(7), 0, 1, 100, 100), 40); // read whole before storing
+            assertThat(List.copyOf(lines).stream().filter(l -> l.contains("job job-s rank 0") && l.contains("stalled in the middle of a frame")))
+                    .hasSize(2);
+            assertThat(Relays.counter(relay.stats(), "stored")).isZero();
+        }
+    }
+
+    /** A sender of the first {@code upTo} bytes of {@code body}'s STORE, then nothing: the relay closes it within its bound. */
+    private static void stallsWithin(RelayServer relay, byte[] body, int upTo) throws Exception {
+        try (Socket s = Relays.handshakeByHand(relay, "job-s", 0, 2, Relays.SECRET).socket()) {
+            storePart(s.getOutputStream(), 1, 1, body, upTo);
+            long start = System.nanoTime();
+            assertThat(s.getInputStream().read()).as("the stalled sender is closed").isEqualTo(-1);
+            long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(waited).isBetween(2_500L, 13_000L); // the relay's bound in these tests is 3 s
+        }
+    }
+
+    /** Reads until the relay closes the connection; returns the bytes read. */
+    private static long drain(Socket in) throws java.io.IOException {
+        byte[] sink = new byte[1 << 16];
+        long got = 0;
+        for (int n; (n = in.getInputStream().read(sink)) >= 0; ) {
+            got += n;
+        }
+        return got;
     }
 
     @Test

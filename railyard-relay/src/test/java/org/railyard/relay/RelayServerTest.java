@@ -185,6 +185,16 @@ class RelayServerTest {
                 assertThat(waited).isBetween(2_500L, 13_000L); // the relay's bound in these tests is 3 s
             }
             assertThat(lines).anyMatch(l -> l.contains("job job-z rank 0") && l.contains("stalled in the middle of a frame"));
+            // a connection that never sends its HELLO is closed within the same bound, and counted as refused
+            try (Socket mute = new Socket(relay.address().getAddress(), relay.address().getPort())) {
+                mute.setSoTimeout((int) Relays.BOUND.toMillis());
+                long start = System.nanoTime();
+                assertThat(mute.getInputStream().read()).as("closed by the relay").isEqualTo(-1);
+                long waited = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertThat(waited).isBetween(2_500L, 13_000L);
+            }
+            assertThat(lines).anyMatch(l -> l.contains("no complete handshake for 3000 ms"));
+            assertThat(Relays.counter(relay.stats(), "refused")).isEqualTo(1);
             // a rank that says nothing at all after its handshake keeps its connection
             try (RelayClient quiet = Relays.rank(relay, "job-z", 1, 2, true)) {
                 assertThatThrownBy(() -> quiet.next(java.time.Duration.ofMillis(3_500)))
