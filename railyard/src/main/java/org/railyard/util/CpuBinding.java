@@ -17,28 +17,32 @@ import java.util.Map;
 /**
  * Binds the calling thread, and so every thread it starts afterwards (the engine's progress agent),
  * to one processor of those this process may use, one processor per rank of the node, as MPI
- * launchers bind ranks to cores. It is off unless asked for: on the 2-core development machine
- * (a VM) binding 2 ranks to the 2 processors did not make large transfers between them faster
- * (a 1 MiB broadcast took 45-260 us bound as unbound, depending on the run), so the default leaves
- * placement to the operating system.
+ * launchers bind ranks to cores. By default ({@code full}) it binds only when the node's ranks are
+ * exactly as many as the processors this process may use: unbound, the operating system at times
+ * runs two ranks on one processor while the other processor runs something else, and ranks that
+ * exchange every iteration then take turns instead of running together (the obstacle solve's warm
+ * iterations at np 2 on 2 processors: bench/results/log/2026-11-28-1500-warm-iteration.md). With
+ * fewer ranks than processors it leaves placement to the operating system: a processor is spare,
+ * and jobs started side by side on a larger node would all bind to its first processors.
  *
  * <p>The threads the JVM started before (compiler, garbage collector) are left free to run anywhere.
  * Linux only ({@code sched_getaffinity} and {@code sched_setaffinity} through
  * {@link Linker#nativeLinker()}: a restricted call, which {@code railyard run} enables with
  * {@code --enable-native-access=ALL-UNNAMED}).
  *
- * <p>{@code railyard.bind}: {@code none} (default) never binds; {@code auto} binds when the node runs
- * at least 2 ranks and no more than the processors this process may use (more ranks than processors
- * must share them, and a rank alone on its node has no one to collide with, which also keeps the
- * ranks of a network lab, one per namespace on one machine, from all landing on the first
- * processor); {@code core} binds whenever the position on the node is known (rank {@code i} to the
+ * <p>{@code railyard.bind}: {@code full} (default) binds when the node runs at least 2 ranks and
+ * exactly as many as the processors this process may use; {@code none} never binds; {@code auto}
+ * binds when the node runs at least 2 ranks and no more than the processors this process may use
+ * (more ranks than processors must share them, and a rank alone on its node has no one to collide
+ * with, which also keeps the ranks of a network lab, one per namespace on one machine, from all
+ * landing on the first processor); {@code core} binds whenever the position on the node is known (rank {@code i} to the
  * {@code i mod n}th processor). The position on the node comes from {@code RAILYARD_LOCAL_RANK} and
  * {@code RAILYARD_LOCAL_SIZE} ({@code railyard run}) or {@code MPI_LOCALRANKID} and
  * {@code MPI_LOCALNRANKS} (MPICH Hydra).
  */
 public final class CpuBinding {
     public static final String PROP = "railyard.bind";
-    public static final String DEFAULT = "none";
+    public static final String DEFAULT = "full";
 
     /** cpu_set_t of glibc: 1024 bits. */
     private static final int SET_BYTES = 128;
@@ -52,8 +56,8 @@ public final class CpuBinding {
      */
     public static String apply(Map<String, String> env) {
         String mode = Config.string(PROP, DEFAULT).toLowerCase(Locale.ROOT);
-        if (!mode.equals("auto") && !mode.equals("core") && !mode.equals("none")) {
-            throw new IllegalArgumentException(PROP + " must be auto, core or none, got '" + mode + "'");
+        if (!mode.equals("full") && !mode.equals("auto") && !mode.equals("core") && !mode.equals("none")) {
+            throw new IllegalArgumentException(PROP + " must be full, auto, core or none, got '" + mode + "'");
         }
         if (mode.equals("none")) {
             return "not bound to a processor (" + PROP + "=none)";
@@ -63,7 +67,7 @@ public final class CpuBinding {
         if (localRank < 0 || localSize <= 0 || localRank >= localSize) {
             return "not bound to a processor (position on the node unknown)";
         }
-        if (mode.equals("auto") && localSize < 2) {
+        if (!mode.equals("core") && localSize < 2) {
             return "not bound to a processor (the only rank on its node)";
         }
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
@@ -71,9 +75,9 @@ public final class CpuBinding {
         }
         try {
             List<Integer> allowed = Affinity.allowed();
-            if (mode.equals("auto") && localSize > allowed.size()) {
-                return "not bound to a processor (" + localSize + " ranks on this node share " + allowed.size()
-                        + " processors)";
+            String unfit = unfit(mode, localSize, allowed.size());
+            if (unfit != null) {
+                return "not bound to a processor (" + unfit + ")";
             }
             int cpu = allowed.get(localRank % allowed.size());
             Affinity.bind(cpu);
@@ -82,6 +86,22 @@ public final class CpuBinding {
         } catch (RuntimeException | LinkageError e) {
             return "not bound to a processor (" + e.getMessage() + ")";
         }
+    }
+
+    /**
+     * Why {@code mode} does not bind {@code ranks} ranks of a node to {@code processors} allowed
+     * processors, or null if it binds: {@code auto} binds up to as many ranks as processors,
+     * {@code full} exactly as many, {@code core} any number.
+     */
+    static String unfit(String mode, int ranks, int processors) {
+        if (mode.equals("auto") && ranks > processors) {
+            return ranks + " ranks on this node share " + processors + " processors";
+        }
+        if (mode.equals("full") && ranks != processors) {
+            return ranks + " ranks on this node, " + processors + " processors allowed: " + PROP
+                    + "=full binds only ranks that fill the processors";
+        }
+        return null;
     }
 
     private static int number(Map<String, String> env, String ours, String hydra) {

@@ -32,9 +32,25 @@ class CpuBindingTest {
     }
 
     @Test
-    void offByDefault() throws InterruptedException {
+    void noneNeverBinds() throws InterruptedException {
+        System.setProperty(CpuBinding.PROP, "none");
         assertThat(onThread(Map.of("RAILYARD_LOCAL_RANK", "0", "RAILYARD_LOCAL_SIZE", "2"))[0])
                 .isEqualTo("not bound to a processor (railyard.bind=none)");
+    }
+
+    @Test
+    void byDefaultRanksAreBoundOnlyWhenTheyFillTheProcessors() throws InterruptedException {
+        assertThat(CpuBinding.DEFAULT).isEqualTo("full");
+        assertThat(CpuBinding.unfit("full", 2, 2)).isNull();
+        assertThat(CpuBinding.unfit("full", 64, 64)).isNull();
+        assertThat(CpuBinding.unfit("full", 2, 4)).isEqualTo(
+                "2 ranks on this node, 4 processors allowed: railyard.bind=full binds only ranks that fill the processors");
+        assertThat(CpuBinding.unfit("full", 4, 2)).startsWith("4 ranks on this node, 2 processors allowed");
+        assertThat(CpuBinding.unfit("auto", 2, 4)).isNull();
+        assertThat(CpuBinding.unfit("auto", 3, 2)).isEqualTo("3 ranks on this node share 2 processors");
+        assertThat(CpuBinding.unfit("core", 3, 2)).isNull();
+        assertThat(onThread(Map.of("RAILYARD_LOCAL_RANK", "0", "RAILYARD_LOCAL_SIZE", "1"))[0])
+                .isEqualTo("not bound to a processor (the only rank on its node)");
     }
 
     @Test
@@ -72,6 +88,6 @@ class CpuBindingTest {
     void aWrongModeIsNamed() {
         System.setProperty(CpuBinding.PROP, "socket");
         assertThatThrownBy(() -> CpuBinding.apply(Map.of())).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("railyard.bind must be auto, core or none, got 'socket'");
+                .hasMessage("railyard.bind must be full, auto, core or none, got 'socket'");
     }
 }
