@@ -11,7 +11,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.railyard.bootstrap.AddressCard;
@@ -47,10 +46,6 @@ public final class ChannelTable {
     private final VirtualChannel[] channels;
     private final VirtualChannel[] active;
     private int activeCount;
-    /** Where the next {@link #progress} pass begins: past the last channel a cut pass served. */
-    private int nextActive;
-    /** The {@code stop} of a pass that is never cut. */
-    private static final BooleanSupplier ALL = () -> false;
     private final LinkSource links;
     private final FrameSink sink;
     private final long connectTimeoutNanos;
@@ -385,18 +380,8 @@ public final class ChannelTable {
         return channels[peer];
     }
 
-    /** One duty cycle over every channel; returns the amount of work done (0 when idle). */
+    /** One duty cycle; returns the amount of work done (0 when idle). */
     public int progress() {
-        return progress(ALL);
-    }
-
-    /**
-     * One duty cycle that gives way: {@code stop} is asked between two channels, and true ends the
-     * pass there. The next pass begins with the first channel this one did not reach, so every
-     * channel is served however often passes are cut. Connection events and the channels' timers
-     * are handled on every pass. Returns the amount of work done (0 when idle).
-     */
-    public int progress(BooleanSupplier stop) {
         int work = 0;
         LinkSource.Event e;
         while ((e = links.poll()) != null) {
@@ -413,17 +398,10 @@ public final class ChannelTable {
             }
             work++;
         }
-        int n = activeCount;
-        int at = nextActive < n ? nextActive : 0;
-        for (int served = 0; served < n; served++) {
-            if (served > 0 && stop.getAsBoolean()) {
-                nextActive = at;
-                break;
-            }
-            VirtualChannel c = active[at];
+        for (int i = 0; i < activeCount; i++) {
+            VirtualChannel c = active[i];
             work += c.progressReceive();
             work += c.progressSend();
-            at = at + 1 == n ? 0 : at + 1;
         }
         // the clock costs a few tens of nanoseconds: single-rail channels (shm latency) read it rarely
         if (reliableChannels > 0 || (++ticks & 63) == 0) {

@@ -142,9 +142,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private static final int DUTY_PARTS = 3;
 
     /** Runs part {@code i} of a duty cycle (the progress lock held); the work it did. */
-    private int dutyPart(int i, BooleanSupplier stop) {
+    private int dutyPart(int i) {
         return switch (i) {
-            case 0 -> channels.progress(stop);
+            case 0 -> channels.progress();
             case 1 -> collectives.progress();
             default -> rma.progress();
         };

@@ -5,32 +5,17 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.IntUnaryOperator;
 import org.railyard.util.BackoffIdle;
 
 /**
  * Who drives progress: the progress lock, the waiters that drive while they wait, and the agent
  * that drives while the application is away. The protocol, its states and its bounds are in the
  * package documentation; the bounds are the constants below. The duty cycle is given as parts
- * ({@code part.run(i, stop)} for {@code i} in {@code [0, parts)}), each run holding the lock; the
- * agent looks between two parts whether the application came in, and a part that serves many
- * peers asks {@code stop} between two of them.
+ * ({@code part.applyAsInt(i)} for {@code i} in {@code [0, parts)}), each run holding the lock; the
+ * agent looks between two parts whether the application came in.
  */
 public final class Progress {
-    /** One part of the duty cycle. */
-    @FunctionalInterface
-    public interface Part {
-        /**
-         * Runs part {@code i} holding the lock; the work it did. A part made of steps (one per
-         * channel, say) may ask {@code stop} between two steps: true means the thread must give
-         * the lock back soon (the application came in while the agent drives), and the part then
-         * returns what it did so far and resumes, at its next run, where it stopped.
-         */
-        int run(int i, BooleanSupplier stop);
-    }
-
-    /** The {@code stop} of a cycle that an application thread runs: it never gives the lock back early. */
-    public static final BooleanSupplier NEVER = () -> false;
-
     /** The agent's shortest park between two looks (watching) or after a cycle without work (driving). */
     public static final long LOOK_MIN_NANOS = 100_000;
     /** The agent's longest park between two looks; its parks double from {@link #LOOK_MIN_NANOS} to this. */
@@ -88,7 +73,7 @@ public final class Progress {
     private final ProgressLock lock = new ProgressLock();
     private final Bell bell;
     private final int parts;
-    private final Part part;
+    private final IntUnaryOperator part;
     /** True if the agent has work to advance while the application is away (lock held); see "Resting". */
     private final BooleanSupplier agentNeeded;
     /** What {@link #agentNeeded} said at the end of the agent's last whole cycle (agent thread only). */
@@ -125,7 +110,7 @@ public final class Progress {
      * @param maxParkNanos  a waiter's longest park
      * @param maxSleepNanos longest doorbell sleep when every channel rings
      */
-    public Progress(Bell bell, int parts, Part part, long spins, long yields, long maxParkNanos,
+    public Progress(Bell bell, int parts, IntUnaryOperator part, long spins, long yields, long maxParkNanos,
                     long maxSleepNanos) {
         this(bell, parts, part, () -> true, spins, yields, maxParkNanos, maxSleepNanos);
     }
@@ -135,7 +120,7 @@ public final class Progress {
      * application is away ({@code agentNeeded}, asked holding the lock): when it says no, a
      * driving agent rests instead of polling and sleeping on the doorbell (package documentation).
      */
-    public Progress(Bell bell, int parts, Part part, BooleanSupplier agentNeeded, long spins, long yields,
+    public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
                     long maxParkNanos, long maxSleepNanos) {
         this(bell, parts, part, agentNeeded, spins, yields, maxParkNanos, maxSleepNanos, false);
     }
@@ -144,7 +129,7 @@ public final class Progress {
      * As above; with {@code sleepFirst} a waiter sleeps on the doorbell from its first park on
      * ({@code railyard.idle.sleepfirst}) instead of once its parks reached {@code maxParkNanos}.
      */
-    public Progress(Bell bell, int parts, Part part, BooleanSupplier agentNeeded, long spins, long yields,
+    public Progress(Bell bell, int parts, IntUnaryOperator part, BooleanSupplier agentNeeded, long spins, long yields,
                     long maxParkNanos, long maxSleepNanos, boolean sleepFirst) {
         if (parts < 1) {
             throw new IllegalArgumentException("a duty cycle needs at least one part, not " + parts);
@@ -238,7 +223,7 @@ public final class Progress {
     private int cycle() {
         int work = 0;
         for (int i = 0; i < parts; i++) {
-            work += part.run(i, NEVER);
+            work += part.applyAsInt(i);
         }
         return work;
     }
@@ -541,9 +526,6 @@ public final class Progress {
         }
     }
 
-    /** The agent's {@code stop} inside a part: close, or the application came in since it began driving. */
-    private final BooleanSupplier agentStop = () -> closed || cameIn(driveMark);
-
     /**
      * One cycle of the agent, looking before each part whether the application came in (then it
      * stops and releases the lock); the work done, or -1 if it could not take the lock or stopped
@@ -562,7 +544,7 @@ public final class Progress {
                 if (i == 0) {
                     agentCycles++;
                 }
-                work += part.run(i, agentStop);
+                work += part.applyAsInt(i);
             }
             needed = agentNeeded.getAsBoolean();
             neededMark = lock.entries();

@@ -62,11 +62,9 @@
  * <li><b>DRIVING</b>. The agent runs duty cycles through {@code tryLock}. Before each part of a
  *     cycle it checks that the application is still away (nobody waiting, nobody queued for the
  *     lock, the entry mark unmoved); if one came in, it releases the lock at once and goes back to
- *     WATCHING. Inside the channel floor's part it asks the same between two channels, and a cut
- *     pass resumes at the next cycle with the first channel it did not reach. So a posting call
- *     that comes while the agent is in a cycle waits for at most the rest of <em>one step</em>:
- *     one channel (which reads at most a batch of frames per rail), or one pass over the
- *     schedules or the windows. A waiter that
+ *     WATCHING, so a posting call that comes while the agent is in a cycle waits for at most the
+ *     rest of <em>one part</em> of that cycle (one pass of the channel floor, which reads at most a
+ *     batch of frames per rail, or one pass over the schedules or the windows). A waiter that
  *     comes never blocks on the agent: its {@code tryLock} fails, it idles, it tries again. When a
  *     cycle finds nothing to do and the engine says the agent has no more work, it rests; when
  *     there is work but nothing came, it idles on its own backoff: parks from {@code
