@@ -6,6 +6,7 @@ import static org.railyard.WindowPaths.at;
 import static org.railyard.WindowPaths.window;
 
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -113,8 +114,8 @@ class WindowEpochsTest {
     /**
      * Rank 2 closes its engine (it dies) instead of entering the synchronisation call named by
      * {@code where}; ranks 0 and 1 must fail with PEER_FAILED naming rank 2, long before the RMA
-     * timeout (set to 120 s here); a fence names every member gone (rank 1 may have left already,
-     * after its own failure). On the message path (array) the fence is the communicator's
+     * timeout (set to 120 s here); the survivors stay until both have failed, so rank 2 is the
+     * only member gone. On the message path (array) the fence is the communicator's
      * barrier, which may name instead the other survivor, gone after its own failure: there only
      * PEER_FAILED is checked.
      */
@@ -124,6 +125,9 @@ class WindowEpochsTest {
         String old = System.getProperty("railyard.rma.timeout");
         System.setProperty("railyard.rma.timeout", "120");
         AtomicBoolean closed = new AtomicBoolean();
+        // the survivors leave only once both have failed: a survivor that finalized early would be a
+        // second member gone, and the other's failure could name it instead of rank 2
+        CountDownLatch failedBoth = new CountDownLatch(2);
         try {
             EngineJob.run(3, "shm", e -> {
                 Comm w = new Comm(e, e.world());
@@ -161,6 +165,9 @@ class WindowEpochsTest {
                     }
                 });
                 assertThat((System.nanoTime() - start) / 1_000_000_000L).as("seconds to find the death").isLessThan(60);
+                failedBoth.countDown();
+                Await.awaitUntil(() -> failedBoth.getCount() == 0, java.time.Duration.ofSeconds(60),
+                        "the other survivor's failure");
             });
         } finally {
             if (old == null) {
