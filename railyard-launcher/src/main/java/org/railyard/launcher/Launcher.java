@@ -128,6 +128,7 @@ public final class Launcher {
             Path ckptDir = restarts > 0 && !spec.env().containsKey(ckptName) && System.getenv(ckptName) == null
                     ? Files.createTempDirectory("railyard-ckpt-" + identity.id() + "-") : null;
             Map<String, String> jobEnv = new LinkedHashMap<>(launch);
+            jobEnv.putAll(stallReportDefault(spec, System.getenv()));
             if (ckptDir != null) {
                 jobEnv.put(ckptName, ckptDir.toString());
             }
@@ -324,5 +325,19 @@ public final class Launcher {
     /** Quotes a word for a POSIX shell: single quotes, with each embedded quote spelled '\''. */
     static String quote(String word) {
         return "'" + word.replace("'", "'\\''") + "'";
+    }
+
+    /**
+     * A job with a timeout that does not set {@code railyard.stall.report} gets one at three fifths
+     * of its timeout: a job killed by its timeout has then already printed, rank by rank, what each
+     * waited for (the engine's stall report) instead of ending without a word.
+     */
+    static Map<String, String> stallReportDefault(JobSpec spec, Map<String, String> launcherEnv) {
+        String name = Config.envName(Config.STALL_REPORT_PROP);
+        if (spec.timeout() == null || spec.env().containsKey(name) || launcherEnv.containsKey(name)
+                || System.getProperty(Config.STALL_REPORT_PROP) != null) {
+            return Map.of();
+        }
+        return Map.of(name, Math.max(1, spec.timeout().toSeconds() * 3 / 5) + "s");
     }
 }

@@ -278,4 +278,18 @@ class LauncherTest {
         Files.setPosixFilePermissions(rsh, PosixFilePermissions.fromString("rwxr-xr-x"));
         return rsh;
     }
+
+    @Test
+    void aJobWithATimeoutGetsAStallReportAtThreeFifthsOfItUnlessItSetsOne() {
+        JobSpec timed = new JobSpec(2, null, PROGRAM, null, null, null, null, Duration.ofSeconds(240), null);
+        assertThat(Launcher.stallReportDefault(timed, java.util.Map.of())).containsExactly(java.util.Map.entry("RAILYARD_STALL_REPORT", "144s"));
+        JobSpec untimed = new JobSpec(2, null, PROGRAM, null, null, null, null, null, null);
+        assertThat(Launcher.stallReportDefault(untimed, java.util.Map.of())).isEmpty();
+        JobSpec own = new JobSpec(2, null, PROGRAM, null, null, java.util.Map.of("RAILYARD_STALL_REPORT", "0"), null,
+                Duration.ofSeconds(240), null);
+        assertThat(Launcher.stallReportDefault(own, java.util.Map.of())).isEmpty();
+        assertThat(Launcher.stallReportDefault(timed, java.util.Map.of("RAILYARD_STALL_REPORT", "5s"))).isEmpty();
+        JobSpec shortOne = new JobSpec(2, null, PROGRAM, null, null, null, null, Duration.ofMillis(500), null);
+        assertThat(Launcher.stallReportDefault(shortOne, java.util.Map.of())).containsEntry("RAILYARD_STALL_REPORT", "1s");
+    }
 }

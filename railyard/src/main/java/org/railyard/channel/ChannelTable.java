@@ -505,6 +505,20 @@ public final class ChannelTable {
         return sb.toString();
     }
 
+    /** Every open channel's sequencing and queue state, one line each, for a stall report (lock held). */
+    public String diagnose() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < activeCount; i++) {
+            VirtualChannel c = active[i];
+            sb.append("  channel to rank ").append(c.peer()).append(": ").append(c.diagnose()).append('\n');
+            for (Rail r : c.rails()) {
+                sb.append("    ").append(r).append(r.link != null && r.link.hasPendingOutput() ? ", output pending" : "")
+                        .append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
     int rank() {
         return rank;
     }

@@ -692,6 +692,16 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         }
     }
 
+    /** Its sending and receiving state in one line, for a stall report (progress lock held). */
+    String diagnose() {
+        return state + (failure == null ? "" : " (" + failure + ")") + ", next psn " + order.nextPsn() + ", expecting psn "
+                + order.expected() + ", peer acknowledged up to " + order.acked()
+                + (envelopes.isEmpty() ? "" : ", envelopes queued") + (bulk.isEmpty() ? "" : ", bulk data queued")
+                + (order.awaiting() ? ", sends awaiting acknowledgement" : "")
+                + (reliable && !failover.drained() ? ", frames unacknowledged" : "") + (byeSent ? ", bye sent" : "")
+                + (byeReceived ? ", bye received" : "") + ", rails " + rails.liveCount + "/" + rails.slots();
+    }
+
     @Override
     public String toString() {
         return "VirtualChannel[rank " + peer + ", " + state + (failure == null ? "" : ", " + failure) + ", rails "

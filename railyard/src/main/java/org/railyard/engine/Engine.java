@@ -74,6 +74,8 @@ public final class Engine implements FrameSink, Transfer.Owner {
     private final ValueFlows values = new ValueFlows(this);
     private final Rma rma;
     private final Checkpoints checkpoints;
+    /** The stall report's watch, or null when {@code railyard.stall.report} is off. */
+    private final StallWatch stallWatch;
 
     private Engine(Bootstrap bootstrap) {
         // the processors this process may use (cgroup quota included), counted before the binding below narrows them to one
@@ -125,6 +127,36 @@ public final class Engine implements FrameSink, Transfer.Owner {
                 + (remoteRead ? "on from " + remoteReadMin + " B" : "off (" + noReads + ")"));
         this.checkpoints = new Checkpoints(rank, size, channels, p2p, communicators, collectives, progress);
         progress.startAgent("railyard-progress-" + rank);
+        Duration stall = Config.duration(Config.STALL_REPORT_PROP, Duration.ZERO);
+        this.stallWatch = stall.isZero() ? null : new StallWatch(stall, progress::waiters, this::stallReport);
+    }
+
+    /**
+     * What this process waits for, after a wait of {@code seconds}: the progress floor's state, the
+     * collectives under way with their pending sends and receives, point-to-point's queues and
+     * every channel's sequencing. Taken under the progress lock, waiting for it at most 2 s.
+     */
+    private String stallReport(long seconds) {
+        StringBuilder sb = new StringBuilder("rank " + rank + " of " + size + ": an application thread has waited "
+                + seconds + " s (" + Config.STALL_REPORT_PROP + "); " + progress.describe() + "\n");
+        ReentrantLock lock = progress.lock();
+        boolean held = false;
+        try {
+            held = lock.tryLock(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!held) {
+            return sb.append("  the progress lock stayed held; no more to say").toString();
+        }
+        try {
+            collectives.describe(sb);
+            p2p.describe(sb, 16);
+            sb.append(channels.diagnose());
+        } finally {
+            lock.unlock();
+        }
+        return sb.toString();
     }
 
     /** Stores an application checkpoint with the library state a restart resumes from (see {@code Railyard.checkpoint}). */
@@ -642,6 +674,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
             idle.idle(work);
         }
         progress.stopAgent();
+        if (stallWatch != null) {
+            stallWatch.stop();
+        }
         lock.lock();
         try {
             channels.closeAll();

@@ -186,6 +186,15 @@ public final class Config {
     public static final String IDLE_TIMER_SLACK_PROP = "railyard.idle.timerslack";
     public static final long IDLE_TIMER_SLACK_DEFAULT = 1000;
 
+    /**
+     * The stall report: when an application thread has been waiting in the library this long
+     * (a duration; 0, the default, is off), the process prints to standard error what it waits for
+     * (its collectives under way with their pending sends and receives, the posted receives, the
+     * unexpected messages, the transfers in flight, every channel's sequencing and queues). A
+     * diagnostic for a job that stops moving; see docs/ARCHITECTURE.md, "The stall report".
+     */
+    public static final String STALL_REPORT_PROP = "railyard.stall.report";
+
     /** Longest park of an idle waiter, microseconds. */
     public static final String IDLE_MAX_PARK_PROP = "railyard.idle.maxpark";
     public static final long IDLE_MAX_PARK_DEFAULT = 100;

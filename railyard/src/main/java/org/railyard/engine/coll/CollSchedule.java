@@ -481,6 +481,16 @@ final class CollSchedule extends Transfer {
         }
     }
 
+    /** Appends the sends and receives of the current round not yet complete (progress lock held). */
+    void describePending(StringBuilder sb) {
+        for (int i = checked; i < inflightCount; i++) {
+            Transfer t = inflight[i];
+            if (t != null && !t.isDone()) {
+                sb.append("    pending: ").append(t.describe()).append('\n');
+            }
+        }
+    }
+
     @Override
     public String toString() {
         return what + " on " + comm.name() + " (" + algorithm + "), round " + round + " of " + rounds;

@@ -106,6 +106,16 @@ public final class Collectives {
         return work;
     }
 
+    /** Appends each collective under way and its pending sends and receives, for a stall report (lock held). */
+    public void describe(StringBuilder sb) {
+        int n = 0;
+        for (CollSchedule s = activeHead; s != null; s = s.nextActive, n++) {
+            sb.append("  collective: ").append(s).append('\n');
+            s.describePending(sb);
+        }
+        sb.append("  ").append(n).append(" collectives under way\n");
+    }
+
     /** Starts a built schedule: its first rounds run now, the rest from the progress engine. */
     Transfer start(CollSchedule s) {
         ReentrantLock lock = p2p.progressLock();

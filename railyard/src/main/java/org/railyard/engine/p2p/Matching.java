@@ -126,6 +126,26 @@ final class Matching {
         return unexpectedHead;
     }
 
+    /** Appends the posted receives and the unexpected messages, oldest first, at most {@code max} lines of each. */
+    void describe(StringBuilder sb, int max) {
+        int n = 0;
+        for (RecvTransfer t = postedHead; t != null; t = t.nextMatch, n++) {
+            if (n < max) {
+                sb.append("  posted: ").append(t.describe()).append('\n');
+            }
+        }
+        sb.append("  ").append(n).append(" receives posted\n");
+        n = 0;
+        for (Unexpected u = unexpectedHead; u != null; u = u.next, n++) {
+            if (n < max) {
+                sb.append("  unexpected: from rank ").append(u.source).append(", context ").append(u.context)
+                        .append(", tag 0x").append(Integer.toHexString(u.tag)).append(", ").append(u.bytes).append(" B")
+                        .append(u.rendezvous ? " (request to send)" : "").append('\n');
+            }
+        }
+        sb.append("  ").append(n).append(" unexpected messages\n");
+    }
+
     /** An unexpected-message record whose buffer holds at least {@code bytes}; size classes are powers of two. */
     private Unexpected acquire(long bytes) {
         int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(Math.max(bytes, 64) - 1);

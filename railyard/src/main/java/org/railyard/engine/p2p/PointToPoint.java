@@ -518,6 +518,22 @@ public final class PointToPoint implements Transfer.Owner {
         return t instanceof SendTransfer s && s.phase == SendTransfer.PHASE_WAIT_CTS;
     }
 
+    /**
+     * Appends what point-to-point waits for, for a stall report: the posted receives, the
+     * unexpected messages and every transfer addressable on the wire (rendezvous in flight), at
+     * most {@code max} lines of each. Called holding the progress lock.
+     */
+    public void describe(StringBuilder sb, int max) {
+        matching.describe(sb, max);
+        int[] n = {0};
+        table.forEach(t -> {
+            if (n[0]++ < max) {
+                sb.append("  in flight: ").append(t.describe()).append('\n');
+            }
+        });
+        sb.append("  ").append(n[0]).append(" transfers in flight\n");
+    }
+
     /** A transfer is done: its id is no longer valid on the wire. */
     @Override
     public void completed(Transfer t) {

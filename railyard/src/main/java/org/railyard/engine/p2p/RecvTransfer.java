@@ -34,6 +34,16 @@ final class RecvTransfer extends Transfer {
         this.rank = rank;
     }
 
+    @Override
+    public String describe() {
+        String from = peer == PointToPoint.ANY_SOURCE ? "any source" : "rank " + peer;
+        String what = "receive from " + from + ", context " + context + ", tag "
+                + (tag == PointToPoint.ANY_TAG ? "any" : "0x" + Integer.toHexString(tag)) + ", up to " + capacityBytes + " B";
+        return messageBytes == 0 && !rendezvous ? what
+                : what + ", matched rank " + matchedSource + (rendezvous ? " (rendezvous)" : "") + ", " + received + " of "
+                + messageBytes + " B in";
+    }
+
     /** True if a message of {@code ctx}, world rank {@code src} and {@code msgTag} matches this receive. */
     boolean matches(int ctx, int src, int msgTag) {
         return context == ctx && (peer == PointToPoint.ANY_SOURCE || peer == src) && (tag == PointToPoint.ANY_TAG || tag == msgTag);

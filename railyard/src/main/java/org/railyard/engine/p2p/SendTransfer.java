@@ -36,6 +36,13 @@ final class SendTransfer extends Transfer {
         super(owner);
     }
 
+    @Override
+    public String describe() {
+        String[] phases = {"eager", "request to send queued", "waiting for the receiver's CTS", "data"};
+        return "send to rank " + peer + ", context " + context + ", tag 0x" + Integer.toHexString(tag) + ", "
+                + capacityBytes + " B, " + phases[phase] + (phase == PHASE_DATA ? ", " + sent + " B sent" : "");
+    }
+
     long bytes() {
         return capacityBytes;
     }

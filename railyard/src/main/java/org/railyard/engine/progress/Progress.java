@@ -377,6 +377,17 @@ public final class Progress {
         return nanos;
     }
 
+    /** Who is inside and what the agent does, in one line (diagnostics: the stall report). */
+    public String describe() {
+        return waiting.get() + " application threads waiting, progress lock held by " + lock.holder() + ", agent "
+                + state + " (" + agentCycles + " cycles, " + agentRests + " rests)";
+    }
+
+    /** Application threads in a wait loop now (diagnostics: the stall report). */
+    public int waiters() {
+        return waiting.get();
+    }
+
     /** A waiting thread leaves. */
     private void leave() {
         waiting.decrementAndGet();

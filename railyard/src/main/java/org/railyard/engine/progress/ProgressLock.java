@@ -45,6 +45,12 @@ public final class ProgressLock extends ReentrantLock {
         ENTRIES.setOpaque(this, entries + 1);
     }
 
+    /** The name of the thread holding the lock, or "nobody" (diagnostics). */
+    public String holder() {
+        Thread t = getOwner();
+        return t == null ? "nobody" : t.getName();
+    }
+
     /** The entry mark: it changes whenever the application came in since it was last read. */
     long entries() {
         return (long) ENTRIES.getOpaque(this);

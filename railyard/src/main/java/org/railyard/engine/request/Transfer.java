@@ -76,6 +76,12 @@ public abstract class Transfer extends Outbound implements java.util.function.Bo
         this.statusBytes = 0;
     }
 
+    /** One line for a stall report ({@code railyard.stall.report}): what it is, with whom, on which context and tag. */
+    public String describe() {
+        return getClass().getSimpleName() + " peer " + peer + ", context " + context + ", tag " + tag + ", "
+                + capacityBytes + " B";
+    }
+
     /** True once complete, failed or cancelled. */
     public final boolean isDone() {
         return state != PENDING;
