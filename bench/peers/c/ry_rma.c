@@ -43,6 +43,9 @@
  *          default 1:4m.
  *   LABEL  free text written in the transport column (the caller knows which BTL it selected).
  *
+ * Open MPI: a window whose members share a node is served by osc sm unless the caller chose the
+ * one-sided component (OMPI_MCA_osc, or osc rdma's priority): see steer_open_mpi_osc.
+ *
  * Build: mpicc -O2 -o ry_rma ry_rma.c
  */
 #include <mpi.h>
@@ -88,6 +91,29 @@ static void fail_check(const char *what, long at, long expected, long got) {
 }
 
 
+
+#ifdef OPEN_MPI
+#define OSC_RDMA_PRIORITY_BELOW_SM "50"
+/*
+ * Open MPI 4.1 (osc rdma over btl vader, its default for MPI_Win_allocate on one node) breaks
+ * MPI_Compare_and_swap: the origin hands its own mapping's address of the target's window memory
+ * to vader's emulated atomic, and the target applies the swap at that address in its address
+ * space, which holds nothing there (SIGSEGV in the target's next progress, MPI_Barrier here; with
+ * address randomisation off the two mappings coincide and it passes). Its fetch-and-op checks for
+ * that case, its compare-and-swap does not. OSU's osu_cas_latency crashes the same way.
+ * So, when the caller named no one-sided component, osc rdma's priority goes below osc sm's:
+ * a window whose members share a node gets osc sm (loads, stores and atomics in shared memory)
+ * and any other window osc rdma as before. Must run before MPI_Init; returns whether it did.
+ */
+static int steer_open_mpi_osc(void) {
+    if (getenv("OMPI_MCA_osc") != NULL || getenv("OMPI_MCA_osc_rdma_priority") != NULL) {
+        return 0;
+    }
+    return setenv("OMPI_MCA_osc_rdma_priority", OSC_RDMA_PRIORITY_BELOW_SM, 0) == 0;
+}
+#else
+static int steer_open_mpi_osc(void) { return 0; }
+#endif
 
 static int is_bw(enum bench b) { return b == PUT_BW || b == GET_BW; }
 
@@ -383,9 +409,14 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
 }
 
 int main(int argc, char **argv) {
+    int steered = steer_open_mpi_osc();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if (steered && rank == 0) {
+        fprintf(stderr, "ry_rma: no one-sided component chosen: osc rdma's priority set below osc sm's "
+                        "(Open MPI's osc rdma over vader crashes in MPI_Compare_and_swap; set OMPI_MCA_osc to choose)\n");
+    }
 
     int benches = 0, syncs = 0;
     long sizes[MAX_SIZES];

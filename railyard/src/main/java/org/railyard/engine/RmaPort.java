@@ -13,6 +13,11 @@ final class RmaPort extends EnginePort implements RmaServices {
     }
 
     @Override
+    public int size() {
+        return engine.size();
+    }
+
+    @Override
     public boolean driveUntil(BooleanSupplier done, long timeoutNanos) {
         return engine.driveUntil(done, timeoutNanos);
     }

@@ -93,9 +93,30 @@ public final class IdlePlan {
         return Math.max(1, Math.min(reported, quota));
     }
 
-    /** This process's processors: the JVM's count and the cgroup quota of {@code /sys/fs/cgroup}. */
+    /** The first answer of {@link #processors()} in this process; 0 before the first call. */
+    private static volatile int firstCount;
+
+    /**
+     * This process's processors: the JVM's count and the cgroup quota of {@code /sys/fs/cgroup}.
+     * The JVM's count follows the calling thread's binding, so once {@link CpuBinding} bound the
+     * thread it is 1: see {@link #processorsBeforeBinding()}.
+     */
     public static int processors() {
-        return processors(Path.of("/sys/fs/cgroup"), Runtime.getRuntime().availableProcessors());
+        int n = processors(Path.of("/sys/fs/cgroup"), Runtime.getRuntime().availableProcessors());
+        if (firstCount == 0) {
+            firstCount = n;
+        }
+        return n;
+    }
+
+    /**
+     * This process's processors as {@link #processors()} first counted them in this process (the
+     * engine counts before it binds its thread), or counted now if never yet: the count the
+     * engine's idle plan was made from, for a plan made after the binding.
+     */
+    public static int processorsBeforeBinding() {
+        int n = firstCount;
+        return n > 0 ? n : processors();
     }
 
     /** {@code cpu.max}: "max PERIOD" or "QUOTA PERIOD" in microseconds; no file or no limit: unbounded. */

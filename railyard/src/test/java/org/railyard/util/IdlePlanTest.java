@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,5 +75,22 @@ class IdlePlanTest {
         assertThat(IdlePlan.ranksOnNode(Map.of("SLURM_NTASKS_PER_NODE", "2(x3)"), 6)).isEqualTo(6);
         assertThat(IdlePlan.ranksOnNode(Map.of(), 5)).isEqualTo(5);
         assertThat(IdlePlan.ranksOnNode(Map.of("RAILYARD_LOCAL_SIZE", "0"), 5)).isEqualTo(5);
+    }
+
+    @Test
+    void theCountBeforeAThreadWasBoundSurvivesTheBinding() throws InterruptedException {
+        int unbound = IdlePlan.processors();
+        Assumptions.assumeTrue(unbound >= 2, "one processor: nothing to narrow");
+        AtomicReference<String> seen = new AtomicReference<>();
+        // a thread of its own: the binding holds for the thread that makes it, not for the test's
+        Thread t = new Thread(() -> {
+            String how = CpuBinding.apply(Map.of("RAILYARD_LOCAL_RANK", "0", "RAILYARD_LOCAL_SIZE", "" + unbound));
+            seen.set(how + " | now " + IdlePlan.processors() + " | before " + IdlePlan.processorsBeforeBinding());
+        });
+        t.start();
+        t.join(30_000);
+        assertThat(t.isAlive()).as("the binding thread ended").isFalse();
+        Assumptions.assumeTrue(seen.get().startsWith("bound"), seen.get());
+        assertThat(seen.get()).endsWith("| now 1 | before " + unbound);
     }
 }

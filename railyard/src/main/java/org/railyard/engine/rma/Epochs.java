@@ -433,23 +433,24 @@ final class Epochs {
     /** The fence's barrier over the mapped header; bounded, and ends with PEER_FAILED if a member failed. */
     private void nodeBarrier() {
         int gen = shared.arrive();
-        // polls for SharedSync.SPIN_NANOS, yields, then sleeps (the same as SharedSync's waits, without a lambda)
+        // polls and yields as the window's WaitPlan says, then sleeps (as SharedSync's waits, without a lambda)
+        WaitPlan plan = shared.sync().plan();
         long spinUntil = 0;
-        for (int i = 1; ; i++) {
+        for (int i = 1; plan.spins(); i++) {
             if (shared.passed(gen)) {
                 return;
             }
             if (i % SharedSync.SPINS_PER_LOOK == 0) {
                 long now = System.nanoTime();
                 if (spinUntil == 0) {
-                    spinUntil = now + SharedSync.SPIN_NANOS;
+                    spinUntil = now + plan.spinNanos();
                 } else if (now - spinUntil > 0) {
                     break;
                 }
             }
             Thread.onSpinWait();
         }
-        for (int i = 0; i < SharedSync.YIELDS; i++) {
+        for (int i = 0; i < plan.yields(); i++) {
             if (shared.passed(gen)) {
                 return;
             }

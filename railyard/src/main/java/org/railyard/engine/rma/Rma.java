@@ -40,9 +40,20 @@ public final class Rma {
     private final RmaServices s;
     private final ArrayList<RmaWindow> windows = new ArrayList<>();
     private int nextId;
+    /** How the waits of mapped windows poll and yield; made at the first mapped window, the same for all. */
+    private WaitPlan waitPlan;
 
     public Rma(RmaServices services) {
         this.s = services;
+    }
+
+    /** The waits' plan of this process's mapped windows; lock held (windows are made under it). */
+    WaitPlan waitPlan() {
+        if (waitPlan == null) {
+            waitPlan = WaitPlan.forThisNode(s.size());
+            s.choice("rank " + s.rank() + ": waits of mapped windows: " + waitPlan.describe());
+        }
+        return waitPlan;
     }
 
     static long timeoutNanos() {

@@ -16,6 +16,9 @@ public interface RmaServices {
     /** World rank of this process. */
     int rank();
 
+    /** Ranks of the job (the world's size). */
+    int size();
+
     /** Fails if the engine was closed or {@code c} freed. */
     void checkComm(CommState c);
 

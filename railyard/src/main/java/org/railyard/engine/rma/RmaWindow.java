@@ -89,7 +89,7 @@ public final class RmaWindow {
             arrayKindOf[r] = (int) info[Rma.INFO * r + 2];
         }
         this.parts = parts;
-        this.shared = header == null ? null : new SharedHeader(header, n, this);
+        this.shared = header == null ? null : new SharedHeader(header, n, this, rma.waitPlan());
         this.atomics = header == null ? null : new SharedAccess(shared, n);
         this.arena = arena;
         this.target = new Target(this, s, comm, mem);

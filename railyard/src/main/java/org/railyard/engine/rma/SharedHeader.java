@@ -72,12 +72,12 @@ final class SharedHeader {
         return LOCKS + (long) LINE * members;
     }
 
-    SharedHeader(MemorySegment words, int members, RmaWindow w) {
+    SharedHeader(MemorySegment words, int members, RmaWindow w, WaitPlan plan) {
         this.words = words;
         this.generationWord = words.asSlice(GENERATION, 4);
         this.members = members;
         this.w = w;
-        this.sync = new SharedSync(words.asSlice(syncAt(members), SharedSync.bytes(members)), members);
+        this.sync = new SharedSync(words.asSlice(syncAt(members), SharedSync.bytes(members)), members, plan);
     }
 
     /** The passive-target locks and the post/complete counters of the window. */

@@ -50,7 +50,8 @@ import org.railyard.util.Futex;
  * the counters they bump pair the same way: a release on the bump after a full fence, an acquire
  * on the read of the waiter.
  *
- * <p><b>Waits</b> spin a little, yield a little, then sleep on a bell (a futex word where futexes
+ * <p><b>Waits</b> poll and yield as the {@link WaitPlan} says (not at all on a node with more
+ * ranks than processors), then sleep on a bell (a futex word where futexes
  * work, else parks of growing length): a lock's bell rings when it is released, a member's when a
  * post or a complete is meant for it. Between two sleeps the waiter's {@code between} check runs
  * (the caller's: failed peers), and the wait fails with TIMEOUT after {@value Rma#TIMEOUT_PROP}
@@ -77,17 +78,8 @@ final class SharedSync {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
-    /**
-     * How long a waiter (here, and at the fence's barrier) polls before it yields and then sleeps
-     * ({@link Config#RMA_SPIN_PROP}). The other member is usually a few
-     * microseconds away when both run, and a sleeper's wake-up on a busy node is the scheduler's
-     * (tens of microseconds or more), so the poll lasts long enough to catch the partner that
-     * runs, no more.
-     */
-    static final long SPIN_NANOS = Math.max(0, Config.number(Config.RMA_SPIN_PROP, Config.RMA_SPIN_DEFAULT)) * 1000;
     /** Polls between two reads of the clock while polling. */
     static final int SPINS_PER_LOOK = 32;
-    static final int YIELDS = 16;
     /** The longest sleep between two looks (a lost wake, or a park without futexes, costs no more). */
     private static final long SLICE_MAX_NANOS = 2_000_000;
     private static final long PARK_MIN_NANOS = 20_000;
@@ -95,6 +87,8 @@ final class SharedSync {
 
     private final MemorySegment words;
     private final int n;
+    /** How a wait polls and yields before it sleeps (here, and at the fence's barrier in {@link Epochs}). */
+    private final WaitPlan plan;
     private final long bells;
     private final long holds;
     private final long posted;
@@ -116,8 +110,13 @@ final class SharedSync {
     }
 
     SharedSync(MemorySegment words, int n) {
+        this(words, n, WaitPlan.forThisNode(n));
+    }
+
+    SharedSync(MemorySegment words, int n, WaitPlan plan) {
         this.words = words;
         this.n = n;
+        this.plan = plan;
         this.bells = (long) LINE * n;
         this.holds = 2L * LINE * n;
         this.posted = holds + round(4L * n * n);
@@ -128,6 +127,10 @@ final class SharedSync {
             lockBells[r] = words.asSlice(lockAt(r) + 8, 4);
             memberBells[r] = words.asSlice(bellOf(r), 4);
         }
+    }
+
+    WaitPlan plan() {
+        return plan;
     }
 
     // ================================================================== passive target
@@ -322,27 +325,27 @@ final class SharedSync {
     }
 
     /**
-     * Waits until {@code done} (which may act: a try at a lock), spinning, yielding, then sleeping
-     * on the bell at {@code bell} (its word {@code word}); runs {@code between} after each sleep; fails with TIMEOUT after
+     * Waits until {@code done} (which may act: a try at a lock), spinning and yielding as the
+     * {@link WaitPlan} says, then sleeping on the bell at {@code bell} (its word {@code word}); runs {@code between} after each sleep; fails with TIMEOUT after
      * the RMA timeout, naming {@code what}.
      */
     private void await(BooleanSupplier done, long bell, MemorySegment word, Runnable between, Supplier<String> what) {
         long spinUntil = 0;
-        for (int i = 1; ; i++) {
+        for (int i = 1; plan.spins(); i++) {
             if (done.getAsBoolean()) {
                 return;
             }
             if (i % SPINS_PER_LOOK == 0) {
                 long now = System.nanoTime();
                 if (spinUntil == 0) {
-                    spinUntil = now + SPIN_NANOS;
+                    spinUntil = now + plan.spinNanos();
                 } else if (now - spinUntil > 0) {
                     break;
                 }
             }
             Thread.onSpinWait();
         }
-        for (int i = 0; i < YIELDS; i++) {
+        for (int i = 0; i < plan.yields(); i++) {
             if (done.getAsBoolean()) {
                 return;
             }

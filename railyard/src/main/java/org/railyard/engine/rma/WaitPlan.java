@@ -1,0 +1,58 @@
+package org.railyard.engine.rma;
+
+import java.util.function.LongUnaryOperator;
+import org.railyard.util.Config;
+import org.railyard.util.IdlePlan;
+
+/**
+ * How a wait of a mapped window (the fence's barrier, a lock, post/start/complete/wait:
+ * {@link SharedSync}, {@link Epochs}) passes the time before it sleeps on its futex word: it polls
+ * for {@code spinNanos}, then yields {@code yields} times. Decided as the engine's waiters are
+ * ({@link IdlePlan}), from the ranks on this node against the processors this process may use:
+ * <ul>
+ *   <li>where {@link IdlePlan#spins} polls at all (no more ranks than processors), for
+ *       {@link Config#RMA_SPIN_PROP} microseconds (a wait of a window is for another member, which
+ *       answers within microseconds when it runs); with more ranks than processors, not at all:
+ *       the member waited for may need this very processor;</li>
+ *   <li>{@value #YIELDS} yields where {@link IdlePlan#yields} yields, none on a crowded node (at
+ *       least {@link IdlePlan#CROWDED_SHARE} ranks per processor).</li>
+ * </ul>
+ * A value given for {@link Config#RMA_SPIN_PROP} is used whatever the node.
+ */
+record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
+    /** Yields of a wait after its polls, where the node is not crowded. */
+    static final int YIELDS = 16;
+
+    /** The plan for {@code ranks} ranks on {@code processors} processors, {@link Config#RMA_SPIN_PROP} as set. */
+    static WaitPlan of(int ranks, int processors) {
+        return of(ranks, processors, micros -> Config.number(Config.RMA_SPIN_PROP, micros));
+    }
+
+    /** As above, the poll time in microseconds {@code setting} gives for the node's default (0 where none). */
+    static WaitPlan of(int ranks, int processors, LongUnaryOperator setting) {
+        long defaultMicros = IdlePlan.spins(ranks, processors) > 0 ? Config.RMA_SPIN_DEFAULT : 0;
+        long spinMicros = Math.max(0, setting.applyAsLong(defaultMicros));
+        int yields = IdlePlan.yields(ranks, processors) > 0 ? YIELDS : 0;
+        return new WaitPlan(spinMicros * 1000, yields, ranks, processors);
+    }
+
+    /**
+     * The plan of this process in a job of {@code jobSize} ranks: the ranks on this node as the
+     * launcher tells ({@link IdlePlan#ranksOnNode}), the processors as counted before the engine
+     * bound its thread ({@link IdlePlan#processorsBeforeBinding}), as the engine's plan was made.
+     */
+    static WaitPlan forThisNode(int jobSize) {
+        return of(IdlePlan.ranksOnNode(Config.env(), jobSize), IdlePlan.processorsBeforeBinding());
+    }
+
+    /** True if a wait polls before it yields and sleeps. */
+    boolean spins() {
+        return spinNanos > 0;
+    }
+
+    /** For the choice log. */
+    String describe() {
+        return (spins() ? "poll " + spinNanos / 1000 + " us, " : "no polling, ") + yields + " yields, then sleep ("
+                + ranks + " ranks on " + processors + " processors)";
+    }
+}
