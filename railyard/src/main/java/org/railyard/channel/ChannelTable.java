@@ -117,8 +117,9 @@ public final class ChannelTable {
         TransportEnv env = new TransportEnv(rank, bootstrap.size(), bootstrap.jobId(), node,
                 Config.bool(Config.DOORBELL_PROP, Config.DOORBELL_DEFAULT)).secret(bootstrap.jobSecret());
         List<Transport> started = new ArrayList<>();
+        // the processors counted before the engine bound this thread to one of them
         Duration connectTimeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, connectBound(Config.CONNECT_TIMEOUT_DEFAULT,
-                IdlePlan.ranksOnNode(Config.env(), bootstrap.size()), IdlePlan.processors()));
+                IdlePlan.ranksOnNode(Config.env(), bootstrap.size()), IdlePlan.processorsBeforeBinding()));
         try {
             for (Transport t : found) {
                 // self is always kept: a process must be able to send to itself whatever is allowed
