@@ -124,16 +124,11 @@ class CollAlgorithmsTest {
                 }
             }
             // gatherv and scatterv with zero counts and displacements in reverse rank order
-            int[] counts = new int[n];
-            int[] displs = new int[n];
-            int at = 0;
-            for (int r = n - 1; r >= 0; r--) {
-                counts[r] = r % 3 == 1 ? 0 : r + 2;
-                displs[r] = at;
-                at += counts[r] + 1;
-            }
+            Blocks blocks = Blocks.backwards(Blocks.counts(n, r -> r % 3 == 1 ? 0 : r + 2), 0, 1);
+            int[] counts = blocks.counts();
+            int[] displs = blocks.displs();
             for (int root = 0; root < n; root++) {
-                long[] all = new long[at];
+                long[] all = new long[blocks.length()];
                 c.gatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts, displs,
                         Kind.LONG, root);
                 long[] back = new long[counts[me]];
