@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -153,15 +154,9 @@ public final class Plot {
     }
 
     static void slow(List<Row> rows, Path png, String grid, String cores, String spec) throws IOException {
-        List<Row> slow = rows.stream().filter(r -> r.scenario().equals("slow")).toList();
-        if (slow.isEmpty()) {
-            System.err.println("Plot: no slow runs: slow-np*.png not drawn");
-            return;
-        }
-        TreeSet<Integer> nps = new TreeSet<>();
-        slow.forEach(r -> nps.add(r.np()));
-        for (int np : nps) {
-            List<Row> at = slow.stream().filter(r -> r.np() == np).toList();
+        for (Map.Entry<Integer, List<Row>> e : byNp(rows, "slow").entrySet()) {
+            int np = e.getKey();
+            List<Row> at = e.getValue();
             CategoryChart c = bars("One rank slowed" + (spec.isEmpty() ? "" : " (--slow " + spec + ")") + ", " + np + " ranks, "
                     + grid + (cores.isEmpty() ? "" : ", " + cores), "median wall time (s)");
             List<String> pairs = List.of("sync/tcp", "async/tcp", "sync/udp", "async/udp");
@@ -172,15 +167,9 @@ public final class Plot {
     }
 
     static void loss(List<Row> rows, Path png, String grid) throws IOException {
-        List<Row> loss = rows.stream().filter(r -> r.scenario().equals("loss")).toList();
-        if (loss.isEmpty()) {
-            System.err.println("Plot: no loss runs: loss-np*.png not drawn");
-            return;
-        }
-        TreeSet<Integer> nps = new TreeSet<>();
-        loss.forEach(r -> nps.add(r.np()));
-        for (int np : nps) {
-            List<Row> at = loss.stream().filter(r -> r.np() == np).toList();
+        for (Map.Entry<Integer, List<Row>> e : byNp(rows, "loss").entrySet()) {
+            int np = e.getKey();
+            List<Row> at = e.getValue();
             TreeSet<Double> rates = new TreeSet<>();
             at.forEach(r -> rates.add(Double.parseDouble(r.condition().substring(4))));
             CategoryChart c = bars("Packet loss in a network lab, " + np + " hosts (one rank each), " + grid,
@@ -192,6 +181,20 @@ public final class Plot {
             }
             save(c, png.resolve("loss-np" + np + ".png"));
         }
+    }
+
+    /**
+     * The rows of {@code scenario} by rank count, ascending (a plot {@code SCENARIO-np<N>.png} each);
+     * none, said on standard error, when the scenario has no rows.
+     */
+    private static TreeMap<Integer, List<Row>> byNp(List<Row> rows, String scenario) {
+        TreeMap<Integer, List<Row>> byNp = new TreeMap<>();
+        rows.stream().filter(r -> r.scenario().equals(scenario))
+                .forEach(r -> byNp.computeIfAbsent(r.np(), np -> new ArrayList<>()).add(r));
+        if (byNp.isEmpty()) {
+            System.err.println("Plot: no " + scenario + " runs: " + scenario + "-np*.png not drawn");
+        }
+        return byNp;
     }
 
     /** One bar series: the median wall time of each scheme/transport under {@code condition}; a failed one counts 0. */

@@ -75,6 +75,14 @@ static void report(const char *name, long bytes, long iters, double *samples, do
     fflush(stdout);
 }
 
+/* Rank 0 reports a benchmark timed per iteration: total_us over iters, size bytes moved in each. */
+static void report_mean(const char *name, long size, long iters, double *samples, double total_us) {
+    if (rank == 0) {
+        double mean = total_us / (double) iters;
+        report(name, size, iters, samples, mean, mean > 0 ? (double) size / mean : 0);
+    }
+}
+
 static void fill(unsigned char *buf, long n, int seed) {
     for (long i = 0; i < n; i++) {
         buf[i] = (unsigned char) (i * 31 + seed);
@@ -116,10 +124,7 @@ static void run_latency(long size, unsigned char *sbuf, unsigned char *rbuf, dou
             total += half;
         }
     }
-    if (rank == 0) {
-        double mean = total / (double) iters;
-        report("latency", size, iters, samples, mean, mean > 0 ? (double) size / mean : 0);
-    }
+    report_mean("latency", size, iters, samples, total);
 }
 
 static void run_bw(enum bench b, long size, unsigned char *sbuf, unsigned char *rbuf, double *samples,
@@ -195,10 +200,7 @@ static void run_allreduce(long size, double *in, double *out, double *samples) {
             total += us;
         }
     }
-    if (rank == 0) {
-        double mean = total / (double) iters;
-        report("allreduce", size, iters, samples, mean, mean > 0 ? (double) size / mean : 0);
-    }
+    report_mean("allreduce", size, iters, samples, total);
 }
 
 int main(int argc, char **argv) {

@@ -271,13 +271,18 @@ public class RyPeer {
         }
     }
 
+    /** Fills the first {@code size} bytes of {@code sbuf} with this rank's pattern, clears {@code rbuf}'s, and waits for every rank. */
+    private void prepare(byte[] sbuf, byte[] rbuf, int size) throws Exception {
+        fill(sbuf, size, rank);
+        Arrays.fill(rbuf, 0, size, (byte) 0);
+        MPI.COMM_WORLD.Barrier();
+    }
+
     private void latency(int size, byte[] sbuf, byte[] rbuf, double[] samples) throws Exception {
         long iters = iterations("latency", size);
         long warm = warmup(iters);
         int peer = 1 - rank;
-        fill(sbuf, size, rank);
-        Arrays.fill(rbuf, 0, size, (byte) 0);
-        MPI.COMM_WORLD.Barrier();
+        prepare(sbuf, rbuf, size);
         double total = 0;
         for (long i = 0; i < warm + iters; i++) {
             long t0 = System.nanoTime();
@@ -297,10 +302,7 @@ public class RyPeer {
                 total += half;
             }
         }
-        if (rank == 0) {
-            double mean = total / iters;
-            report("latency", size, iters, samples, mean, mean > 0 ? size / mean : 0);
-        }
+        reportMean("latency", size, iters, samples, total);
     }
 
     private void bandwidth(boolean both, int size, byte[] sbuf, byte[] rbuf, byte[] ack, double[] samples)
@@ -312,9 +314,7 @@ public class RyPeer {
         int sends = both || rank == 0 ? window : 0;
         int recvs = both || rank == 1 ? window : 0;
         Request[] reqs = new Request[sends + recvs];
-        fill(sbuf, size, rank);
-        Arrays.fill(rbuf, 0, size, (byte) 0);
-        MPI.COMM_WORLD.Barrier();
+        prepare(sbuf, rbuf, size);
         long start = 0;
         for (long i = 0; i < warm + iters; i++) {
             long t0 = System.nanoTime();
@@ -376,9 +376,14 @@ public class RyPeer {
                 total += us;
             }
         }
+        reportMean("allreduce", size, iters, samples, total);
+    }
+
+    /** Rank 0 reports a benchmark timed per iteration: {@code totalUs} over {@code iters}, {@code size} bytes moved in each. */
+    private void reportMean(String name, int size, long iters, double[] samples, double totalUs) {
         if (rank == 0) {
-            double mean = total / iters;
-            report("allreduce", size, iters, samples, mean, mean > 0 ? size / mean : 0);
+            double mean = totalUs / iters;
+            report(name, size, iters, samples, mean, mean > 0 ? size / mean : 0);
         }
     }
 

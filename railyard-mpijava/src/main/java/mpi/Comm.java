@@ -489,9 +489,7 @@ public class Comm {
 
     /** A persistent standard send; each {@link Prequest#Start()} is an {@link #Isend}. */
     public Prequest Send_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        int peer = Special.rankIn(dest);
-        int t = Special.tagIn(tag);
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, STANDARD));
+        return sendInit(buf, offset, count, datatype, dest, tag, STANDARD);
     }
 
     /** A persistent buffered send; each start is an {@link #Ibsend}. */
@@ -503,16 +501,19 @@ public class Comm {
 
     /** A persistent synchronous send; each start is an {@link #Issend}. */
     public Prequest Ssend_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
-        int peer = Special.rankIn(dest);
-        int t = Special.tagIn(tag);
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, SYNC));
+        return sendInit(buf, offset, count, datatype, dest, tag, SYNC);
     }
 
     /** A persistent ready send; each start is an {@link #Irsend}. */
     public Prequest Rsend_init(Object buf, int offset, int count, Datatype datatype, int dest, int tag) throws MPIException {
+        return sendInit(buf, offset, count, datatype, dest, tag, READY);
+    }
+
+    /** A persistent send in {@code mode} (not buffered): each start is {@link #start} in that mode. */
+    private Prequest sendInit(Object buf, int offset, int count, Datatype datatype, int dest, int tag, int mode) {
         int peer = Special.rankIn(dest);
         int t = Special.tagIn(tag);
-        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, READY));
+        return persistent(buf, offset, count, datatype, () -> start(buf, offset, count, datatype, peer, t, mode));
     }
 
     /** A persistent receive; each start is an {@link #Irecv}. */

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
+import org.railyard.testkit.Graphs;
 import org.railyard.types.CartTopology;
 
 /**
@@ -84,13 +85,8 @@ class CartReorderTest {
                 assertThat(sum[0]).isEqualTo((long) grid * (grid - 1) / 2);
             }
             // a ring graph over the same processes, reordered the same way
-            int[] index = new int[grid];
-            int[] edges = new int[2 * grid];
-            for (int v = 0; v < grid; v++) {
-                index[v] = 2 * (v + 1);
-                edges[2 * v] = (v + grid - 1) % grid;
-                edges[2 * v + 1] = (v + 1) % grid;
-            }
+            int[] index = Graphs.ringIndex(grid);
+            int[] edges = Graphs.ringEdges(grid);
             int gmapped = w.graphMap(index, edges);
             Comm graph = w.createGraph(index, edges, true);
             Comm graphKept = w.createGraph(index, edges, false);

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
+import org.railyard.testkit.Blocks;
 
 /**
  * The collective surface of {@link Comm} as a program sees it: typed and inferred forms, the
@@ -98,13 +99,9 @@ class CollApiTest {
                 assertThat(piece[0]).isEqualTo(me * (double) me);
             }
             // non-blocking v-variants together, zero counts included
-            int[] counts = new int[n];
-            int[] displs = new int[n];
-            for (int r = 0, at = 0; r < n; r++) {
-                counts[r] = r % 2;
-                displs[r] = at;
-                at += counts[r];
-            }
+            Blocks blocks = Blocks.inOrder(Blocks.counts(n, r -> r % 2), 0, 0);
+            int[] counts = blocks.counts();
+            int[] displs = blocks.displs();
             long[] gathered = new long[n];
             long[] bc = me == 0 ? new long[] {5, 6} : new long[2];
             long[] scattered = new long[counts[me]];

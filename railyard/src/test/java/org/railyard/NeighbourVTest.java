@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.EngineJob;
+import org.railyard.testkit.Blocks;
 import org.railyard.types.CartTopology;
 import org.railyard.types.Topology;
 import org.railyard.error.ErrorClass;
@@ -86,14 +87,8 @@ final class NeighbourVTest {
 
     /** Displacements for blocks laid out last block first, one spare element before each: {@code displs, total}. */
     static int[][] layout(int[] counts) {
-        int[] displs = new int[counts.length];
-        int at = 0;
-        for (int j = counts.length - 1; j >= 0; j--) {
-            at++;
-            displs[j] = at;
-            at += counts[j];
-        }
-        return new int[][] {displs, {at + 1}};
+        Blocks blocks = Blocks.backwards(counts, 1, 1);
+        return new int[][] {blocks.displs(), {blocks.length()}};
     }
 
     static long[] filled(int n) {

@@ -9,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.testkit.Await;
+import org.railyard.testkit.Blocks;
 
 /**
  * Persistent operations: arguments fixed once, an instance per start, each reading the buffers as
@@ -136,15 +137,10 @@ class PersistentTest {
             int left = (me - 1 + n) % n;
             // rank r contributes r + 1 elements; blocks laid out backwards with a gap of 2 after each
             int total = n * (n + 1) / 2;
-            int[] counts = new int[n];
-            int[] displs = new int[n];
-            int at = 0;
-            for (int r = n - 1; r >= 0; r--) {
-                counts[r] = r + 1;
-                displs[r] = at;
-                at += r + 1 + 2;
-            }
-            int span = at;
+            Blocks blocks = Blocks.backwards(Blocks.counts(n, r -> r + 1), 0, 2);
+            int[] counts = blocks.counts();
+            int[] displs = blocks.displs();
+            int span = blocks.length();
             int[] expectedCounts = counts.clone();
             int[] expectedDispls = displs.clone();
             int[] ss = new int[1];
@@ -160,26 +156,18 @@ class PersistentTest {
             int[] everyone = new int[span];
             Persistent allgatherv = w.allgathervInit(vmine, 0, me + 1, everyone, 0, counts, displs);
             // alltoallv: rank s sends (s + r) % 3 elements to rank r, packed in rank order
-            int[] sc = new int[n];
-            int[] sd = new int[n];
-            int[] rc = new int[n];
-            int[] rd = new int[n];
-            int sat = 0;
-            int rat = 0;
-            for (int r = 0; r < n; r++) {
-                sc[r] = (me + r) % 3;
-                sd[r] = sat;
-                sat += sc[r];
-                rc[r] = (r + me) % 3;
-                rd[r] = rat;
-                rat += rc[r];
-            }
-            int[] vsend = new int[sat];
-            int[] vrecv = new int[rat];
+            Blocks sent = Blocks.inOrder(Blocks.counts(n, r -> (me + r) % 3), 0, 0);
+            Blocks received = Blocks.inOrder(Blocks.counts(n, r -> (r + me) % 3), 0, 0);
+            int[] sc = sent.counts();
+            int[] sd = sent.displs();
+            int[] rc = received.counts();
+            int[] rd = received.displs();
+            int[] vsend = new int[sent.length()];
+            int[] vrecv = new int[received.length()];
             Persistent alltoallv = w.alltoallvInit(vsend, 0, sc, sd, vrecv, 0, rc, rd);
             Datatype[] ints = new Datatype[n];
             java.util.Arrays.fill(ints, Datatype.INT);
-            int[] wrecv = new int[rat];
+            int[] wrecv = new int[received.length()];
             Persistent alltoallw = w.alltoallwInit(vsend, sc, sd, ints, wrecv, rc, rd, ints);
             long[] rsIn = new long[total];
             long[] rsOut = new long[me + 1];

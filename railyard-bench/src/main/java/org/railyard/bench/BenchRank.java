@@ -12,7 +12,6 @@ import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.Request;
 import org.railyard.Status;
-import org.railyard.util.Config;
 
 /**
  * The benchmark program each rank of a job runs (started by {@code railyard run} or by
@@ -72,10 +71,7 @@ public final class BenchRank {
                     }
                 }
             }
-            if (transport == null) {
-                String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-                transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
-            }
+            transport = RankMain.transportLabel(transport);
             return new Options(Benchmark.parseList(benches.toString()), sizes, iters, window, alloc, transport, jit);
         }
 

@@ -19,7 +19,6 @@ import org.railyard.Comm;
 import org.railyard.Datatype;
 import org.railyard.Op;
 import org.railyard.Railyard;
-import org.railyard.util.Config;
 
 /**
  * The collective benchmark each rank of a job runs, in the manner of the OSU collective tests:
@@ -126,10 +125,7 @@ public final class CollectiveBenchRank {
             if (colls.isEmpty()) {
                 colls.addAll(ALL);
             }
-            if (transport == null) {
-                String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-                transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
-            }
+            transport = RankMain.transportLabel(transport);
             if (offHeap) {
                 transport += "+offheap";
             }

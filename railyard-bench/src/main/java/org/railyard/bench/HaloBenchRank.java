@@ -8,7 +8,6 @@ import org.railyard.Comm;
 import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.Request;
-import org.railyard.util.Config;
 
 /**
  * A BT/SP-like pattern for the site gateways' lossy-WAN measurement (issue 23, seed 003): compute
@@ -61,10 +60,7 @@ public final class HaloBenchRank {
                             + "[--steps N] [--compute MS] [--jitter MS] [--halo SIZE,...] [--transport LABEL]");
                 }
             }
-            if (transport == null) {
-                String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-                transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
-            }
+            transport = RankMain.transportLabel(transport);
             return new Options(steps, compute, jitter, halos, transport);
         }
 

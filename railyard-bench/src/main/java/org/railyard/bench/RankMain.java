@@ -1,6 +1,7 @@
 package org.railyard.bench;
 
 import java.util.function.Function;
+import org.railyard.util.Config;
 
 /**
  * How the main of a benchmark rank reads its arguments and refuses to start: a bad argument, or a
@@ -40,6 +41,19 @@ final class RankMain {
             // reported below
         }
         throw new IllegalArgumentException(option + ": expected a positive whole number, got '" + v + "'");
+    }
+
+    /**
+     * The transport column of the results: {@code given} (the rank's {@code --transport}) when not
+     * null, else the transports the job may use ({@code RAILYARD_TRANSPORTS}) without white space,
+     * or {@code auto} when that is unset.
+     */
+    static String transportLabel(String given) {
+        if (given != null) {
+            return given;
+        }
+        String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
+        return t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
     }
 
     /** Prints {@code PROGRAM: MESSAGE} on standard error and exits with status 2. */

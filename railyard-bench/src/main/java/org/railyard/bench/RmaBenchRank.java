@@ -15,7 +15,6 @@ import org.railyard.Group;
 import org.railyard.Op;
 import org.railyard.Railyard;
 import org.railyard.Window;
-import org.railyard.util.Config;
 
 /**
  * The one-sided benchmark each rank runs ({@code railyard bench rma}, {@link RmaCommand}); the same
@@ -131,10 +130,7 @@ public final class RmaBenchRank {
                     }
                 }
             }
-            if (transport == null) {
-                String t = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-                transport = t.isBlank() ? "auto" : t.replaceAll("\\s+", "");
-            }
+            transport = RankMain.transportLabel(transport);
             Set<Bench> chosen = benches.isEmpty() ? EnumSet.allOf(Bench.class) : benches;
             if (heap) {
                 Set<Bench> byteOnly = EnumSet.of(Bench.PUT_LATENCY, Bench.GET_LATENCY, Bench.PUT_BW, Bench.GET_BW);

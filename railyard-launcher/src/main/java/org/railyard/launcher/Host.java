@@ -44,13 +44,7 @@ public record Host(String name, int slots) {
      *                                  when the file cannot be read or lists no host
      */
     public static List<Host> readFile(Path file) {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read hosts file " + file + ": " + e.getMessage(),
-                    new UncheckedIOException(e));
-        }
+        List<String> lines = lines(file, "hosts file");
         List<Host> hosts = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             String[] words = words(lines.get(i));
@@ -63,6 +57,20 @@ public record Host(String name, int slots) {
             throw new IllegalArgumentException("hosts file " + file + " lists no host");
         }
         return List.copyOf(hosts);
+    }
+
+    /**
+     * The lines of {@code file}, a {@code kind} ("hosts file", "sites file").
+     *
+     * @throws IllegalArgumentException "cannot read KIND FILE: why" when it cannot be read
+     */
+    static List<String> lines(Path file, String kind) {
+        try {
+            return Files.readAllLines(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read " + kind + " " + file + ": " + e.getMessage(),
+                    new UncheckedIOException(e));
+        }
     }
 
     /** The words of a line of a hosts or sites file, '#' comments cut; one empty word for a blank line. */

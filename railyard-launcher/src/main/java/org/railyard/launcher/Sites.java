@@ -1,8 +1,5 @@
 package org.railyard.launcher;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -72,13 +69,7 @@ public record Sites(List<Site> sites) {
      *                                  gateway, or a file that cannot be read or names no site
      */
     public static Sites readFile(Path file) {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read sites file " + file + ": " + e.getMessage(),
-                    new UncheckedIOException(e));
-        }
+        List<String> lines = Host.lines(file, "sites file");
         List<Site> sites = new ArrayList<>();
         Set<String> names = new HashSet<>();
         String name = null;

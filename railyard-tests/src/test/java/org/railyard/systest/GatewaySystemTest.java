@@ -50,10 +50,18 @@ class GatewaySystemTest {
         gateways.forEach(Process::destroyForcibly);
     }
 
-    private Sites sites(String text) throws IOException {
+    /**
+     * Sites east and west of {@code slots} local slots each, read from a sites file; their gateways
+     * the given {@code HOST:PORT} lists, or, null, gateways the launcher runs.
+     */
+    private Sites eastAndWest(String eastGateways, String westGateways, int slots) throws IOException {
         Path f = dir.resolve("sites-" + System.nanoTime());
-        Files.writeString(f, text);
+        Files.writeString(f, site("east", eastGateways, slots) + site("west", westGateways, slots));
         return Sites.readFile(f);
+    }
+
+    private static String site(String name, String gateways, int slots) {
+        return "site " + name + (gateways == null ? "" : " gateway " + gateways) + "\nlocalhost slots=" + slots + "\n";
     }
 
     private static JobSpec spec(int np, String main, Map<String, String> env, String... args) {
@@ -71,7 +79,7 @@ class GatewaySystemTest {
 
     @Test
     void pingPongAcrossTwoSitesGoesThroughTheGateways() throws IOException {
-        Sites s = sites("site east\nlocalhost slots=2\nsite west\nlocalhost slots=2\n");
+        Sites s = eastAndWest(null, null, 2);
         try (SiteJob sj = SiteJob.prepare(s, 4, true, (rank, line) -> { })) {
             Jobs.Finished job = run("gateway-pingpong", spec(4, GatewayPingPongRanks.class.getName(),
                     Map.of("RAILYARD_PRINT_CHOICES", "true")), sj);
@@ -90,7 +98,7 @@ class GatewaySystemTest {
 
     @Test
     void theObstacleDemoAcrossTwoSitesAgreesWithTheSequentialSolver() throws IOException {
-        Sites s = sites("site east\nlocalhost slots=2\nsite west\nlocalhost slots=2\n");
+        Sites s = eastAndWest(null, null, 2);
         try (SiteJob sj = SiteJob.prepare(s, 4, true, (rank, line) -> { })) {
             Jobs.Finished job = run("gateway-obstacle", spec(4, "org.railyard.apps.obstacle.ObstacleDemo", Map.of(),
                     "--n", "32"), sj);
@@ -101,14 +109,9 @@ class GatewaySystemTest {
 
     @Test
     void aKilledGatewayFailsThePeersOfItsSiteNamingIt() throws Exception {
-        List<String> westLog = new CopyOnWriteArrayList<>();
-        Process west = gateway("west", null, westLog);
-        String westAt = address(westLog);
-        List<String> eastLog = new CopyOnWriteArrayList<>();
-        Process east = gateway("east", "west=" + westAt, eastLog);
-        String eastAt = address(eastLog);
-        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=2\nsite west gateway " + westAt
-                + "\nlocalhost slots=2\n");
+        Gateway west = gateway("west", null);
+        Gateway east = gateway("east", "west=" + west.address());
+        Sites s = eastAndWest(east.address(), west.address(), 2);
         Duration partition = Duration.ofSeconds(15);
         try (SiteJob sj = SiteJob.prepare(s, 4, false, (rank, line) -> { })) {
             Transcript t = new Transcript();
@@ -118,7 +121,7 @@ class GatewaySystemTest {
             Thread.ofPlatform().daemon().start(() -> f.complete(Launcher.run(spec, sj.rankEnv(), t.out(), t.err())));
             Await.awaitUntil(() -> t.find(l -> l.text().equals("PINGPONG RUNNING")).isPresent(), Duration.ofSeconds(90),
                     () -> "the ping-pong to start\n" + t.tail(60));
-            west.destroyForcibly();
+            west.process().destroyForcibly();
             Await.awaitUntil(() -> t.find(l -> l.text().startsWith("PINGPONG FAILED")).isPresent(), partition,
                     () -> "a rank to fail within railyard.partition.timeout\n" + t.tail(60));
             JobResult r = f.get(60, TimeUnit.SECONDS);
@@ -126,30 +129,23 @@ class GatewaySystemTest {
             assertThat(r.exitCode()).isNotZero();
             String failed = t.find(l -> l.text().startsWith("PINGPONG FAILED")).orElseThrow().text();
             assertThat(failed).as(t.tail(60)).contains("PEER_FAILED").contains("site 'west'");
-            assertThat(east.isAlive()).as("the east gateway outlives the west one").isTrue();
+            assertThat(east.process().isAlive()).as("the east gateway outlives the west one").isTrue();
         }
     }
 
     @Test
     void aSiteWhoseFirstGatewayIsDownUsesItsSecond() throws Exception {
-        List<String> deadLog = new CopyOnWriteArrayList<>();
-        Process dead = gateway("west", null, deadLog);
-        String deadAt = address(deadLog);
-        dead.destroyForcibly();
-        dead.waitFor(20, TimeUnit.SECONDS);
-        List<String> westLog = new CopyOnWriteArrayList<>();
-        gateway("west", null, westLog);
-        String westAt = address(westLog);
-        List<String> eastLog = new CopyOnWriteArrayList<>();
-        gateway("east", "west=" + deadAt + ",west=" + westAt, eastLog);
-        String eastAt = address(eastLog);
-        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=1\nsite west gateway " + deadAt + ","
-                + westAt + "\nlocalhost slots=1\n");
+        Gateway dead = gateway("west", null);
+        dead.process().destroyForcibly();
+        dead.process().waitFor(20, TimeUnit.SECONDS);
+        Gateway west = gateway("west", null);
+        Gateway east = gateway("east", "west=" + dead.address() + ",west=" + west.address());
+        Sites s = eastAndWest(east.address(), dead.address() + "," + west.address(), 1);
         try (SiteJob sj = SiteJob.prepare(s, 2, false, (rank, line) -> { })) {
             Jobs.Finished job = run("gateway-second", spec(2, GatewayPingPongRanks.class.getName(), Map.of()), sj);
             job.requireSuccessSaying("ping-pong with the first west gateway down", "PINGPONG OK rounds=21");
         }
-        assertThat(westLog).anyMatch(l -> l.contains("rank 1 of 2 connected"))
+        assertThat(west.log()).anyMatch(l -> l.contains("rank 1 of 2 connected"))
                 .anyMatch(l -> l.contains("gateway of site 'east' connected"));
     }
 
@@ -161,17 +157,10 @@ class GatewaySystemTest {
      */
     @Test
     void aKilledGatewayHandsItsOpenChannelsToTheSitesSecondGateway() throws Exception {
-        List<String> firstLog = new CopyOnWriteArrayList<>();
-        Process first = gateway("west", null, firstLog);
-        String firstAt = address(firstLog);
-        List<String> secondLog = new CopyOnWriteArrayList<>();
-        gateway("west", null, secondLog);
-        String secondAt = address(secondLog);
-        List<String> eastLog = new CopyOnWriteArrayList<>();
-        Process east = gateway("east", "west=" + firstAt + ",west=" + secondAt, eastLog);
-        String eastAt = address(eastLog);
-        Sites s = sites("site east gateway " + eastAt + "\nlocalhost slots=2\nsite west gateway " + firstAt + ","
-                + secondAt + "\nlocalhost slots=2\n");
+        Gateway first = gateway("west", null);
+        Gateway second = gateway("west", null);
+        Gateway east = gateway("east", "west=" + first.address() + ",west=" + second.address());
+        Sites s = eastAndWest(east.address(), first.address() + "," + second.address(), 2);
         Path stop = dir.resolve("stop");
         try (SiteJob sj = SiteJob.prepare(s, 4, false, (rank, line) -> { })) {
             Transcript t = new Transcript();
@@ -180,8 +169,8 @@ class GatewaySystemTest {
             CompletableFuture<JobResult> f = new CompletableFuture<>();
             Thread.ofPlatform().daemon().start(() -> f.complete(Launcher.run(spec, sj.rankEnv(), t.out(), t.err())));
             Await.awaitUntil(() -> rounds(t) >= 20, Duration.ofSeconds(90), () -> "the ping-pong to start\n" + t.tail(60));
-            first.destroyForcibly();
-            first.waitFor(20, TimeUnit.SECONDS);
+            first.process().destroyForcibly();
+            first.process().waitFor(20, TimeUnit.SECONDS);
             long atKill = rounds(t);
             Await.awaitUntil(() -> rounds(t) >= atKill + 60 || f.isDone(), Duration.ofSeconds(120),
                     () -> "60 more rounds of both pairs after the first west gateway died\n"
@@ -199,10 +188,10 @@ class GatewaySystemTest {
             t.save("gateway-failover");
             assertThat(r.exitCode()).as("the job outlives its first west gateway\n%s", t.tail(80)).isZero();
             assertThat(t.find(l -> l.text().startsWith("PINGPONG OK"))).as(t.tail(60)).isPresent();
-            assertThat(secondLog).as("the west ranks and the east gateway moved to the second west gateway")
+            assertThat(second.log()).as("the west ranks and the east gateway moved to the second west gateway")
                     .anyMatch(l -> l.contains("rank 2 of 4 connected")).anyMatch(l -> l.contains("rank 3 of 4 connected"))
                     .anyMatch(l -> l.contains("gateway of site 'east' connected"));
-            assertThat(east.isAlive()).isTrue();
+            assertThat(east.process().isAlive()).isTrue();
         }
     }
 
@@ -226,9 +215,16 @@ class GatewaySystemTest {
         return 0;
     }
 
-    /** Starts {@code railyard gateway} as a process of its own; its output lines go to {@code log}. */
-    private Process gateway(String site, String peers, List<String> log) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-cp",
+    /** A gateway this test started: its process, its output lines, the address it listens on. */
+    private record Gateway(Process process, List<String> log, String address) { }
+
+    /**
+     * Starts {@code railyard gateway} for {@code site} (its peers {@code peers}, or none) as a
+     * process of its own and waits until it listens.
+     */
+    private Gateway gateway(String site, String peers) throws IOException {
+        List<String> log = new CopyOnWriteArrayList<>();
+        List<String> cmd = new ArrayList<>(List.of(Jobs.java(), "-cp",
                 System.getProperty("java.class.path"), "org.railyard.gateway.GatewayCommand", "--site", site,
                 "--port", "0", "--bind", "127.0.0.1", "--wait", "10"));
         if (peers != null) {
@@ -245,7 +241,7 @@ class GatewaySystemTest {
                 // the process is gone
             }
         });
-        return p;
+        return new Gateway(p, log, address(log));
     }
 
     private static String address(List<String> log) {
@@ -258,9 +254,5 @@ class GatewaySystemTest {
             }
         }
         throw new AssertionError("unreachable");
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 }

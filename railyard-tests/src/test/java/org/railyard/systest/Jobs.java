@@ -34,6 +34,12 @@ public final class Jobs {
      */
     public static final List<String> RANK_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
 
+    /** This test's java binary (that of its JDK when the process does not say). */
+    public static String java() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
     /**
      * The command line of a rank JVM started without the launcher (by hand, srun or Hydra): this
      * test's java, native access (PMI_FD is reached through java.lang.foreign), {@link #RANK_JVM},
@@ -41,8 +47,7 @@ public final class Jobs {
      */
     public static List<String> rankJava(Class<?> main, String... args) {
         List<String> c = new ArrayList<>();
-        c.add(ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        c.add(java());
         c.add("--enable-native-access=ALL-UNNAMED");
         c.addAll(RANK_JVM);
         c.add("-cp");

@@ -8,11 +8,7 @@ final class LongQueue {
 
     void add(long v) {
         if (size == items.length) {
-            long[] n = new long[size * 2];
-            for (int i = 0; i < size; i++) {
-                n[i] = items[(head + i) % items.length];
-            }
-            items = n;
+            items = Rings.unwrapped(items, head, size, size * 2);
             head = 0;
         }
         items[(head + size++) % items.length] = v;

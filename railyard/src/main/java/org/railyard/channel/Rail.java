@@ -141,18 +141,9 @@ public final class Rail {
     void pushTimer(StripeTimer t, int stripe, long endMark) {
         if (pendingCount == pendingTimers.length) {
             int n = pendingCount * 2;
-            StripeTimer[] ts = new StripeTimer[n];
-            int[] ss = new int[n];
-            long[] es = new long[n];
-            for (int i = 0; i < pendingCount; i++) {
-                int k = (pendingHead + i) % pendingTimers.length;
-                ts[i] = pendingTimers[k];
-                ss[i] = pendingStripe[k];
-                es[i] = pendingEnd[k];
-            }
-            pendingTimers = ts;
-            pendingStripe = ss;
-            pendingEnd = es;
+            pendingTimers = Rings.unwrapped(pendingTimers, pendingHead, pendingCount, n);
+            pendingStripe = Rings.unwrapped(pendingStripe, pendingHead, pendingCount, n);
+            pendingEnd = Rings.unwrapped(pendingEnd, pendingHead, pendingCount, n);
             pendingHead = 0;
         }
         int k = (pendingHead + pendingCount) % pendingTimers.length;

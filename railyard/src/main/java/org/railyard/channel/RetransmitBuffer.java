@@ -120,18 +120,9 @@ final class RetransmitBuffer {
 
     private void grow() {
         int n = pos.length * 2;
-        long[] p2 = new long[n];
-        int[] l2 = new int[n];
-        int[] r2 = new int[n];
-        for (int i = 0; i < count; i++) {
-            int k = (entryHead + i) & (pos.length - 1);
-            p2[i] = pos[k];
-            l2[i] = len[k];
-            r2[i] = rail[k];
-        }
-        pos = p2;
-        len = l2;
-        rail = r2;
+        pos = Rings.unwrapped(pos, entryHead, count, n);
+        len = Rings.unwrapped(len, entryHead, count, n);
+        rail = Rings.unwrapped(rail, entryHead, count, n);
         entryHead = 0;
     }
 

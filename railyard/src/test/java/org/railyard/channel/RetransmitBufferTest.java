@@ -53,6 +53,23 @@ class RetransmitBufferTest {
     }
 
     @Test
+    void moreSmallFramesThanItsFirstEntriesAreKeptInOrderAfterTheHeadMoved() {
+        RetransmitBuffer rb = new RetransmitBuffer(8L << 20);
+        for (long p = 0; p < 600; p++) {
+            rb.add(p, 0, frame(p, 48), 0, 48);
+        }
+        rb.release(500);
+        // the entries wrap around the end of their arrays, then outgrow them
+        for (long p = 600; p < 3000; p++) {
+            rb.add(p, (int) (p % 3), frame(p, 48), 0, 48);
+        }
+        assertThat(rb.frames()).isEqualTo(2500);
+        for (long p = 500; p < 3000; p++) {
+            assertKept(rb, p, 48);
+        }
+    }
+
+    @Test
     void aFullBufferRefusesUntilAnAcknowledgementFreesRoom() {
         RetransmitBuffer rb = new RetransmitBuffer(1L << 20);
         int n = 200_000;

@@ -2,16 +2,13 @@ package org.railyard.stack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** DCCPWindCCtrl (with the DCCP-like protocols it needs) alone: pipe within the window, and the congestion timeout. */
 class DccpWindCCtrlTest {
-    private static final List<String> STACK = List.of("DCCPWindCCtrl", "TCPCongAvoid", "DCCPAck", "TransportDrive");
-
     @Test
     void thePipeNeverExceedsTheWindowAndTheQueueHoldsOneFrame() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), "drop=0.05,seed=4");
+        Harness h = new Harness(Harness.DCCP_LIKE, StackSettings.defaults(), "drop=0.05,seed=4");
         h.delayNanos = 200_000;
         long maxPipe = 0;
         double maxWindow = 0;
@@ -19,9 +16,7 @@ class DccpWindCCtrlTest {
         for (int steps = 0; steps < 2000; steps++) {
             double w = h.sender.cwnd;
             long pipeBefore = h.sender.pipe;
-            while (h.sender.writable(100)) {
-                h.send(Harness.numbered(sent++, 100));
-            }
+            sent = h.sendWhileWritable(sent, 100);
             // sending only ever fills the pipe up to the window (a loss may shrink the window below
             // what is already in flight; that is not sending beyond it)
             if (h.sender.pipe > pipeBefore) {
@@ -41,7 +36,7 @@ class DccpWindCCtrlTest {
     @Test
     void whenNoAcknowledgementComesBackTheWindowRestartsAfterTheCongestionTimeout() {
         StackSettings s = StackSettings.defaults();
-        Harness h = new Harness(STACK, s, "");
+        Harness h = new Harness(Harness.DCCP_LIKE, s, "");
         h.sendNumbered(0, 20, 100, 100_000);
         h.ackFaults.drop = 1.0;
         // the acknowledgements already in the network arrive: the last progress the sender sees

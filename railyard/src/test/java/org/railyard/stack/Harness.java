@@ -27,6 +27,9 @@ final class Harness {
         }
     }
 
+    /** The DCCP-like composition: window congestion control with TCP's congestion avoidance, acks as datagrams. */
+    static final List<String> DCCP_LIKE = List.of("DCCPWindCCtrl", "TCPCongAvoid", "DCCPAck", "TransportDrive");
+
     static final int TOKEN_A = 0x1111;
     static final int TOKEN_B = 0x2222;
 
@@ -121,6 +124,18 @@ final class Harness {
         MemorySegment.copy(MemorySegment.ofArray(payload), 0, f.mem, SegmentHeader.LENGTH, payload.length);
         f.length = SegmentHeader.LENGTH + payload.length;
         sender.send(f);
+    }
+
+    /**
+     * Sends the frames {@link #numbered} {@code from} on, {@code length} bytes each, for as long as
+     * the sender takes them; returns the number of the next frame.
+     */
+    int sendWhileWritable(int from, int length) {
+        int next = from;
+        while (sender.writable(length)) {
+            send(numbered(next++, length));
+        }
+        return next;
     }
 
     /** Sends the frames {@link #numbered} {@code from} to {@code to - 1}, {@code length} bytes each, at once. */

@@ -62,10 +62,7 @@ class RetransmitTest {
     void theBufferIsBoundedByTheWindowAndTheStackRefusesBeyondIt() {
         StackSettings s = StackSettings.defaults();
         Harness h = new Harness(STACK, s, "drop=1.0");
-        int accepted = 0;
-        while (h.sender.writable(100)) {
-            h.send(Harness.numbered(accepted++, 100));
-        }
+        int accepted = h.sendWhileWritable(0, 100);
         assertThat(accepted).isEqualTo(s.window());
         h.close();
     }

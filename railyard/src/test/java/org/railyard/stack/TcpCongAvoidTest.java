@@ -2,24 +2,19 @@ package org.railyard.stack;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** TCPCongAvoid (in the DCCP-like composition) alone: growth, and one halving per window of losses. */
 class TcpCongAvoidTest {
-    private static final List<String> STACK = List.of("DCCPWindCCtrl", "TCPCongAvoid", "DCCPAck", "TransportDrive");
-
     @Test
     void theWindowGrowsPerAcknowledgementAndIsHalvedOncePerWindowOfLosses() {
-        Harness h = new Harness(STACK, StackSettings.defaults(), "");
+        Harness h = new Harness(Harness.DCCP_LIKE, StackSettings.defaults(), "");
         h.delayNanos = 500_000;
         TcpCongAvoid c = h.sender.find(TcpCongAvoid.class);
         assertThat(h.sender.cwnd).isEqualTo(4.0);
         int sent = 0;
         for (int k = 0; k < 10; k++) {
-            while (h.sender.writable(100)) {
-                h.send(Harness.numbered(sent++, 100));
-            }
+            sent = h.sendWhileWritable(sent, 100);
             h.step(100_000);
         }
         assertThat(h.sender.cwnd).as("slow start: doubled in one round trip").isBetween(7.0, 9.0);
@@ -31,9 +26,7 @@ class TcpCongAvoidTest {
         h.dataFaults.dropAt.add(base + 3);
         double peak = before;
         for (int k = 0; k < 30; k++) {
-            while (h.sender.writable(100)) {
-                h.send(Harness.numbered(sent++, 100));
-            }
+            sent = h.sendWhileWritable(sent, 100);
             h.step(100_000);
             if (c.reductions == 0) {
                 peak = Math.max(peak, h.sender.cwnd);

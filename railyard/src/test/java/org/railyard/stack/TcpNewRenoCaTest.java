@@ -16,25 +16,33 @@ class TcpNewRenoCaTest {
                 Duration.ofMillis(50), 4);
     }
 
-    /** Keeps the sender's queue full for {@code rounds} round trips of {@code rtt}. */
-    private static void pump(Harness h, int[] sent, long rtt, int rounds) {
+    /** The stack over a network of 0.5 ms each way. */
+    private static Harness harness() {
+        Harness h = new Harness(STACK, settings(), "");
+        h.delayNanos = 500_000;
+        return h;
+    }
+
+    /**
+     * Keeps the sender's queue full for {@code rounds} round trips of {@code rtt}, numbering the
+     * frames from {@code sent}; returns the number of the next frame.
+     */
+    private static int pump(Harness h, int sent, long rtt, int rounds) {
+        int next = sent;
         for (int r = 0; r < rounds; r++) {
             for (int k = 0; k < 10; k++) {
-                while (h.sender.writable(100)) {
-                    h.send(Harness.numbered(sent[0]++, 100));
-                }
+                next = h.sendWhileWritable(next, 100);
                 h.step(rtt / 10);
             }
         }
+        return next;
     }
 
     @Test
     void slowStartDoublesTheWindowEachRoundTripUpToTheThreshold() {
-        Harness h = new Harness(STACK, settings(), "");
-        h.delayNanos = 500_000;
-        int[] sent = {0};
+        Harness h = harness();
         assertThat(h.sender.cwnd).isEqualTo(10.0);
-        pump(h, sent, 1_000_000, 1);
+        int sent = pump(h, 0, 1_000_000, 1);
         assertThat(h.sender.cwnd).isBetween(18.0, 22.0);
         pump(h, sent, 1_000_000, 1);
         assertThat(h.sender.cwnd).isBetween(36.0, 44.0);
@@ -43,10 +51,8 @@ class TcpNewRenoCaTest {
 
     @Test
     void aLossHalvesTheWindowAndASecondLossInTheSameWindowIsRepairedByAPartialAck() {
-        Harness h = new Harness(STACK, settings(), "");
-        h.delayNanos = 500_000;
-        int[] sent = {0};
-        pump(h, sent, 1_000_000, 3);
+        Harness h = harness();
+        int sent = pump(h, 0, 1_000_000, 3);
         double before = h.sender.cwnd;
         TcpNewRenoCa reno = h.sender.find(TcpNewRenoCa.class);
         // lose two segments of the same window
@@ -58,7 +64,7 @@ class TcpNewRenoCaTest {
             if (reno.recoveries == 0) {
                 peakFlight = Math.max(peakFlight, h.sender.sndMax - h.sender.sndUna);
             }
-            pump(h, sent, 100_000, 1);
+            sent = pump(h, sent, 100_000, 1);
         }
         assertThat(reno.recoveries).isEqualTo(1);
         assertThat(h.sender.find(Retransmit.class).timeouts).isZero();
@@ -67,16 +73,14 @@ class TcpNewRenoCaTest {
         for (int i = 0; i < h.delivered.size(); i++) {
             assertThat(Harness.numberOf(h.delivered.get(i))).isEqualTo(i);
         }
-        assertThat(h.delivered).hasSize(sent[0]);
+        assertThat(h.delivered).hasSize(sent);
         h.close();
     }
 
     @Test
     void aTimeoutRestartsFromAWindowOfOne() {
-        Harness h = new Harness(STACK, settings(), "");
-        h.delayNanos = 500_000;
-        int[] sent = {0};
-        pump(h, sent, 1_000_000, 2);
+        Harness h = harness();
+        int sent = pump(h, 0, 1_000_000, 2);
         h.dataFaults.drop = 1.0;
         pump(h, sent, 1_000_000, 30);
         assertThat(h.sender.find(Retransmit.class).timeouts).isPositive();

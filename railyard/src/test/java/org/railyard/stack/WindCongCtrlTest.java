@@ -35,10 +35,7 @@ class WindCongCtrlTest {
         StackSettings s = StackSettings.defaults();
         Harness h = new Harness(List.of("SequencedSegment", "WindCongCtrl", "Retransmit", "TransportDrive"), s, "drop=1.0");
         h.sender.cwnd = 2;
-        int accepted = 0;
-        while (h.sender.writable(100)) {
-            h.send(Harness.numbered(accepted++, 100));
-        }
+        int accepted = h.sendWhileWritable(0, 100);
         assertThat(accepted).isEqualTo(s.window() + 2);
         assertThat(h.sender.sndMax - h.sender.sndUna).isEqualTo(2);
         h.close();

@@ -79,11 +79,7 @@ public final class AsyncSolver implements AutoCloseable {
     private final GridBlock block;
     private final GridBlock snap;
     private final double[] interior;
-    private final int[] neighbours = new int[Decomposition.FACES];
-    private final int[][] boundaryBoxes = new int[Decomposition.FACES][];
-    private final int[][] ghostBoxes = new int[Decomposition.FACES][];
-    private final double[][] sendPlanes = new double[Decomposition.FACES][];
-    private final double[][] recvPlanes = new double[Decomposition.FACES][];
+    private final Faces faces;
     private final double[][] snapSend = new double[Decomposition.FACES][];
     private final double[][] snapRecv = new double[Decomposition.FACES][];
     private final Request[] snapSends = new Request[Decomposition.FACES];
@@ -144,18 +140,12 @@ public final class AsyncSolver implements AutoCloseable {
         this.slowdown = slowdown;
         this.rank = comm.rank();
         double delta = settings.delta(problem.h());
-        int[] g = {decomposition.start(rank, 0), decomposition.count(rank, 0), decomposition.start(rank, 1),
-            decomposition.count(rank, 1), decomposition.start(rank, 2), decomposition.count(rank, 2)};
-        this.block = new GridBlock(problem, delta, g[0], g[1], g[2], g[3], g[4], g[5]);
-        this.snap = new GridBlock(problem, delta, g[0], g[1], g[2], g[3], g[4], g[5]);
+        this.block = GridBlock.of(problem, delta, decomposition, rank);
+        this.snap = GridBlock.of(problem, delta, decomposition, rank);
         this.interior = new double[decomposition.volume(rank)];
+        this.faces = new Faces(decomposition, rank, block);
         for (int f = 0; f < Decomposition.FACES; f++) {
-            neighbours[f] = decomposition.neighbour(rank, f);
-            if (neighbours[f] != Decomposition.NONE) {
-                boundaryBoxes[f] = block.faceBox(f, false);
-                ghostBoxes[f] = block.faceBox(f, true);
-                sendPlanes[f] = new double[block.faceSize(f)];
-                recvPlanes[f] = new double[block.faceSize(f)];
+            if (faces.has(f)) {
                 snapSend[f] = new double[block.faceSize(f)];
                 snapRecv[f] = new double[block.faceSize(f)];
             }
@@ -213,20 +203,20 @@ public final class AsyncSolver implements AutoCloseable {
     /** One iteration; returns the nanoseconds of its sweep (what a slowdown multiplies). */
     private long iterate() {
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] == Decomposition.NONE) {
+            if (!faces.has(f)) {
                 continue;
             }
             boolean fresh = false;
-            double[] plane = recvPlanes[f];
+            double[] plane = faces.recvPlane[f];
             int from = Decomposition.opposite(f);
             for (int c = 0, off = 0; off < plane.length; c++, off += chunk) {
-                if (it.receive(plane, off, Math.min(chunk, plane.length - off), neighbours[f],
+                if (it.receive(plane, off, Math.min(chunk, plane.length - off), faces.neighbour[f],
                         tag(from, c)) != IterativeComm.NONE) {
                     fresh = true;
                 }
             }
             if (fresh) {
-                block.copyBox(plane, ghostBoxes[f], false);
+                faces.unpack(block, f, plane);
             }
         }
         long t0 = System.nanoTime();
@@ -235,13 +225,13 @@ public final class AsyncSolver implements AutoCloseable {
         block.endIteration();
         long compute = System.nanoTime() - t0;
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] == Decomposition.NONE) {
+            if (!faces.has(f)) {
                 continue;
             }
-            double[] plane = sendPlanes[f];
-            block.copyBox(plane, boundaryBoxes[f], true);
+            double[] plane = faces.sendPlane[f];
+            faces.pack(block, f, plane);
             for (int c = 0, off = 0; off < plane.length; c++, off += chunk) {
-                it.send(plane, off, Math.min(chunk, plane.length - off), neighbours[f], tag(f, c));
+                it.send(plane, off, Math.min(chunk, plane.length - off), faces.neighbour[f], tag(f, c));
             }
         }
         return compute;
@@ -360,11 +350,11 @@ public final class AsyncSolver implements AutoCloseable {
         block.packInterior(interior);
         snap.copyBox(interior, 0, 1, snap.nx, 1, snap.ny, 1, snap.nz, false);
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] != Decomposition.NONE) {
-                snapRecvs[f] = comm.irecv(snapRecv[f], 0, snapRecv[f].length, neighbours[f],
+            if (faces.has(f)) {
+                snapRecvs[f] = comm.irecv(snapRecv[f], 0, snapRecv[f].length, faces.neighbour[f],
                         TAG_SNAP_HALO + Decomposition.opposite(f));
-                snap.copyBox(snapSend[f], boundaryBoxes[f], true);
-                snapSends[f] = comm.isend(snapSend[f], 0, snapSend[f].length, neighbours[f], TAG_SNAP_HALO + f);
+                faces.pack(snap, f, snapSend[f]);
+                snapSends[f] = comm.isend(snapSend[f], 0, snapSend[f].length, faces.neighbour[f], TAG_SNAP_HALO + f);
             }
         }
     }
@@ -382,7 +372,7 @@ public final class AsyncSolver implements AutoCloseable {
         for (int f = 0; f < Decomposition.FACES; f++) {
             if (snapRecvs[f] != null) {
                 snapRecvs[f] = null;
-                snap.copyBox(snapRecv[f], ghostBoxes[f], false);
+                faces.unpack(snap, f, snapRecv[f]);
             }
         }
         // F on the snapshot, written to the copy's next iterate: the snapshot itself stays current

@@ -34,6 +34,13 @@ final class GridBlock {
     private double maxDiff;
     private double maxAbs;
 
+    /** The block {@code rank} owns in {@code decomposition}. */
+    static GridBlock of(ObstacleProblem problem, double delta, Decomposition decomposition, int rank) {
+        return new GridBlock(problem, delta, decomposition.start(rank, 0), decomposition.count(rank, 0),
+                decomposition.start(rank, 1), decomposition.count(rank, 1),
+                decomposition.start(rank, 2), decomposition.count(rank, 2));
+    }
+
     GridBlock(ObstacleProblem problem, double delta, int x0, int nx, int y0, int ny, int z0, int nz) {
         this.nx = nx;
         this.ny = ny;

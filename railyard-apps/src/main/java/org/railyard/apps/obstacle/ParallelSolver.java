@@ -52,11 +52,7 @@ public final class ParallelSolver implements AutoCloseable {
     private final Decomposition decomposition;
     private final GridBlock block;
 
-    private final int[] neighbours = new int[Decomposition.FACES];
-    private final int[][] boundaryBoxes = new int[Decomposition.FACES][];
-    private final int[][] ghostBoxes = new int[Decomposition.FACES][];
-    private final double[][] sendPlanes = new double[Decomposition.FACES][];
-    private final double[][] recvPlanes = new double[Decomposition.FACES][];
+    private final Faces faces;
     private final Request[] sends = new Request[Decomposition.FACES];
     private final Request[] recvs = new Request[Decomposition.FACES];
     private final int[][] sweepPlan;
@@ -105,30 +101,17 @@ public final class ParallelSolver implements AutoCloseable {
         this.settings = settings;
         this.decomposition = decomposition;
         int rank = comm.rank();
-        this.block = new GridBlock(problem, settings.delta(problem.h()),
-                decomposition.start(rank, 0), decomposition.count(rank, 0),
-                decomposition.start(rank, 1), decomposition.count(rank, 1),
-                decomposition.start(rank, 2), decomposition.count(rank, 2));
-        boolean[] has = new boolean[Decomposition.FACES];
-        for (int f = 0; f < Decomposition.FACES; f++) {
-            neighbours[f] = decomposition.neighbour(rank, f);
-            has[f] = neighbours[f] != Decomposition.NONE;
-            if (has[f]) {
-                boundaryBoxes[f] = block.faceBox(f, false);
-                ghostBoxes[f] = block.faceBox(f, true);
-                sendPlanes[f] = new double[block.faceSize(f)];
-                recvPlanes[f] = new double[block.faceSize(f)];
-            }
-        }
-        this.sweepPlan = block.sweepPlan(has);
+        this.block = GridBlock.of(problem, settings.delta(problem.h()), decomposition, rank);
+        this.faces = new Faces(decomposition, rank, block);
+        this.sweepPlan = block.sweepPlan(faces.present());
         this.comm = comm.dup();
         this.halo = halo;
         if (halo == Halo.RMA) {
             int mine = ghostLayout(rank, ghostAt);
             for (int f = 0; f < Decomposition.FACES; f++) {
-                if (has[f]) {
+                if (faces.has(f)) {
                     int[][] theirs = new int[2][Decomposition.FACES];
-                    ghostLayout(neighbours[f], theirs);
+                    ghostLayout(faces.neighbour[f], theirs);
                     theirGhostAt[0][f] = theirs[0][Decomposition.opposite(f)];
                     theirGhostAt[1][f] = theirs[1][Decomposition.opposite(f)];
                 }
@@ -269,16 +252,18 @@ public final class ParallelSolver implements AutoCloseable {
 
     private void startHaloExchange() {
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] != Decomposition.NONE) {
+            if (faces.has(f)) {
                 // Receives first, so that a neighbour's plane finds its buffer posted.
-                recvs[f] = comm.irecv(recvPlanes[f], 0, recvPlanes[f].length, neighbours[f],
+                double[] plane = faces.recvPlane[f];
+                recvs[f] = comm.irecv(plane, 0, plane.length, faces.neighbour[f],
                         TAG_HALO + Decomposition.opposite(f));
             }
         }
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] != Decomposition.NONE) {
-                block.copyBox(sendPlanes[f], boundaryBoxes[f], true);
-                sends[f] = comm.isend(sendPlanes[f], 0, sendPlanes[f].length, neighbours[f], TAG_HALO + f);
+            if (faces.has(f)) {
+                double[] plane = faces.sendPlane[f];
+                faces.pack(block, f, plane);
+                sends[f] = comm.isend(plane, 0, plane.length, faces.neighbour[f], TAG_HALO + f);
             }
         }
     }
@@ -288,7 +273,7 @@ public final class ParallelSolver implements AutoCloseable {
             if (recvs[f] != null) {
                 recvs[f].await();
                 recvs[f] = null;
-                block.copyBox(recvPlanes[f], ghostBoxes[f], false);
+                faces.unpack(block, f, faces.recvPlane[f]);
             }
         }
     }
@@ -296,9 +281,10 @@ public final class ParallelSolver implements AutoCloseable {
     /** RMA: packs the boundary planes and puts each into the neighbour's ghost plane of this iteration's set. */
     private void putHalos() {
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] != Decomposition.NONE) {
-                block.copyBox(sendPlanes[f], boundaryBoxes[f], true);
-                window.put(sendPlanes[f], 0, sendPlanes[f].length, neighbours[f], theirGhostAt[set][f]);
+            if (faces.has(f)) {
+                double[] plane = faces.sendPlane[f];
+                faces.pack(block, f, plane);
+                window.put(plane, 0, plane.length, faces.neighbour[f], theirGhostAt[set][f]);
             }
         }
     }
@@ -307,9 +293,10 @@ public final class ParallelSolver implements AutoCloseable {
     private void fenceAndUnpack() {
         window.fence(0);
         for (int f = 0; f < Decomposition.FACES; f++) {
-            if (neighbours[f] != Decomposition.NONE) {
-                System.arraycopy(ghosts, ghostAt[set][f], recvPlanes[f], 0, recvPlanes[f].length);
-                block.copyBox(recvPlanes[f], ghostBoxes[f], false);
+            if (faces.has(f)) {
+                double[] plane = faces.recvPlane[f];
+                System.arraycopy(ghosts, ghostAt[set][f], plane, 0, plane.length);
+                faces.unpack(block, f, plane);
             }
         }
         set ^= 1;

@@ -16,13 +16,8 @@ class BlockIterationTest {
         GridBlock[] blocks = new GridBlock[p];
         int[][][] plans = new int[p][][];
         for (int r = 0; r < p; r++) {
-            blocks[r] = new GridBlock(problem, settings.delta(problem.h()),
-                    d.start(r, 0), d.count(r, 0), d.start(r, 1), d.count(r, 1), d.start(r, 2), d.count(r, 2));
-            boolean[] has = new boolean[Decomposition.FACES];
-            for (int f = 0; f < Decomposition.FACES; f++) {
-                has[f] = d.neighbour(r, f) != Decomposition.NONE;
-            }
-            plans[r] = blocks[r].sweepPlan(has);
+            blocks[r] = GridBlock.of(problem, settings.delta(problem.h()), d, r);
+            plans[r] = blocks[r].sweepPlan(new Faces(d, r, blocks[r]).present());
         }
         int k = 0;
         boolean converged = false;

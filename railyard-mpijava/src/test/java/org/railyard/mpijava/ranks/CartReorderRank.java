@@ -6,6 +6,7 @@ import mpi.Group;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.ShiftParms;
+import org.railyard.testkit.Graphs;
 
 /**
  * Create_cart with reorder on processes that take themselves for two nodes, dealt in turn (world
@@ -55,13 +56,8 @@ public class CartReorderRank {
         Check.equal(sum[0], np * (np - 1) / 2, "allreduce on the reordered ring");
 
         // a ring graph: reordered the same way, and Graphcomm.Map agrees
-        int[] index = new int[np];
-        int[] edges = new int[2 * np];
-        for (int v = 0; v < np; v++) {
-            index[v] = 2 * (v + 1);
-            edges[2 * v] = (v + np - 1) % np;
-            edges[2 * v + 1] = (v + 1) % np;
-        }
+        int[] index = Graphs.ringIndex(np);
+        int[] edges = Graphs.ringEdges(np);
         Graphcomm keptGraph = world.Create_graph(index, edges, false);
         Check.equal(keptGraph.Rank(), me, "a graph without reorder keeps the ranks");
         int graphMapped = keptGraph.Map(index, edges);

@@ -8,6 +8,7 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.Op;
 import mpi.User_function;
+import org.railyard.testkit.Blocks;
 
 /**
  * Every collective of {@code mpi.Intracomm}, the predefined and user-defined operations of
@@ -387,21 +388,10 @@ public class CollectiveRank {
      */
     private record Exchange(int[] sc, int[] sd, int[] rc, int[] rd, int sendLength, int recvLength) {
         static Exchange ofThisRank() {
-            int[] sc = new int[np];
-            int[] sd = new int[np];
-            int[] rc = new int[np];
-            int[] rd = new int[np];
-            int sat = 0;
-            int rat = 0;
-            for (int q = 0; q < np; q++) {
-                sc[q] = (q + me) % 3;
-                sd[q] = sat;
-                sat += sc[q] + 1;
-                rc[q] = (me + q) % 3;
-                rd[q] = rat;
-                rat += rc[q] + 2;
-            }
-            return new Exchange(sc, sd, rc, rd, sat, rat);
+            Blocks sent = Blocks.inOrder(Blocks.counts(np, q -> (q + me) % 3), 0, 1);
+            Blocks received = Blocks.inOrder(Blocks.counts(np, q -> (me + q) % 3), 0, 2);
+            return new Exchange(sent.counts(), sent.displs(), received.counts(), received.displs(), sent.length(),
+                    received.length());
         }
     }
 

@@ -9,6 +9,7 @@ import mpi.Intracomm;
 import mpi.MPI;
 import mpi.ShiftParms;
 import mpi.Status;
+import org.railyard.testkit.Graphs;
 
 /**
  * {@code mpi.Cartcomm} and {@code mpi.Graphcomm}: Dims_create, grids periodic and not, shifts and
@@ -83,13 +84,8 @@ public class TopologyRank {
         Check.that(me < 4 ? small != null && small.Size() == 4 : small == null, "a 2x2 grid leaves ranks 4 and up out");
 
         // A ring graph over every process, and a star over the first three.
-        int[] index = new int[np];
-        int[] edges = new int[2 * np];
-        for (int r = 0; r < np; r++) {
-            index[r] = 2 * (r + 1);
-            edges[2 * r] = (r + np - 1) % np;
-            edges[2 * r + 1] = (r + 1) % np;
-        }
+        int[] index = Graphs.ringIndex(np);
+        int[] edges = Graphs.ringEdges(np);
         Graphcomm ring = world.Create_graph(index, edges, false);
         Check.equal(ring.Topo_test(), MPI.GRAPH, "Topo_test of a graph");
         GraphParms gp = ring.Get();

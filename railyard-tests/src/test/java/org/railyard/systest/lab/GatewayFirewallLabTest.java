@@ -23,6 +23,7 @@ import org.railyard.apps.obstacle.ObstacleDemo;
 import org.railyard.launcher.JobResult;
 import org.railyard.launcher.SiteJob;
 import org.railyard.launcher.Sites;
+import org.railyard.systest.Jobs;
 import org.railyard.systest.ranks.MpiJavaPingPong;
 import org.railyard.testkit.Await;
 
@@ -88,9 +89,7 @@ class GatewayFirewallLabTest {
     }
 
     private static void gateway(int host, String site, String peers) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString());
-        Process p = new ProcessBuilder("ip", "netns", "exec", lab.host(host), java, "-Xmx256m", "-cp",
+        Process p = new ProcessBuilder("ip", "netns", "exec", lab.host(host), Jobs.java(), "-Xmx256m", "-cp",
                 System.getProperty("java.class.path"), "org.railyard.gateway.GatewayCommand", "--site", site, "--bind",
                 lab.railAddress(host, 0), "--port", Integer.toString(PORT), "--peers", peers, "--wait", "30")
                 .redirectErrorStream(true).start();

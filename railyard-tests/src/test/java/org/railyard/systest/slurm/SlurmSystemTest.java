@@ -169,9 +169,7 @@ class SlurmSystemTest {
         Process srun = slurm.spawn(srun(4, Jobs.rankJava(HangingRanks.class, marker)), out);
         Map<Integer, Long> pids = awaitReady(out, 4, srun);
         ProcessHandle.of(pids.get(2)).orElseThrow().destroyForcibly();
-        assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out)).isTrue();
-        String text = readOrEmpty(out);
-        assertThat(srun.exitValue()).as(text).isNotZero();
+        String text = failedStep(srun, out);
         assertThat(text).containsPattern("task 2: (Killed|Exited)");
         awaitNoProcessWith(marker);
     }
@@ -182,15 +180,13 @@ class SlurmSystemTest {
         Path out = work.resolve("abort.out");
         // no --kill-on-bad-exit: the tasks that wait are ended only because the aborting one asked Slurm
         Process srun = slurm.spawn(srun(4, Jobs.rankJava(AbortingRanks.class, marker)), out);
+        String text;
         try {
             awaitReady(out, 4, null);
-            assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out))
-                    .isTrue();
+            text = failedStep(srun, out);
         } finally {
             srun.destroyForcibly();
         }
-        String text = readOrEmpty(out);
-        assertThat(srun.exitValue()).as(text).isNotZero();
         assertThat(text).contains("railyard: rank 1 called abort(5)");
         awaitNoProcessWith(marker);
     }
@@ -236,6 +232,14 @@ class SlurmSystemTest {
             return pids.size() == n;
         }, JOB_LIMIT, () -> n + " tasks READY in " + out + "\n" + readOrEmpty(out));
         return pids;
+    }
+
+    /** Waits up to the job bound for the step {@code srun} runs to end; asserts that it failed and returns its output. */
+    private static String failedStep(Process srun, Path out) throws InterruptedException {
+        assertThat(srun.waitFor(JOB_LIMIT.toSeconds(), TimeUnit.SECONDS)).as("srun ended\n%s", readOrEmpty(out)).isTrue();
+        String text = readOrEmpty(out);
+        assertThat(srun.exitValue()).as(text).isNotZero();
+        return text;
     }
 
     /** Waits until the job has left the running states; its final state. */

@@ -21,6 +21,7 @@ import org.railyard.engine.EngineJob;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.request.Transfer;
 import org.railyard.testkit.Await;
+import org.railyard.testkit.Blocks;
 import org.railyard.types.Kind;
 import org.railyard.types.Reduction;
 
@@ -123,16 +124,11 @@ class CollAlgorithmsTest {
                 }
             }
             // gatherv and scatterv with zero counts and displacements in reverse rank order
-            int[] counts = new int[n];
-            int[] displs = new int[n];
-            int at = 0;
-            for (int r = n - 1; r >= 0; r--) {
-                counts[r] = r % 3 == 1 ? 0 : r + 2;
-                displs[r] = at;
-                at += counts[r] + 1;
-            }
+            Blocks blocks = Blocks.backwards(Blocks.counts(n, r -> r % 3 == 1 ? 0 : r + 2), 0, 1);
+            int[] counts = blocks.counts();
+            int[] displs = blocks.displs();
             for (int root = 0; root < n; root++) {
-                long[] all = new long[at];
+                long[] all = new long[blocks.length()];
                 c.gatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts, displs,
                         Kind.LONG, root);
                 long[] back = new long[counts[me]];
@@ -252,27 +248,19 @@ class CollAlgorithmsTest {
                     alltoallChecked(c, w, me, n, count, algo);
                 }
                 // alltoallv: rank s sends (s + r) % 3 * 2 elements to rank r, blocks laid out backwards
-                int[] sc = new int[n];
-                int[] sd = new int[n];
-                int[] rc = new int[n];
-                int[] rd = new int[n];
-                int sat = 0;
-                int rat = 0;
-                for (int r = n - 1; r >= 0; r--) {
-                    sc[r] = (me + r) % 3 * 2;
-                    sd[r] = sat;
-                    sat += sc[r] + 1;
-                    rc[r] = (r + me) % 3 * 2;
-                    rd[r] = rat;
-                    rat += rc[r] + 1;
-                }
-                long[] send = new long[sat];
+                Blocks sent = Blocks.backwards(Blocks.counts(n, r -> (me + r) % 3 * 2), 0, 1);
+                Blocks received = Blocks.backwards(Blocks.counts(n, r -> (r + me) % 3 * 2), 0, 1);
+                int[] sc = sent.counts();
+                int[] sd = sent.displs();
+                int[] rc = received.counts();
+                int[] rd = received.displs();
+                long[] send = new long[sent.length()];
                 for (int r = 0; r < n; r++) {
                     for (int i = 0; i < sc[r]; i++) {
                         send[sd[r] + i] = me * 100L + r * 10L + i;
                     }
                 }
-                long[] recv = new long[rat];
+                long[] recv = new long[received.length()];
                 c.alltoallv(w, send, 0, sc, sd, Kind.LONG, recv, 0, rc, rd, Kind.LONG);
                 for (int r = 0; r < n; r++) {
                     for (int i = 0; i < rc[r]; i++) {

@@ -16,6 +16,7 @@ import org.railyard.engine.EngineJob;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.testkit.Blocks;
 import org.railyard.types.Kind;
 
 /**
@@ -123,15 +124,10 @@ class CollNativeReadsTest {
                     }
                 }
                 assertThat(e.describeChoices()).contains("allgather [").contains("): " + CollShm.READS + "\n");
-                int[] counts = new int[n];
-                int[] displs = new int[n];
-                int at = 0;
-                for (int r = n - 1; r >= 0; r--) {
-                    counts[r] = r == 1 ? 0 : each - 1000 * r;
-                    displs[r] = at;
-                    at += counts[r] + 2;
-                }
-                MemorySegment v = arena.allocate(8L * at, 8);
+                Blocks blocks = Blocks.backwards(Blocks.counts(n, r -> r == 1 ? 0 : each - 1000 * r), 0, 2);
+                int[] counts = blocks.counts();
+                int[] displs = blocks.displs();
+                MemorySegment v = arena.allocate(8L * blocks.length(), 8);
                 c.allgatherv(w, send, 1, counts[me], Kind.LONG, v, 0, counts, displs, Kind.LONG);
                 for (int r = 0; r < n; r++) {
                     String block = "allgatherv block " + r;

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.engine.Engine;
 import org.railyard.engine.EngineJob;
 import org.railyard.engine.comm.CommState;
+import org.railyard.testkit.Blocks;
 import org.railyard.types.Kind;
 import org.railyard.types.Reduction;
 
@@ -62,15 +63,10 @@ class CollSharedSegmentTest {
                     alltoallChecked(c, w, me, n, count, "through " + size + " B");
                 }
                 // allgatherv: blocks backwards with gaps of 2, rank 1's empty
-                int[] counts = new int[n];
-                int[] displs = new int[n];
-                int at = 0;
-                for (int r = n - 1; r >= 0; r--) {
-                    counts[r] = r % 2 == 0 ? 3 * r + 1 : (r == 1 ? 0 : 5000);
-                    displs[r] = at;
-                    at += counts[r] + 2;
-                }
-                long[] all = new long[at];
+                Blocks blocks = Blocks.backwards(Blocks.counts(n, r -> r % 2 == 0 ? 3 * r + 1 : (r == 1 ? 0 : 5000)), 0, 2);
+                int[] counts = blocks.counts();
+                int[] displs = blocks.displs();
+                long[] all = new long[blocks.length()];
                 c.allgatherv(w, contribution(me, counts[me], Reduction.SUM), 0, counts[me], Kind.LONG, all, 0, counts,
                         displs, Kind.LONG);
                 for (int r = 0; r < n; r++) {

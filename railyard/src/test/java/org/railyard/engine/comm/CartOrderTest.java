@@ -1,5 +1,6 @@
 package org.railyard.engine.comm;
 
+import org.railyard.testkit.Graphs;
 import org.railyard.types.CartTopology;
 import org.railyard.types.GraphTopology;
 
@@ -78,13 +79,8 @@ class CartOrderTest {
     @Test
     void aRingGraphDealtToTwoNodesInTurnIsTakenNodeByNode() {
         int n = 8;
-        int[] index = new int[n];
-        int[] edges = new int[2 * n];
-        for (int v = 0; v < n; v++) {
-            index[v] = 2 * (v + 1);
-            edges[2 * v] = (v + n - 1) % n;
-            edges[2 * v + 1] = (v + 1) % n;
-        }
+        int[] index = Graphs.ringIndex(n);
+        int[] edges = Graphs.ringEdges(n);
         GraphTopology ring = new GraphTopology(index, edges);
         int[] cyclic = {0, 1, 0, 1, 0, 1, 0, 1};
         assertThat(Placement.graphOrder(ring, cyclic)).containsExactly(0, 2, 4, 6, 1, 3, 5, 7);

@@ -1,5 +1,6 @@
 package org.railyard.engine.comm;
 
+import org.railyard.testkit.Blocks;
 import org.railyard.types.CartTopology;
 import org.railyard.types.GraphTopology;
 
@@ -161,15 +162,10 @@ class CollCommunicatorsTest {
             for (int x = 0; x < mine.length; x++) {
                 mine[x] = 10L * me + x;
             }
-            int[] counts = new int[remote];
-            int[] displs = new int[remote];
-            int at = 1;
-            for (int r = 0; r < remote; r++) {
-                counts[r] = (remoteBase + r) % 3;
-                displs[r] = at;
-                at += counts[r] + 1;
-            }
-            long[] all = new long[at];
+            Blocks blocks = Blocks.inOrder(Blocks.counts(remote, r -> (remoteBase + r) % 3), 1, 1);
+            int[] counts = blocks.counts();
+            int[] displs = blocks.displs();
+            long[] all = new long[blocks.length()];
             c.allgatherv(inter, mine, 0, mine.length, Kind.LONG, all, 0, counts, displs, Kind.LONG);
             for (int r = 0; r < remote; r++) {
                 for (int x = 0; x < counts[r]; x++) {
@@ -371,13 +367,9 @@ class CollCommunicatorsTest {
                 assertThat(vrecv[rd[r] - 1]).as("gap before block %d", r).isZero();
             }
             // gatherv to high process `root`: low process r gives r + 1 elements, a gap before each block
-            int[] gc = new int[remote];
-            int[] gd = new int[remote];
-            for (int r = 0, at = 1; r < remote; r++) {
-                gc[r] = r + 1;
-                gd[r] = at;
-                at += r + 2;
-            }
+            Blocks gatherBlocks = Blocks.inOrder(Blocks.counts(remote, r -> r + 1), 1, 1);
+            int[] gc = gatherBlocks.counts();
+            int[] gd = gatherBlocks.displs();
             long[] gv = new long[gd[remote - 1] + gc[remote - 1]];
             long[] mineV = new long[lr + 1];
             java.util.Arrays.fill(mineV, 7L * me);
@@ -391,14 +383,10 @@ class CollCommunicatorsTest {
                 }
             }
             // scatterv from low process 0: high process r gets r mod 3 elements
-            int[] vc = new int[remote];
-            int[] vd = new int[remote];
-            for (int r = 0, at = 0; r < remote; r++) {
-                vc[r] = r % 3;
-                vd[r] = at;
-                at += vc[r];
-            }
-            long[] vs = new long[vd[remote - 1] + vc[remote - 1]];
+            Blocks scatterBlocks = Blocks.inOrder(Blocks.counts(remote, r -> r % 3), 0, 0);
+            int[] vc = scatterBlocks.counts();
+            int[] vd = scatterBlocks.displs();
+            long[] vs = new long[scatterBlocks.length()];
             for (int r = 0; r < remote; r++) {
                 java.util.Arrays.fill(vs, vd[r], vd[r] + vc[r], 900L + r);
             }
