@@ -24,9 +24,9 @@ import org.railyard.wire.RelayFrame;
  * the relay's writes to it do not stall.
  *
  * <p>One thread reads at a time ({@code reading}); a poll that finds it held returns at once (the
- * holder hands what it reads to the same {@link Sink}); the reader thread, which found the socket
- * readable, waits for the holder instead of selecting again (the holder may have lost its core
- * with the bytes still unread, and a readable socket would end every select at once). Frames are parsed from a direct buffer that
+ * holder hands what it reads to the same {@link Sink}); so does the reader thread, which then
+ * looks again after {@link #HANDOVER_NANOS} rather than selecting again at once (the holder may
+ * have lost its core with the bytes still unread, and a readable socket ends every select at once). Frames are parsed from a direct buffer that
  * grows to the largest frame seen; each frame's body is copied out for the sink (a frame without a
  * body allocates nothing). An ERROR from the relay ends the connection naming the relay's reason.
  * A break (end of stream, a malformed frame, an ERROR, a frame the sink refuses) is kept in
@@ -160,7 +160,13 @@ final class RelayReceiver {
                     selecting = false;
                 }
                 sel.selectedKeys().clear();
-                reading.lock(); // a poll holding it is reading now: wait for it, do not select again at once
+                if (!reading.tryLock()) {
+                    // a poll holds it: it reads now, or lost its core with the bytes unread. Selecting
+                    // again would return at once, and waiting for the lock would make its unlock wake
+                    // this thread: look again after a handover instead
+                    LockSupport.parkNanos(this, HANDOVER_NANOS);
+                    continue;
+                }
                 try {
                     drain(false);
                 } finally {

@@ -177,9 +177,10 @@ class RelayReceiverTest {
     }
 
     @Test
-    void aPollHeldUpWhileReadingIsWaitedForNotSelectedAgainstInALoop() throws Exception {
+    void aPollHeldUpWhileReadingIsNotSelectedAgainstInALoop() throws Exception {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+        long[] tickTimes = new long[8];
         RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, (h, body) -> {
             handler.delivered(h.source(), h.sequence(), body);
             if (h.sequence() == 1) {
@@ -192,7 +193,10 @@ class RelayReceiverTest {
                 }
             }
         }, () -> {
-            ticks.incrementAndGet();
+            long n = ticks.getAndIncrement();
+            if (n < tickTimes.length) {
+                tickTimes[(int) n] = System.nanoTime();
+            }
             return Long.MAX_VALUE;
         });
         relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, 1, new byte[10])));
@@ -205,10 +209,13 @@ class RelayReceiverTest {
         relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, 2, new byte[10]))); // readable, nobody reads
         Thread reader = Thread.ofPlatform().start(r::serve);
         try {
-            // past the handover the reader finds the socket readable and the lock held: it waits for the lock
-            Await.awaitUntil(() -> reader.getState() == Thread.State.WAITING, BOUND,
-                    () -> "reader " + reader.getState() + " after " + ticks.get() + " ticks, not waiting for the held lock");
-            assertThat(ticks.get()).as("looks of the reader while the poll held the lock").isLessThan(100);
+            // past the handover the reader finds the socket readable and the lock held, again and
+            // again: its looks (one tick each) must be a handover apart, not a select loop's
+            Await.awaitUntil(() -> ticks.get() >= tickTimes.length, BOUND, () -> ticks.get() + " looks of the reader");
+            long spanMicros = (tickTimes[tickTimes.length - 1] - tickTimes[2]) / 1000;
+            long handovers = (tickTimes.length - 3) * RelayReceiver.HANDOVER_NANOS / 1000;
+            assertThat(spanMicros).as("microseconds between the reader's 3rd and 8th look while the poll held the lock")
+                    .isGreaterThanOrEqualTo(handovers / 2);
             release.countDown();
             Await.awaitUntil(() -> count() == 2, BOUND, () -> count() + " of 2 frames");
             assertThat(got.get(1).sequence()).isEqualTo(2);
