@@ -35,9 +35,14 @@ import org.railyard.wire.RelayFrame;
  * thread that sends it: the relay read every byte up to the STOREDs it returned, so the kernel's
  * send buffer has room for it and the write cannot wait on the relay. Anything else is queued for
  * the runner, which writes what has queued meanwhile in one flush. The receiving port's DELIVERED
- * acknowledgements (which only let the relay forget) are written at most {@link #ACK_DELAY} after
- * they become due, or as soon as {@link #ACK_FRAMES} frames are due, so they are not a system call
- * and a wake-up per message.
+ * acknowledgements (which only let the relay forget) are written {@link #ACK_DELAY} after they
+ * become due, or as soon as {@link #ACK_FRAMES} frames are due, so they are not a system call and
+ * a wake-up per message. The delayed ones are written by the receiving connection's reader thread
+ * ({@link RelayReceiver.Tick}) at its first wake-up after they are due: while the rank polls it
+ * wakes anyway, at the end of each park ({@link RelayReceiver#HANDOVER_NANOS}, so they wait at most
+ * that long past {@link #ACK_DELAY}), and its wait on the socket is bounded by their due time.
+ * The thread that consumed the frames wakes nobody for them, and no thread wakes for them alone
+ * while the rank polls. The runner writes the urgent ones, and those of a connection opened again.
  *
  * <p>Bounds: a connection that breaks is opened again, with backoff, for at most {@code absence};
  * beyond it, or when the relay refuses this process (an ERROR: wrong secret, a sequence gap after
@@ -104,6 +109,8 @@ final class RelayPort implements AutoCloseable {
     private long acksSince;
     /** Receiving port: frames consumed since the last acknowledgements were written. */
     private int acksCount;
+    /** Receiving port: the reader thread's acknowledgements to write (that thread only). */
+    private final long[] tickAcks;
     /** True while a thread (the runner, or a sender writing directly) writes to the connection; guarded by lock. */
     private boolean writing;
     /** Bytes a sending thread may have written and not STORED to write one more frame directly: set at connection. */
@@ -130,6 +137,7 @@ final class RelayPort implements AutoCloseable {
         this.handler = handler;
         this.ackWanted = receive ? new long[transport.size()] : null;
         this.ackSent = receive ? new long[transport.size()] : null;
+        this.tickAcks = receive ? new long[transport.size()] : null;
         this.client = transport.connect(relay, receive);
         this.directBytes = client.sendBuffer() / 4;
         this.runner = Thread.ofPlatform().daemon().name("railyard-relay-" + (receive ? "receive-" : "send-") + relay)
@@ -214,6 +222,15 @@ final class RelayPort implements AutoCloseable {
         } catch (IOException e) {
             why = e.getMessage();
         }
+        wrote(c, why);
+    }
+
+    /**
+     * A thread other than the runner ended its write to {@code c} ({@code why} it failed, null if
+     * it did not): the connection is free again, broken if it failed, and the runner is woken when
+     * it has work that waited for the write.
+     */
+    private void wrote(RelayClient c, String why) {
         lock.lock();
         try {
             writing = false;
@@ -221,8 +238,8 @@ final class RelayPort implements AutoCloseable {
                 broken = true;
                 brokenWhy = why;
             }
-            if (broken || !pending.isEmpty() || !asks.isEmpty() || acksDue) {
-                work.signal(); // the runner waited for this write to end
+            if (broken || !pending.isEmpty() || !asks.isEmpty() || acksUrgent) {
+                work.signal(); // the runner waited for this write to end (due acknowledgements: the reader's)
             }
         } finally {
             lock.unlock();
@@ -231,6 +248,7 @@ final class RelayPort implements AutoCloseable {
 
     /** Receiving port: every message of {@code source} up to {@code sequence} is consumed. */
     void ack(int source, long sequence) {
+        boolean wakeReader = false;
         lock.lock();
         try {
             if (sequence > ackWanted[source]) {
@@ -239,7 +257,7 @@ final class RelayPort implements AutoCloseable {
                 if (!acksDue) {
                     acksDue = true;
                     acksSince = System.nanoTime();
-                    work.signal(); // the runner starts its ACK_DELAY from now
+                    wakeReader = true; // the reader thread writes them when due (see the class)
                 }
                 if (acksCount >= ACK_FRAMES && !acksUrgent) {
                     acksUrgent = true;
@@ -249,6 +267,69 @@ final class RelayPort implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        RelayReceiver r = receiver;
+        if (wakeReader && r != null) {
+            r.wake(); // a reader thread waiting on the socket bounds that wait by the due time
+        }
+    }
+
+    /**
+     * Receiving port, the reader thread's {@link RelayReceiver.Tick}: writes the acknowledgements
+     * that are due for {@link #ACK_DELAY} when nobody else writes now; returns the nanoseconds until
+     * the next are due ({@link Long#MAX_VALUE}: none).
+     */
+    private long ackTick() {
+        RelayClient c;
+        boolean any = false;
+        lock.lock();
+        try {
+            if (!acksDue || closed || broken || client == null) {
+                return Long.MAX_VALUE; // none, or the runner's after a reconnection
+            }
+            long left = acksSince + ACK_DELAY - System.nanoTime();
+            if (left > 0 || writing) {
+                return left > 0 ? left : ACK_DELAY; // a writer now: look again later
+            }
+            c = client;
+            writing = true;
+            any = takeAcks(tickAcks);
+        } finally {
+            lock.unlock();
+        }
+        String why = null;
+        try {
+            if (any) {
+                for (int s = 0; s < tickAcks.length; s++) {
+                    if (tickAcks[s] > 0) {
+                        c.deliveredLater(s, tickAcks[s]);
+                    }
+                }
+                c.flush();
+            }
+        } catch (IOException e) {
+            why = e.getMessage();
+        }
+        wrote(c, why);
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Takes the acknowledgements due into {@code acks} (per source, 0 for none) and marks them
+     * sent; true if there is any. The caller holds the lock.
+     */
+    private boolean takeAcks(long[] acks) {
+        boolean any = false;
+        for (int s = 0; s < acks.length; s++) {
+            acks[s] = ackWanted[s] > ackSent[s] ? ackWanted[s] : 0;
+            if (acks[s] > 0) {
+                ackSent[s] = ackWanted[s];
+                any = true;
+            }
+        }
+        acksDue = false;
+        acksUrgent = false;
+        acksCount = 0;
+        return any;
     }
 
     /** Sending port: asks the relay whether {@code rank} is connected to receive there (answer: {@link Handler#presence}). */
@@ -319,8 +400,10 @@ final class RelayPort implements AutoCloseable {
             RelayReceiver polled = null;
             try {
                 RelayClient.Detached d = conn.detachInput();
-                polled = new RelayReceiver(d.channel(), d.leftover(), receive ? transport.receiveBuffer() : STORED_BUFFER,
-                        receive ? RelayReceiver.deliveries(handler) : this::acknowledged);
+                polled = receive
+                        ? new RelayReceiver(d.channel(), d.leftover(), transport.receiveBuffer(),
+                                RelayReceiver.deliveries(handler), this::ackTick)
+                        : new RelayReceiver(d.channel(), d.leftover(), STORED_BUFFER, this::acknowledged);
             } catch (IOException e) {
                 lost(e.getMessage());
             }
@@ -403,16 +486,7 @@ final class RelayPort implements AutoCloseable {
                     batch[n++] = o;
                 }
                 if (acksDue) {
-                    for (int s = 0; s < acks.length; s++) {
-                        acks[s] = ackWanted[s] > ackSent[s] ? ackWanted[s] : 0;
-                        if (acks[s] > 0) {
-                            ackSent[s] = ackWanted[s];
-                            anyAck = true;
-                        }
-                    }
-                    acksDue = false;
-                    acksUrgent = false;
-                    acksCount = 0;
+                    anyAck = takeAcks(acks);
                 }
                 asking.addAll(asks);
                 asks.clear();

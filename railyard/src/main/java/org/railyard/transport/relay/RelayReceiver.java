@@ -24,7 +24,9 @@ import org.railyard.wire.RelayFrame;
  * the relay's writes to it do not stall.
  *
  * <p>One thread reads at a time ({@code reading}); a poll that finds it held returns at once (the
- * holder hands what it reads to the same {@link Sink}). Frames are parsed from a direct buffer that
+ * holder hands what it reads to the same {@link Sink}); so does the reader thread, which then
+ * looks again after {@link #HANDOVER_NANOS} rather than selecting again at once (the holder may
+ * have lost its core with the bytes still unread, and a readable socket ends every select at once). Frames are parsed from a direct buffer that
  * grows to the largest frame seen; each frame's body is copied out for the sink (a frame without a
  * body allocates nothing). An ERROR from the relay ends the connection naming the relay's reason.
  * A break (end of stream, a malformed frame, an ERROR, a frame the sink refuses) is kept in
@@ -36,6 +38,20 @@ final class RelayReceiver {
     /** Longest the reader thread waits on the socket before it looks whether it should stop. */
     private static final long SELECT_MILLIS = 100;
 
+    /**
+     * Timed work of the reader thread besides reading (a receiving port's due acknowledgements):
+     * called by it each time it wakes. While polls come it parks until the handover regardless (so
+     * work due meanwhile waits at most {@link #HANDOVER_NANOS} past its due time, and the thread
+     * wakes no more often than without it); its wait on the socket lasts no longer than the answer.
+     */
+    interface Tick {
+        /** Does what is due; returns nanoseconds until the next call is wanted, {@link Long#MAX_VALUE} for none. */
+        long tick();
+    }
+
+    /** Nothing timed to do. */
+    static final Tick NO_TICK = () -> Long.MAX_VALUE;
+
     /** Where the frames read go; called by the thread that read them, which holds the read lock. */
     interface Sink {
         /** One whole frame other than ERROR; an IOException ends the connection naming why. */
@@ -46,6 +62,7 @@ final class RelayReceiver {
 
     private final SocketChannel ch;
     private final Sink sink;
+    private final Tick tick;
     private final ReentrantLock reading = new ReentrantLock();
     /** Bytes [position, limit) received and not yet parsed; guarded by {@link #reading}. */
     private ByteBuffer in;
@@ -56,6 +73,10 @@ final class RelayReceiver {
     private volatile String broken;
     private volatile boolean closed;
     private volatile Thread server;
+    /** The reader thread's selector, null until it first waits on the socket. */
+    private volatile Selector selector;
+    /** True from before the reader thread asks its {@link Tick} until its wait on the socket ended. */
+    private volatile boolean selecting;
 
     /**
      * @param ch       the connection, after the handshake, non-blocking
@@ -63,8 +84,14 @@ final class RelayReceiver {
      * @param capacity the input buffer's first size (it grows for a larger frame)
      */
     RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, Sink sink) {
+        this(ch, leftover, capacity, sink, NO_TICK);
+    }
+
+    /** As above, with timed work for the reader thread ({@link Tick}). */
+    RelayReceiver(SocketChannel ch, byte[] leftover, int capacity, Sink sink, Tick tick) {
         this.ch = ch;
         this.sink = sink;
+        this.tick = tick;
         this.in = ByteBuffer.allocateDirect(Math.max(capacity, leftover.length + RelayFrame.HEADER));
         this.inSeg = MemorySegment.ofBuffer(in); // the whole buffer: made before put moves its position
         in.put(leftover).flip();
@@ -114,28 +141,43 @@ final class RelayReceiver {
      */
     String serve() {
         server = Thread.currentThread();
-        try (Selector selector = Selector.open()) {
-            ch.register(selector, SelectionKey.OP_READ);
+        try (Selector sel = Selector.open()) {
+            ch.register(sel, SelectionKey.OP_READ);
+            selector = sel;
             while (broken == null && !closed) {
                 long quiet = System.nanoTime() - polled;
                 if (quiet < HANDOVER_NANOS) {
+                    tick.tick(); // what is due waits for the end of the park: the wake-ups stay those of the handover
                     LockSupport.parkNanos(this, HANDOVER_NANOS - quiet); // a poll within the bound keeps it out
                     continue;
                 }
-                selector.select(SELECT_MILLIS);
-                selector.selectedKeys().clear();
-                if (reading.tryLock()) {
-                    try {
-                        drain(false);
-                    } finally {
-                        reading.unlock();
-                    }
+                selecting = true; // before the tick: work that becomes due after it wakes the select (see wake)
+                try {
+                    long due = tick.tick();
+                    sel.select(due >= TimeUnit.MILLISECONDS.toNanos(SELECT_MILLIS) ? SELECT_MILLIS
+                            : Math.max(1, TimeUnit.NANOSECONDS.toMillis(due + 999_999)));
+                } finally {
+                    selecting = false;
+                }
+                sel.selectedKeys().clear();
+                if (!reading.tryLock()) {
+                    // a poll holds it: it reads now, or lost its core with the bytes unread. Selecting
+                    // again would return at once, and waiting for the lock would make its unlock wake
+                    // this thread: look again after a handover instead
+                    LockSupport.parkNanos(this, HANDOVER_NANOS);
+                    continue;
+                }
+                try {
+                    drain(false);
+                } finally {
+                    reading.unlock();
                 }
             }
         } catch (IOException e) {
             fail(e.getMessage());
         } finally {
             server = null;
+            selector = null;
         }
         return closed && broken == null ? "closed" : broken;
     }
@@ -227,6 +269,17 @@ final class RelayReceiver {
             broken = why == null ? "relay connection failed" : why;
         }
         stop();
+    }
+
+    /**
+     * Timed work became due ({@link Tick}): a reader thread waiting on the socket asks its tick
+     * again now; a parked one does at the end of its park (at most {@link #HANDOVER_NANOS}).
+     */
+    void wake() {
+        Selector sel = selector;
+        if (selecting && sel != null) {
+            sel.wakeup();
+        }
     }
 
     /** Stops reading; {@link #serve} returns soon after. */

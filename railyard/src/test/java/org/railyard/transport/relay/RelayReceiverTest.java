@@ -26,7 +26,9 @@ import org.railyard.wire.RelayFrame;
  * The rank's polled relay input over a real loopback connection: frames cut anywhere (inside the
  * header, inside the body) arrive whole and in order through {@link RelayReceiver#poll}; a frame
  * larger than the buffer grows it; the bytes the handshake read ahead come first; nobody polling,
- * the reader thread takes them; an ERROR, a foreign frame and a stream cut mid-frame end it naming why.
+ * the reader thread takes them, waits for a poll that holds the read lock instead of selecting
+ * again, and runs its tick when due; an ERROR, a foreign frame and a stream cut mid-frame end it
+ * naming why.
  */
 class RelayReceiverTest {
     private static final Duration BOUND = Duration.ofSeconds(20);
@@ -172,6 +174,109 @@ class RelayReceiverTest {
             reader.join(BOUND.toMillis());
         }
         assertThat(reader.isAlive()).as("the reader ends once closed").isFalse();
+    }
+
+    @Test
+    void aPollHeldUpWhileReadingIsNotSelectedAgainstInALoop() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicLong ticks = new java.util.concurrent.atomic.AtomicLong();
+        long[] tickTimes = new long[8];
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, (h, body) -> {
+            handler.delivered(h.source(), h.sequence(), body);
+            if (h.sequence() == 1) {
+                try { // the poll that read it loses its core here, holding the read lock
+                    if (!release.await(BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                        throw new IOException("the test never let the poll go on");
+                    }
+                } catch (InterruptedException e) {
+                    throw new IOException(e);
+                }
+            }
+        }, () -> {
+            long n = ticks.getAndIncrement();
+            if (n < tickTimes.length) {
+                tickTimes[(int) n] = System.nanoTime();
+            }
+            return Long.MAX_VALUE;
+        });
+        relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, 1, new byte[10])));
+        Thread poller = Thread.ofPlatform().start(() -> {
+            while (count() == 0) {
+                r.poll();
+            }
+        });
+        Await.awaitUntil(() -> count() == 1, BOUND, "the first frame polled");
+        relaySide.write(ByteBuffer.wrap(frame(RelayFrame.DELIVER, 2, 2, new byte[10]))); // readable, nobody reads
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        try {
+            // past the handover the reader finds the socket readable and the lock held, again and
+            // again: its looks (one tick each) must be a handover apart, not a select loop's
+            Await.awaitUntil(() -> ticks.get() >= tickTimes.length, BOUND, () -> ticks.get() + " looks of the reader");
+            long spanMicros = (tickTimes[tickTimes.length - 1] - tickTimes[2]) / 1000;
+            long handovers = (tickTimes.length - 3) * RelayReceiver.HANDOVER_NANOS / 1000;
+            assertThat(spanMicros).as("microseconds between the reader's 3rd and 8th look while the poll held the lock")
+                    .isGreaterThanOrEqualTo(handovers / 2);
+            release.countDown();
+            Await.awaitUntil(() -> count() == 2, BOUND, () -> count() + " of 2 frames");
+            assertThat(got.get(1).sequence()).isEqualTo(2);
+        } finally {
+            release.countDown();
+            r.close();
+            poller.join(BOUND.toMillis());
+            reader.join(BOUND.toMillis());
+        }
+        assertThat(reader.isAlive()).as("the reader ends once closed").isFalse();
+    }
+
+    @Test
+    void theReaderThreadsWaitOnTheSocketEndsWhenItsTickIsDue() throws Exception {
+        // nobody polls and nothing comes: the reader waits on the socket, for at most the tick's due time
+        int wanted = 10;
+        long dueNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+        java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, RelayReceiver.deliveries(handler), () -> {
+            ticks.incrementAndGet();
+            return dueNanos;
+        });
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        long start = System.nanoTime();
+        try {
+            Await.awaitUntil(() -> ticks.get() >= wanted, BOUND, () -> ticks.get() + " of " + wanted + " ticks");
+        } finally {
+            r.close();
+            reader.join(BOUND.toMillis());
+        }
+        long tookMillis = (System.nanoTime() - start) / 1_000_000;
+        // a wait that ignored the due time would last the select's 100 ms each time
+        assertThat(tookMillis).as("%d ticks due every 10 ms", wanted).isLessThan(wanted * 100L);
+    }
+
+    @Test
+    void wakeEndsTheReaderThreadsWaitOnTheSocketForWorkBecomeDue() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean due = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger ticks = new java.util.concurrent.atomic.AtomicInteger();
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, RelayReceiver.deliveries(handler), () -> {
+            ticks.incrementAndGet();
+            if (due.get()) {
+                done.countDown();
+            }
+            return Long.MAX_VALUE; // nothing due: the reader waits the select's longest
+        });
+        Thread reader = Thread.ofPlatform().start(r::serve);
+        try {
+            // its first look comes before its first park, the third once it waits on the socket
+            Await.awaitUntil(() -> ticks.get() >= 3, BOUND, "the reader waiting on the socket");
+            due.set(true);
+            long woke = System.nanoTime();
+            r.wake();
+            assertThat(done.await(BOUND.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isTrue();
+            // without the wake the reader would look again only after its select's 100 ms
+            assertThat((System.nanoTime() - woke) / 1_000_000).as("ms from wake to the tick").isLessThan(100);
+        } finally {
+            r.close();
+            reader.join(BOUND.toMillis());
+        }
     }
 
     @Test
