@@ -1,6 +1,10 @@
 package org.railyard.engine.p2p;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.function.Consumer;
 import org.railyard.channel.VirtualChannel;
 
 /**
@@ -10,29 +14,80 @@ import org.railyard.channel.VirtualChannel;
  * {@link PointToPoint#ANY_SOURCE} and {@link PointToPoint#ANY_TAG} on the receive's side.
  * Unexpected records are pooled, their eager payload buffers in power-of-two size classes.
  * Driven only under the progress lock.
+ *
+ * <p>Both lists are kept per context: a message can only match a receive of its own context (no
+ * wildcard covers contexts), so the order that counts is the order within a context, and a message
+ * or a receive walks past its own context's entries only, not past the receives other
+ * communicators keep posted (a window's header receives, a collective's) nor their unexpected
+ * messages. Contexts below {@link #DENSE} are found by index, others in a map.
  */
 final class Matching {
-    private RecvTransfer postedHead, postedTail;
-    private Unexpected unexpectedHead, unexpectedTail;
+    /** Contexts found by index; a program with more communicators than this uses the map beyond. */
+    static final int DENSE = 1 << 12;
+
+    /** One context's posted receives and unexpected messages, each oldest first. */
+    private static final class Queues {
+        RecvTransfer postedHead, postedTail;
+        Unexpected unexpectedHead, unexpectedTail;
+    }
+
+    private Queues[] dense = new Queues[64];
+    private final HashMap<Integer, Queues> sparse = new HashMap<>();
+    /** Contexts that ever had an entry, in the order they first did (for walks over every context). */
+    private final ArrayList<Queues> all = new ArrayList<>();
+    private int posted;
     private final Unexpected[] unexpectedPool = new Unexpected[32];
+
+    /** The queues of {@code ctx}, or null if it never had an entry. */
+    private Queues find(int ctx) {
+        if (ctx >= 0 && ctx < DENSE) {
+            return ctx < dense.length ? dense[ctx] : null;
+        }
+        return sparse.get(ctx);
+    }
+
+    /** The queues of {@code ctx}, made on first use. */
+    private Queues of(int ctx) {
+        Queues q = find(ctx);
+        if (q != null) {
+            return q;
+        }
+        q = new Queues();
+        if (ctx >= 0 && ctx < DENSE) {
+            if (ctx >= dense.length) {
+                dense = Arrays.copyOf(dense, Math.min(DENSE, Math.max(ctx + 1, dense.length * 2)));
+            }
+            dense[ctx] = q;
+        } else {
+            sparse.put(ctx, q);
+        }
+        all.add(q);
+        return q;
+    }
 
     // ================================================================== posted receives
 
     /** Appends a receive that found no unexpected message. */
     void post(RecvTransfer t) {
-        t.prevMatch = postedTail;
+        Queues q = of(t.context);
+        t.prevMatch = q.postedTail;
         t.nextMatch = null;
-        if (postedTail == null) {
-            postedHead = t;
+        if (q.postedTail == null) {
+            q.postedHead = t;
         } else {
-            postedTail.nextMatch = t;
+            q.postedTail.nextMatch = t;
         }
-        postedTail = t;
+        q.postedTail = t;
+        posted++;
     }
 
     /** The oldest posted receive that a message of {@code (ctx, src, tag)} matches, or null. */
     RecvTransfer findPosted(int ctx, int src, int tag) {
-        for (RecvTransfer t = postedHead; t != null; t = t.nextMatch) {
+        Queues q = find(ctx);
+        if (q == null) {
+            return null;
+        }
+        for (RecvTransfer t = q.postedHead; t != null; t = t.nextMatch) {
             if (t.matches(ctx, src, tag)) {
                 return t;
             }
@@ -41,29 +96,39 @@ final class Matching {
     }
 
     boolean isPosted(RecvTransfer t) {
-        return t.prevMatch != null || postedHead == t;
+        if (t.prevMatch != null) {
+            return true;
+        }
+        Queues q = find(t.context);
+        return q != null && q.postedHead == t;
     }
 
     void unlinkPosted(RecvTransfer t) {
+        Queues q = find(t.context);
         if (t.prevMatch == null) {
-            postedHead = t.nextMatch;
+            q.postedHead = t.nextMatch;
         } else {
             t.prevMatch.nextMatch = t.nextMatch;
         }
         if (t.nextMatch == null) {
-            postedTail = t.prevMatch;
+            q.postedTail = t.prevMatch;
         } else {
             t.nextMatch.prevMatch = t.prevMatch;
         }
         t.nextMatch = null;
         t.prevMatch = null;
+        posted--;
     }
 
     // ================================================================== unexpected messages
 
     /** The oldest unexpected message a receive of {@code (ctx, src, tag)} matches, or null. */
     Unexpected findUnexpected(int ctx, int src, int tag) {
-        for (Unexpected u = unexpectedHead; u != null; u = u.next) {
+        Queues q = find(ctx);
+        if (q == null) {
+            return null;
+        }
+        for (Unexpected u = q.unexpectedHead; u != null; u = u.next) {
             if (u.matches(ctx, src, tag)) {
                 return u;
             }
@@ -90,25 +155,27 @@ final class Matching {
         if (!rts && bytes > 0) {
             MemorySegment.copy(seg, payload, u.dataSeg, 0, bytes);
         }
+        Queues q = of(ctx);
         u.next = null;
-        u.prev = unexpectedTail;
-        if (unexpectedTail == null) {
-            unexpectedHead = u;
+        u.prev = q.unexpectedTail;
+        if (q.unexpectedTail == null) {
+            q.unexpectedHead = u;
         } else {
-            unexpectedTail.next = u;
+            q.unexpectedTail.next = u;
         }
-        unexpectedTail = u;
+        q.unexpectedTail = u;
     }
 
     /** Takes a matched message out of the list; give it back with {@link #release} once read. */
     void unlink(Unexpected u) {
+        Queues q = find(u.context);
         if (u.prev == null) {
-            unexpectedHead = u.next;
+            q.unexpectedHead = u.next;
         } else {
             u.prev.next = u.next;
         }
         if (u.next == null) {
-            unexpectedTail = u.prev;
+            q.unexpectedTail = u.prev;
         } else {
             u.next.prev = u.prev;
         }
@@ -118,32 +185,42 @@ final class Matching {
 
     /** True if a receive is posted and not matched. */
     boolean anyPosted() {
-        return postedHead != null;
+        return posted > 0;
     }
 
-    /** The oldest unexpected message (then follow {@code next}), or null. */
-    Unexpected oldestUnexpected() {
-        return unexpectedHead;
+    /**
+     * Every unexpected message, context by context (in the order contexts first had an entry),
+     * oldest first within each: the order a checkpoint keeps and a resumed rank adds them again in,
+     * which keeps each context's order (the only order matching sees).
+     */
+    void forEachUnexpected(Consumer<Unexpected> f) {
+        for (Queues q : all) {
+            for (Unexpected u = q.unexpectedHead; u != null; u = u.next) {
+                f.accept(u);
+            }
+        }
     }
 
-    /** Appends the posted receives and the unexpected messages, oldest first, at most {@code max} lines of each. */
+    /** Appends the posted receives and the unexpected messages, oldest first per context, at most {@code max} lines of each. */
     void describe(StringBuilder sb, int max) {
         int n = 0;
-        for (RecvTransfer t = postedHead; t != null; t = t.nextMatch, n++) {
-            if (n < max) {
-                sb.append("  posted: ").append(t.describe()).append('\n');
+        for (Queues q : all) {
+            for (RecvTransfer t = q.postedHead; t != null; t = t.nextMatch, n++) {
+                if (n < max) {
+                    sb.append("  posted: ").append(t.describe()).append('\n');
+                }
             }
         }
         sb.append("  ").append(n).append(" receives posted\n");
-        n = 0;
-        for (Unexpected u = unexpectedHead; u != null; u = u.next, n++) {
-            if (n < max) {
+        int[] m = {0};
+        forEachUnexpected(u -> {
+            if (m[0]++ < max) {
                 sb.append("  unexpected: from rank ").append(u.source).append(", context ").append(u.context)
                         .append(", tag 0x").append(Integer.toHexString(u.tag)).append(", ").append(u.bytes).append(" B")
                         .append(u.rendezvous ? " (request to send)" : "").append('\n');
             }
-        }
-        sb.append("  ").append(n).append(" unexpected messages\n");
+        });
+        sb.append("  ").append(m[0]).append(" unexpected messages\n");
     }
 
     /** An unexpected-message record whose buffer holds at least {@code bytes}; size classes are powers of two. */

@@ -121,23 +121,24 @@ public final class PointToPoint implements Transfer.Owner {
         if (matching.anyPosted()) {
             return "a receive is posted and not matched";
         }
-        for (Unexpected u = matching.oldestUnexpected(); u != null; u = u.next) {
-            if (u.rendezvous) {
-                return "a rendezvous message from rank " + u.source + " (tag " + u.tag + ", " + u.bytes
+        String[] why = {null};
+        matching.forEachUnexpected(u -> {
+            if (u.rendezvous && why[0] == null) {
+                why[0] = "a rendezvous message from rank " + u.source + " (tag " + u.tag + ", " + u.bytes
                         + " bytes) arrived and no receive took it";
             }
-        }
-        return null;
+        });
+        return why[0];
     }
 
     /** Records the transfer ids' state and the eager messages held unmatched, payloads included. */
     public void checkpoint(CheckpointImage img) {
         img.generations = table.generations();
         img.freeSlots = table.freeSlots();
-        for (Unexpected u = matching.oldestUnexpected(); u != null; u = u.next) {
+        matching.forEachUnexpected(u -> {
             byte[] payload = u.bytes == 0 ? new byte[0] : java.util.Arrays.copyOf(u.data, (int) u.bytes);
             img.held.add(new CheckpointImage.HeldMessage(u.context, u.source, u.tag, payload));
-        }
+        });
     }
 
     /** A rank started from a checkpoint: transfer ids go on as before, the held messages are held again in their order. */
