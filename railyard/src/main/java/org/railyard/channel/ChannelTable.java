@@ -511,7 +511,12 @@ public final class ChannelTable {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < activeCount; i++) {
             VirtualChannel c = active[i];
-            sb.append("  channel to rank ").append(c.peer()).append(": ").append(c.diagnose()).append('\n');
+            Sequencer order = c.sequencer();
+            sb.append("  channel to rank ").append(c.peer()).append(": ").append(c.state())
+                    .append(c.failure() == null ? "" : " (" + c.failure() + ")").append(", next psn ").append(order.nextPsn())
+                    .append(", expecting psn ").append(order.expected()).append(", peer acknowledged up to ").append(order.acked())
+                    .append(c.idle() ? ", nothing queued or unacknowledged" : ", frames queued or unacknowledged")
+                    .append(c.peerLeft() ? ", peer said bye" : "").append('\n');
             for (Rail r : c.rails()) {
                 sb.append("    ").append(r).append(r.link != null && r.link.hasPendingOutput() ? ", output pending" : "")
                         .append('\n');

@@ -124,11 +124,6 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         return rails.attached();
     }
 
-    /** Frames that arrived ahead of their turn and were held back (for tests and diagnostics). */
-    long reordered() {
-        return order.reordered;
-    }
-
     /** True if nothing waits to be sent, and on a multi-rail channel everything sent has been acknowledged. */
     public boolean idle() {
         if (!envelopes.isEmpty() || !bulk.isEmpty() || order.awaiting()) {
@@ -690,16 +685,6 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         if (state == State.UP) {
             state = State.CLOSED;
         }
-    }
-
-    /** Its sending and receiving state in one line, for a stall report (progress lock held). */
-    String diagnose() {
-        return state + (failure == null ? "" : " (" + failure + ")") + ", next psn " + order.nextPsn() + ", expecting psn "
-                + order.expected() + ", peer acknowledged up to " + order.acked()
-                + (envelopes.isEmpty() ? "" : ", envelopes queued") + (bulk.isEmpty() ? "" : ", bulk data queued")
-                + (order.awaiting() ? ", sends awaiting acknowledgement" : "")
-                + (reliable && !failover.drained() ? ", frames unacknowledged" : "") + (byeSent ? ", bye sent" : "")
-                + (byeReceived ? ", bye received" : "") + ", rails " + rails.liveCount + "/" + rails.slots();
     }
 
     @Override
