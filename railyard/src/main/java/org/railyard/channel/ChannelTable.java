@@ -494,33 +494,33 @@ public final class ChannelTable {
 
     /** Every channel's description, for {@code --print-choices} and diagnostics. */
     public String describe() {
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < activeCount; i++) {
-            VirtualChannel c = active[i];
-            sb.append("  rank ").append(rank).append(" -> rank ").append(c.peer()).append(": ").append(c.state());
-            for (Rail r : c.rails()) {
-                sb.append("\n    rail: ").append(r);
-            }
-            sb.append('\n');
-        }
-        return sb.toString();
+        return describe(false);
     }
 
-    /** Every open channel's sequencing and queue state, one line each, for a stall report (lock held). */
+    /** Every open channel's sequencing and queue state too, for a stall report (lock held). */
     public String diagnose() {
+        return describe(true);
+    }
+
+    private String describe(boolean sequencing) {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < activeCount; i++) {
             VirtualChannel c = active[i];
-            Sequencer order = c.sequencer();
-            sb.append("  channel to rank ").append(c.peer()).append(": ").append(c.state())
-                    .append(c.failure() == null ? "" : " (" + c.failure() + ")").append(", next psn ").append(order.nextPsn())
-                    .append(", expecting psn ").append(order.expected()).append(", peer acknowledged up to ").append(order.acked())
-                    .append(c.idle() ? ", nothing queued or unacknowledged" : ", frames queued or unacknowledged")
-                    .append(c.peerLeft() ? ", peer said bye" : "").append('\n');
-            for (Rail r : c.rails()) {
-                sb.append("    ").append(r).append(r.link != null && r.link.hasPendingOutput() ? ", output pending" : "")
-                        .append('\n');
+            sb.append(sequencing ? "  channel to rank " : "  rank " + rank + " -> rank ").append(c.peer()).append(": ")
+                    .append(c.state());
+            if (sequencing) {
+                Sequencer order = c.sequencer();
+                sb.append(c.failure() == null ? "" : " (" + c.failure() + ")").append(", next psn ").append(order.nextPsn())
+                        .append(", expecting psn ").append(order.expected()).append(", peer acknowledged up to ")
+                        .append(order.acked())
+                        .append(c.idle() ? ", nothing queued or unacknowledged" : ", frames queued or unacknowledged")
+                        .append(c.peerLeft() ? ", peer said bye" : "");
             }
+            for (Rail r : c.rails()) {
+                sb.append("\n    rail: ").append(r)
+                        .append(sequencing && r.link != null && r.link.hasPendingOutput() ? ", output pending" : "");
+            }
+            sb.append('\n');
         }
         return sb.toString();
     }

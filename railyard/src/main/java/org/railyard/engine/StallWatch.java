@@ -31,7 +31,8 @@ final class StallWatch implements Runnable {
 
     @Override
     public void run() {
-        long since = -1;
+        long since = 0;
+        boolean waiting = false;
         boolean reported = false;
         while (!Thread.currentThread().isInterrupted()) {
             try {
@@ -40,11 +41,12 @@ final class StallWatch implements Runnable {
             } catch (InterruptedException e) {
                 return;
             }
-            long now = System.currentTimeMillis();
+            long now = System.nanoTime() / 1_000_000;
             if (waiters.getAsInt() == 0) {
-                since = -1;
+                waiting = false;
                 reported = false;
-            } else if (since < 0) {
+            } else if (!waiting) {
+                waiting = true;
                 since = now;
             } else if (!reported && now - since >= boundMillis) {
                 reported = true;
