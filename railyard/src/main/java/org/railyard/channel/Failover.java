@@ -21,6 +21,12 @@ import org.railyard.wire.LinkControl;
  *     it with exponential backoff between {@code reconnectMin} and {@code reconnectMax}.</li>
  * <li>With no rail left (a partition) the channel probes the peer and waits up to
  *     {@code partitionTimeout} for a rail to return, then goes down naming the peer and the bound.</li>
+ * <li>A rail whose link {@link Link#reroutes} can lose frames without breaking at this end (they
+ *     were inside a gateway that died, or reached the peer's end of a link it was replacing). So
+ *     when a live rerouting rail carries the channel and the peer's acknowledgements have not moved
+ *     for a quarter of {@code railTimeout} while frames wait for them, every unacknowledged frame
+ *     goes again (the receiver drops the duplicates by PSN); the wait doubles, up to
+ *     {@code railTimeout}, until an acknowledgement moves again.</li>
  * </ul>
  * A single-rail channel has none of this, unless its link {@link Link#reroutes}. Driven only by the
  * thread that drives its channel.
@@ -36,6 +42,10 @@ final class Failover {
     private int resendRotor;
     private long partitionSince = -1;
     private long nextProbe;
+    /** When the peer's acknowledgements last moved, frames went again, or the first frame after none was waiting went. */
+    private long ackMovedNanos;
+    /** How long acknowledgements may stand still on a rerouting rail before everything goes again; 0: the first wait. */
+    private long stillWaitNanos;
     private String lastRailFailure;
 
     Failover(VirtualChannel channel, ChannelTable table, RailScheduler rails, Sequencer order) {
@@ -74,6 +84,9 @@ final class Failover {
 
     /** A sequenced frame with {@code psn} went on {@code r}: kept until acknowledged. */
     void sent(long psn, Rail r, MemorySegment seg, long off, int len, long now) {
+        if (retransmit.isEmpty()) {
+            ackMovedNanos = now;
+        }
         retransmit.add(psn, r.index, seg, off, len);
         r.linkBytesSent += len;
         r.lastSendNanos = now;
@@ -121,6 +134,8 @@ final class Failover {
         if (next > order.acked()) {
             retransmit.release(next);
             order.acknowledged(next);
+            ackMovedNanos = now;
+            stillWaitNanos = 0;
         }
     }
 
@@ -221,6 +236,9 @@ final class Failover {
             resend.poll();
             sent++;
         }
+        if (sent > 0) {
+            ackMovedNanos = now; // the peer's acknowledgements are awaited afresh for what went again
+        }
         return sent;
     }
 
@@ -255,6 +273,9 @@ final class Failover {
                 table.links().connectRail(peer, i);
             }
         }
+        if (channel.state() == VirtualChannel.State.UP) {
+            resendIfAcksStand(now);
+        }
         if (channel.state() == VirtualChannel.State.UP && partitionSince >= 0) {
             if (now - partitionSince > settings.partitionTimeout().toNanos()) {
                 channel.fail("no rail to rank " + peer + " for " + settings.partitionTimeout().toMillis()
@@ -265,6 +286,36 @@ final class Failover {
                 table.links().probe(peer);
             }
         }
+    }
+
+    /**
+     * On a rerouting rail, frames the peer never got leave no trace here: when its acknowledgements
+     * stood still too long while frames wait for them, every unacknowledged frame is queued again.
+     */
+    private void resendIfAcksStand(long now) {
+        if (retransmit.isEmpty() || !resend.isEmpty() || rails.liveCount == 0 || !reroutingRailLive()) {
+            return;
+        }
+        long timeout = settings.railTimeout().toNanos();
+        long wait = stillWaitNanos == 0 ? timeout / 4 : stillWaitNanos;
+        if (now - ackMovedNanos < wait) {
+            return;
+        }
+        retransmit.collectAll(resend);
+        table.log("rank " + table.rank() + ": rank " + channel.peer() + " acknowledged nothing beyond packet "
+                + order.acked() + " for " + (now - ackMovedNanos) / 1_000_000 + " ms over a rerouting rail; "
+                + resend.size() + " unacknowledged frames go again");
+        stillWaitNanos = Math.min(timeout, 2 * wait);
+        ackMovedNanos = now;
+    }
+
+    private boolean reroutingRailLive() {
+        for (int i = 0; i < rails.liveCount; i++) {
+            if (rails.live[i].link.reroutes()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The channel is down: nothing will be sent again. */

@@ -55,6 +55,23 @@ final class MemoryNetwork {
         wires[r].cut = false;
     }
 
+    /**
+     * Rail {@code r}'s links say they {@link Link#reroutes reroute} (as through a site's gateways):
+     * a channel of one such rail keeps acknowledgements and retransmission.
+     */
+    void rerouting(int r) {
+        wires[r].reroutes = true;
+    }
+
+    /**
+     * The {@code n}th frame committed on rail {@code r} from now vanishes, and nothing else: no
+     * error, the rail carries on (a frame that was inside a gateway when it died, while the rail was
+     * already taken over by the next one).
+     */
+    void loseOne(int r, int n) {
+        wires[r].loseFrame = wires[r].framesCarried + n;
+    }
+
     /** Breaks rail {@code r}'s current links with an error both ends see at once. */
     void reset(int r) {
         for (MemLink l : wires[r].links) {
@@ -68,6 +85,8 @@ final class MemoryNetwork {
         final long bytesPerMilli;
         boolean cut;
         long cutAfterFrames = Long.MAX_VALUE;
+        long loseFrame = -1;
+        boolean reroutes;
         long framesCarried;
         long epoch;
         final List<MemLink> links = new ArrayList<>();
@@ -153,6 +172,9 @@ final class MemoryNetwork {
         public void commit() {
             byte[] f = staging.asSlice(0, claimed).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
             wire.framesCarried++;
+            if (wire.framesCarried == wire.loseFrame) {
+                return;
+            }
             if (wire.carries()) {
                 out.add(f);
                 pending += f.length;
@@ -206,6 +228,7 @@ final class MemoryNetwork {
         @Override public boolean isOpen() { return open; }
         @Override public String failure() { return failure; }
         @Override public String describe() { return "mem rail " + wire.index; }
+        @Override public boolean reroutes() { return wire.reroutes; }
 
         @Override
         public void close() {

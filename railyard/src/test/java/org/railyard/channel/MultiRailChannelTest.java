@@ -268,6 +268,22 @@ class MultiRailChannelTest {
         assertThat(p.sinks[0].down).contains("lost");
     }
 
+    @ParameterizedTest(name = "frame {0} lost")
+    @ValueSource(ints = {1, 7, 30, 120})
+    void aFrameLostOnARerouteWithoutTheRailBreakingGoesAgainOnceAcknowledgementsStandStill(int lost) {
+        ChannelPair p = new ChannelPair(ChannelPair.settings("adaptive"), 81, FAST);
+        p.net.rerouting(0);
+        List<Message> ms = queueMixed(p, 200, 5, 100_000);
+        p.net.loseOne(0, lost);
+        // the rail never breaks: only the acknowledgements that stop at the lost frame tell
+        assertThat(p.runUntil(() -> allThrough(p, ms) && p.sender().idle(), 10_000)).as(String.join("\n", p.log)).isTrue();
+        assertThat(p.sender().reliable()).isTrue();
+        assertAllDeliveredOnceInOrder(p, ms);
+        assertThat(p.sender().rails()[0].stats.retransmittedFrames()).as("frames sent again").isPositive();
+        assertThat(p.log).anyMatch(l -> l.contains("acknowledged nothing beyond packet") && l.contains("rerouting rail"));
+        assertThat(p.sinks[0].down).isNull();
+    }
+
     @Test
     void retransmissionsThatArriveTwiceAreDroppedByPsn() {
         // cut the fast rail after frames are in flight on it, so the same frames arrive again
