@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.railyard.launcher.JobResult;
 import org.railyard.launcher.JobSpec;
 import org.railyard.systest.Transcript.Stream;
 
@@ -32,5 +33,22 @@ class ObstacleDemoSystemTest {
         assertThat(out0).as("rank 0's stdout\n%s", report)
                 .anyMatch(l -> l.startsWith("OK: parallel solution agrees with sequential"))
                 .anyMatch(l -> l.matches("ranks:\\s+4 .*"));
+    }
+
+    @Test
+    void aMalformedCommandLineIsNamedWhicheverRankEndsFirst() {
+        JobSpec spec = new JobSpec(3, List.of(), DEMO, List.of("--n", "0"), List.of(), Map.of(), List.of(),
+                Duration.ofSeconds(60), null);
+        Jobs.Finished job = Jobs.run("obstacle-demo-usage", spec);
+        String report = job.report();
+        assertThat(job.result().exitCode()).as("exit code\n%s", report).isEqualTo(2);
+        // the ranks that ended on their own (the others the launcher stopped) each said why
+        List<JobResult.RankStatus> failed = job.result().ranks().stream()
+                .filter(r -> r.outcome() == JobResult.Outcome.FAILED).toList();
+        assertThat(failed).as(report).isNotEmpty();
+        for (JobResult.RankStatus r : failed) {
+            assertThat(job.transcript().texts(r.rank(), Stream.ERR)).as("rank %d's stderr\n%s", r.rank(), report)
+                    .contains("ObstacleDemo: --n must be >= 1, got 0");
+        }
     }
 }

@@ -226,7 +226,8 @@ public final class ObstacleDemo {
 
     /**
      * Runs the demo on {@code world} (collective); returns the exit status, the same on every rank.
-     * Rank 0 writes the report to {@code out} and the progress bar and errors to {@code err}.
+     * Rank 0 writes the report to {@code out} and the progress bar and errors to {@code err}; a
+     * malformed command line is reported by every rank.
      */
     static int run(Comm world, String[] args, PrintStream out, PrintStream err) {
         boolean root = world.rank() == 0;
@@ -237,8 +238,10 @@ public final class ObstacleDemo {
             o = Options.parse(args);
             decomposition = Decomposition.of(o.n(), world.size(), o.decomp());
         } catch (IllegalArgumentException e) {
+            // every rank says why: the first to end makes the launcher stop the others, rank 0 perhaps
+            // before it printed anything
+            err.println("ObstacleDemo: " + e.getMessage());
             if (root) {
-                err.println("ObstacleDemo: " + e.getMessage());
                 err.println(USAGE);
             }
             return 2;
