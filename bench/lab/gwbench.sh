@@ -21,7 +21,8 @@
 # with ARGS of --halo added (its defaults: 30 steps of 250 ms compute, halos of 160k and 26k); each
 # of its rows is followed by the kernel's congestion signals in each site namespace over that job.
 # --sizes and --iters: the ping-pong's (default 1,4m and 50). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
-# congestion control (printed; this machine's is bbr, and a namespace may not change it). With -n 3,
+# congestion control (printed; this machine's is bbr, and a namespace may not change it) unless
+# STLAB_CC names one for the route across the WAN (wanlab.sh). With -n 3,
 # three sites (wanlab.sh -n 3: each behind its own access link), the ping-pong between sites 0 and
 # 1, and the alltoall over 6 ranks (3 sites x 2). STLAB_ID and STLAB_DIR name the lab as for
 # wanlab.sh (STLAB_DIR defaults to /tmp/stlab$STLAB_ID). Output goes to stdout and to
@@ -159,7 +160,9 @@ signals() {
     [[ $pp_sizes == 1,4m && $pp_iters == 50 ]] || args+=" --sizes $pp_sizes --iters $pp_iters"
     echo "## $(date -u +%Y-%m-%dT%H:%MZ) ${STLAB_ID:+STLAB_ID=$STLAB_ID }bench/lab/gwbench.sh $args"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
-    echo "# TCP in the sites: congestion control $(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)," \
+    cc=$(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)
+    [[ -z ${STLAB_CC:-} ]] || cc="$STLAB_CC on the WAN route (STLAB_CC; the default is $cc)"
+    echo "# TCP in the sites: congestion control $cc," \
         "slow start after idle $(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_slow_start_after_idle)"
     head -1 "$dir/wanem.log"
     echo "# mode benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s"

@@ -20,6 +20,9 @@
 # [a-z0-9]) is appended to every name, so two labs can exist at once (sts0ID, stwanID, ...). Run a
 # command in a site with `ip netns exec sts0 CMD`. The lab's directory (wanem's binary, log and
 # pid) is $STLAB_DIR, /tmp/stlab by default (give each lab its own). wanem runs under SCHED_FIFO (chrt) unless STLAB_RT=0.
+# STLAB_CC names the TCP congestion control of the sites' connections across the WAN (a route's
+# `congctl`, one of net.ipv4.tcp_available_congestion_control): the sites otherwise inherit the
+# machine's default, and a namespace may not change its own (this machine's is bbr).
 set -euo pipefail
 
 here=$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")
@@ -80,6 +83,10 @@ up() {
         ip -n "$ns" addr add "${ADDR[$i]}/24" dev "${ns}w"
         ip -n "$ns" link set lo up
         ip -n "$ns" link set "${ns}w" up
+        if [[ -n ${STLAB_CC:-} ]]; then
+            # a namespace may not change its default congestion control, but a route may name one
+            ip -n "$ns" route replace 10.77.0.0/24 dev "${ns}w" congctl "$STLAB_CC"
+        fi
         ip -n "$NS_WAN" link set "${WAN_IF[$i]}" up
         # wanem reads whole frames with their checksums: no segmentation or checksum offload on
         # the sending ends, no receive coalescing on either
