@@ -16,32 +16,22 @@ release_major() {
     echo "${v%%[!0-9]*}"
 }
 
+# Prints the JDK home $1 and succeeds if its major version $2 is 25 or newer.
+jdk_fits() {
+    [[ -n "$2" && "$2" -ge 25 ]] && echo "$1"
+}
+
 find_jdk() {
-    local major home
+    local home
     if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
-        major=$(java_major "$JAVA_HOME/bin/java")
-        if [[ -n "$major" && "$major" -ge 25 ]]; then
-            echo "$JAVA_HOME"
-            return 0
-        fi
+        jdk_fits "$JAVA_HOME" "$(java_major "$JAVA_HOME/bin/java")" && return 0
     fi
     # A name with 25 in it is only a hint (java-1.8.0_252 has one too): ask its java.
     for home in /usr/lib/jvm/*25*; do
-        [[ -x "$home/bin/java" ]] || continue
-        major=$(java_major "$home/bin/java")
-        if [[ -n "$major" && "$major" -ge 25 ]]; then
-            echo "$home"
-            return 0
-        fi
+        [[ -x "$home/bin/java" ]] && jdk_fits "$home" "$(java_major "$home/bin/java")" && return 0
     done
     for home in /usr/lib/jvm/*; do
-        [[ -x "$home/bin/java" ]] || continue
-        major=$(release_major "$home")
-        if [[ -n "$major" && "$major" -ge 25 ]]; then
-            echo "$home"
-            return 0
-        fi
+        [[ -x "$home/bin/java" ]] && jdk_fits "$home" "$(release_major "$home")" && return 0
     done
     return 1
 }
-

@@ -85,6 +85,8 @@ static int result_ok(enum coll c, long size, const unsigned char *rbuf, const do
 
 /* --touch: write what the next call sends (one byte, or one double, in every 64 bytes), untimed. */
 static int touch;
+static int colls;                  /* the bits of the collectives to run; none named: all */
+static const char *serve_file; /* --serve: the file of requests, else NULL */
 
 static void touch_send(enum coll c, long size, unsigned char *sbuf, double *din, long count, long i) {
     if (c == ALLREDUCE) {
@@ -223,44 +225,36 @@ static void serve(const char *path, long maxsize, unsigned char *sbuf, unsigned 
     fclose(f);
 }
 
+/* This peer's flags beside the common ones, --touch and --serve FILE; 0 for another argument. */
+static int own_option(int argc, char **argv, int *i) {
+    if (strcmp(argv[*i], "--touch") == 0) {
+        touch = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--serve") == 0 && *i + 1 < argc) {
+        serve_file = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    int colls = 0;
-    const char *serve_file = NULL;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:1m", sizes);
-    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (common_option(argc, argv, &i, &co, die)) {
-            continue;
-        }
-        if (strcmp(a, "--touch") == 0) {
-            touch = 1;
-        } else if (strcmp(a, "--serve") == 0 && i + 1 < argc) {
-            serve_file = argv[++i];
-        } else if (a[0] != '-') {
-            if (!parse_names(a, NAMES, 5, &colls)) {
-                die("unknown collective; expected allreduce, bcast, alltoall, allgather, barrier or all");
-            }
-        } else {
-            die("usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] [--iters N] "
-                "[--transport LABEL] [--touch] [--serve FILE]");
-        }
-    }
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport, NAMES, 5, &colls,
+                                "unknown collective; expected allreduce, bcast, alltoall, allgather, barrier or all",
+                                "usage: ry_coll [allreduce|bcast|alltoall|allgather|barrier|all][,...] [--sizes SPEC] "
+                                "[--iters N] [--transport LABEL] [--touch] [--serve FILE]"};
+    parse_args(argc, argv, &co, own_option, die);
     if (colls == 0) {
         colls = BARRIER | BCAST | ALLREDUCE | ALLGATHER | ALLTOALL;
     }
 
-    long maxsize = 8;
-    for (int i = 0; i < nsizes; i++) {
-        if (sizes[i] > maxsize) {
-            maxsize = sizes[i];
-        }
-    }
+    long maxsize = largest_size(sizes, nsizes, 8);
     unsigned char *sbuf = malloc((size_t) (maxsize * nprocs));
     unsigned char *rbuf = malloc((size_t) (maxsize * nprocs));
     double *din = malloc((size_t) maxsize);
@@ -270,10 +264,7 @@ int main(int argc, char **argv) {
         die("out of memory");
     }
 
-    if (rank == 0) {
-        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
-        fflush(stdout);
-    }
+    print_header(rank);
     static const long barrier_size[] = {0};
     if (serve_file) {
         serve(serve_file, maxsize, sbuf, rbuf, din, dout, samples);

@@ -2,12 +2,14 @@
  * What the C peers of Railyard's benchmarks share (ry_peer.c, ry_coll.c, ry_rma.c and the twins that
  * follow them): the clock, the size lists of their --sizes option (8, 64k, 4m, 1g: powers of 1024,
  * ranges lo:hi by doubling, repeats dropped), the options every peer takes (common_option), the
- * lists of benchmark names they take (parse_names) and the percentiles of their reports. A header
- * of static functions, so each peer still builds with one mpicc command from this directory.
+ * lists of benchmark names they take (parse_names), the reading of a command line (parse_args), the
+ * percentiles of their reports and the header line of their results. A header of static functions,
+ * so each peer still builds with one mpicc command from this directory.
  */
 #ifndef RY_COMMON_H
 #define RY_COMMON_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -122,12 +124,21 @@ static double percentile(const double *sorted, long n, double p) {
     return sorted[k - 1];
 }
 
-/* The options of every peer: where the peer keeps their values, which common_option overwrites. */
+/*
+ * The options of every peer: where the peer keeps their values, which common_option overwrites;
+ * and for parse_args, the names a peer takes as arguments (its benchmarks), the bits of those named
+ * (*chosen), and what it says of an unknown name and of an unknown option.
+ */
 struct common_options {
     long *sizes;            /* MAX_SIZES entries */
     int *nsizes;
     long *iter_base;
     const char **transport;
+    const char *const *names;
+    int count;
+    int *chosen;
+    const char *unknown_name;
+    const char *usage;
 };
 
 /*
@@ -162,6 +173,25 @@ static int common_option(int argc, char **argv, int *i, struct common_options *o
     return 0;
 }
 
+/* The largest of the n sizes, and at least at_least. */
+static inline long largest_size(const long *sizes, int n, long at_least) {
+    long max = at_least;
+    for (int i = 0; i < n; i++) {
+        if (sizes[i] > max) {
+            max = sizes[i];
+        }
+    }
+    return max;
+}
+
+/* Rank 0 prints the header line of the results, the columns the Java benchmarks print too. */
+static void print_header(int rank) {
+    if (rank == 0) {
+        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
+        fflush(stdout);
+    }
+}
+
 /*
  * Sets in *mask bit i for each names[i] in list (comma separated, any case), and every bit of the
  * count for "all"; returns 0 when one is unknown.
@@ -182,6 +212,26 @@ static int parse_names(const char *list, const char *const *names, int count, in
     }
     free(copy);
     return ok;
+}
+
+/*
+ * Reads the command line: the options every peer takes (common_option), the peer's own flags
+ * (own(argc, argv, &i) reads argv[i], moves i past a value it takes and returns 1, or returns 0 for
+ * another argument) and its benchmark names (parse_names into o->chosen). An unknown name or option
+ * ends the program through die(message).
+ */
+static void parse_args(int argc, char **argv, struct common_options *o, int (*own)(int argc, char **argv, int *i),
+                       void (*die)(const char *msg)) {
+    for (int i = 1; i < argc; i++) {
+        if (common_option(argc, argv, &i, o, die) || own(argc, argv, &i)) {
+            continue;
+        }
+        if (argv[i][0] == '-') {
+            die(o->usage);
+        } else if (!parse_names(argv[i], o->names, o->count, o->chosen)) {
+            die(o->unknown_name);
+        }
+    }
 }
 
 #endif

@@ -36,6 +36,7 @@ static int rank, nprocs;
 static const char *transport = "mpi";
 static long iter_base = -1; /* -1: each benchmark's own default */
 static int window = 64;
+static int benches; /* the bits of the benchmarks to run; none named: all */
 
 static void die(const char *msg) {
     if (rank == 0) {
@@ -203,34 +204,30 @@ static void run_allreduce(long size, double *in, double *out, double *samples) {
     report_mean("allreduce", size, iters, samples, total);
 }
 
+/* This peer's flag beside the common ones, --window W; 0 for another argument. */
+static int own_option(int argc, char **argv, int *i) {
+    if (strcmp(argv[*i], "--window") != 0 || *i + 1 >= argc) {
+        return 0;
+    }
+    window = (int) strtol(argv[++*i], NULL, 10);
+    if (window <= 0) {
+        die("--window: expected a positive count");
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-    int benches = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
-    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (common_option(argc, argv, &i, &co, die)) {
-            continue;
-        }
-        if (strcmp(a, "--window") == 0 && i + 1 < argc) {
-            window = (int) strtol(argv[++i], NULL, 10);
-            if (window <= 0) {
-                die("--window: expected a positive count");
-            }
-        } else if (a[0] != '-') {
-            if (!parse_names(a, NAMES, 4, &benches)) {
-                die("unknown benchmark; expected latency, bw, bibw, allreduce or all");
-            }
-        } else {
-            die("usage: ry_peer [latency|bw|bibw|allreduce|all] [--sizes SPEC] [--iters N] [--window W] "
-                "[--transport NAME]");
-        }
-    }
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport, NAMES, 4, &benches,
+                                "unknown benchmark; expected latency, bw, bibw, allreduce or all",
+                                "usage: ry_peer [latency|bw|bibw|allreduce|all] [--sizes SPEC] [--iters N] "
+                                "[--window W] [--transport NAME]"};
+    parse_args(argc, argv, &co, own_option, die);
     if (benches == 0) {
         benches = LATENCY | BW | BIBW | ALLREDUCE;
     }
@@ -238,13 +235,8 @@ int main(int argc, char **argv) {
         die("latency, bw and bibw need at least 2 processes");
     }
 
-    long maxsize = 8;
+    long maxsize = largest_size(sizes, nsizes, 8);
     long maxiters = 1;
-    for (int i = 0; i < nsizes; i++) {
-        if (sizes[i] > maxsize) {
-            maxsize = sizes[i];
-        }
-    }
     for (int b = LATENCY; b <= ALLREDUCE; b <<= 1) {
         long it, wu;
         iterations((enum bench) b, 1, &it, &wu);
@@ -260,10 +252,7 @@ int main(int argc, char **argv) {
         die("out of memory");
     }
 
-    if (rank == 0) {
-        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
-        fflush(stdout);
-    }
+    print_header(rank);
     int pair = rank < 2; /* point-to-point tests run between ranks 0 and 1; others wait */
     for (int b = LATENCY; b <= ALLREDUCE; b <<= 1) {
         if (!(benches & b)) {

@@ -74,6 +74,7 @@ static MPI_Comm pair;          /* ranks 0 and 1 */
 static MPI_Group peer_group;   /* the other rank of the pair, for post/start */
 static const char *transport = "mpi";
 static long iter_base = 10000;
+static int benches, syncs; /* the bits of the benchmarks and synchronisations to run; none named: all */
 
 
 static void die(const char *msg) {
@@ -152,6 +153,15 @@ static void report(enum bench b, enum sync s, long bytes, long iters, double *sa
 
 static unsigned char pattern(long i, int seed) { return (unsigned char) (i * 31 + seed); }
 
+/* Fails the check unless the n bytes of buf hold the pattern of rank src. */
+static void check_pattern(const char *what, const unsigned char *buf, long n, int src) {
+    for (long i = 0; i < n; i++) {
+        if (buf[i] != pattern(i, src)) {
+            fail_check(what, i, pattern(i, src), buf[i]);
+        }
+    }
+}
+
 /* One measurement's state: the window, the local buffers, what the checks need. */
 struct run {
     enum bench b;
@@ -214,49 +224,34 @@ static void after(struct run *r) {
     }
 }
 
+/* One epoch in an active-target mode in which rank origin issues the operation and checks its result. */
+static void active_epoch(struct run *r, int origin, int peer) {
+    if (r->s == FENCE) {
+        if (rank == origin) {
+            issue(r, peer);
+        }
+        MPI_Win_fence(0, r->win);
+        if (rank == origin) {
+            after(r);
+        }
+    } else if (rank == origin) {
+        MPI_Win_start(peer_group, 0, r->win);
+        issue(r, peer);
+        MPI_Win_complete(r->win);
+        after(r);
+    } else {
+        MPI_Win_post(peer_group, 0, r->win);
+        MPI_Win_wait(r->win);
+    }
+}
+
 /* One iteration in an active-target mode: epoch 1 rank 0 is origin, epoch 2 rank 1 (latency);
  * for bw only epoch 1. */
 static void active_iteration(struct run *r) {
     int peer = 1 - rank;
-    int both = !is_bw(r->b);
-    if (r->s == FENCE) {
-        if (rank == 0) {
-            issue(r, peer);
-        }
-        MPI_Win_fence(0, r->win);
-        if (rank == 0) {
-            after(r);
-        }
-        if (both) {
-            if (rank == 1) {
-                issue(r, peer);
-            }
-            MPI_Win_fence(0, r->win);
-            if (rank == 1) {
-                after(r);
-            }
-        }
-    } else {
-        if (rank == 0) {
-            MPI_Win_start(peer_group, 0, r->win);
-            issue(r, peer);
-            MPI_Win_complete(r->win);
-            after(r);
-        } else {
-            MPI_Win_post(peer_group, 0, r->win);
-            MPI_Win_wait(r->win);
-        }
-        if (both) {
-            if (rank == 1) {
-                MPI_Win_start(peer_group, 0, r->win);
-                issue(r, peer);
-                MPI_Win_complete(r->win);
-                after(r);
-            } else {
-                MPI_Win_post(peer_group, 0, r->win);
-                MPI_Win_wait(r->win);
-            }
-        }
+    active_epoch(r, 0, peer);
+    if (!is_bw(r->b)) {
+        active_epoch(r, 1, peer);
     }
 }
 
@@ -321,21 +316,13 @@ static void check(struct run *r) {
     case PUT_LAT:
     case PUT_BW:
         if (was_target) {
-            for (long i = 0; i < n; i++) {
-                if (r->base[i] != pattern(i, peer)) {
-                    fail_check("put: window byte", i, pattern(i, peer), r->base[i]);
-                }
-            }
+            check_pattern("put: window byte", r->base, n, peer);
         }
         break;
     case GET_LAT:
     case GET_BW:
         if (was_origin) {
-            for (long i = 0; i < n; i++) {
-                if (r->rbuf[i] != pattern(i, peer)) {
-                    fail_check("get: byte read", i, pattern(i, peer), r->rbuf[i]);
-                }
-            }
+            check_pattern("get: byte read", r->rbuf, n, peer);
         }
         break;
     case ACC_LAT:
@@ -408,6 +395,17 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
     free(r.rbuf);
 }
 
+/* This peer's flag beside the common ones, --sync LIST; 0 for another argument. */
+static int own_option(int argc, char **argv, int *i) {
+    if (strcmp(argv[*i], "--sync") != 0 || *i + 1 >= argc) {
+        return 0;
+    }
+    if (!parse_names(argv[++*i], SYNC_NAMES, NSYNC, &syncs)) {
+        die("--sync: expected flush, lock, fence, pscw or all, comma separated");
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
     int steered = steer_open_mpi_osc();
     MPI_Init(&argc, &argv);
@@ -418,29 +416,14 @@ int main(int argc, char **argv) {
                         "(Open MPI's osc rdma over vader crashes in MPI_Compare_and_swap; set OMPI_MCA_osc to choose)\n");
     }
 
-    int benches = 0, syncs = 0;
     long sizes[MAX_SIZES];
     int nsizes = parse_sizes("1:4m", sizes);
-    struct common_options co = {sizes, &nsizes, &iter_base, &transport};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (common_option(argc, argv, &i, &co, die)) {
-            continue;
-        }
-        if (strcmp(a, "--sync") == 0 && i + 1 < argc) {
-            if (!parse_names(argv[++i], SYNC_NAMES, NSYNC, &syncs)) {
-                die("--sync: expected flush, lock, fence, pscw or all, comma separated");
-            }
-        } else if (a[0] != '-') {
-            if (!parse_names(a, BENCH_NAMES, NBENCH, &benches)) {
-                die("unknown benchmark; expected put_latency, get_latency, put_bw, get_bw, acc_latency, "
-                    "fop_latency, cas_latency or all, comma separated");
-            }
-        } else {
-            die("usage: ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
-                "[--transport LABEL]");
-        }
-    }
+    struct common_options co = {sizes, &nsizes, &iter_base, &transport, BENCH_NAMES, NBENCH, &benches,
+                                "unknown benchmark; expected put_latency, get_latency, put_bw, get_bw, acc_latency, "
+                                "fop_latency, cas_latency or all, comma separated",
+                                "usage: ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] "
+                                "[--iters N] [--transport LABEL]"};
+    parse_args(argc, argv, &co, own_option, die);
     if (benches == 0) {
         benches = (1 << NBENCH) - 1;
     }
@@ -455,10 +438,7 @@ int main(int argc, char **argv) {
     if (!samples) {
         die("out of memory");
     }
-    if (rank == 0) {
-        printf("benchmark\ttransport\tnp\tbytes\titerations\tmean_us\tp50_us\tp99_us\tmax_us\tMB_s\n");
-        fflush(stdout);
-    }
+    print_header(rank);
     if (pair != MPI_COMM_NULL) { /* ranks from 2 on take no part */
         MPI_Group all;
         MPI_Comm_group(pair, &all);

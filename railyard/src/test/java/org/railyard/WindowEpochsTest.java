@@ -35,6 +35,16 @@ class WindowEpochsTest {
         }
     }
 
+    /** What each rank runs: its world communicator, its rank, and its random source for {@link #stagger}. */
+    private interface StaggeredBody {
+        void run(Comm w, int me, SplittableRandom rnd) throws Exception;
+    }
+
+    /** Runs {@code n} ranks on shm, each with a random source of its own, seeded from {@code seed}, n and its rank. */
+    private static void staggered(int n, long seed, StaggeredBody body) throws Exception {
+        WorldJob.run(n, "shm", (w, me) -> body.run(w, me, new SplittableRandom(seed * n + me)));
+    }
+
     /**
      * Every rank puts an epoch-stamped value into its slot of every other rank's bank {@code k % 2}
      * in epoch {@code k}, then fences: after fence {@code k} each rank's bank holds epoch k's value
@@ -45,8 +55,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,2", "array,3"})
     void fenceIsABarrierOverManyEpochsWithRanksEnteringAtDifferentTimes(String path, int n) throws Exception {
-        WorldJob.run(n, "shm", (w, me) -> {
-            SplittableRandom rnd = new SplittableRandom(24L * n + me);
+        staggered(n, 24, (w, me, rnd) -> {
             try (Window win = window(w, path, 2 * n)) {
                 win.fence(Window.MODE_NOPRECEDE);
                 for (int k = 1; k <= EPOCHS; k++) {
@@ -85,8 +94,7 @@ class WindowEpochsTest {
     @ParameterizedTest
     @CsvSource({"alloc,4", "alloc,3", "array,4"})
     void postStartCompleteWaitWithOverlappingGroups(String path, int n) throws Exception {
-        WorldJob.run(n, "shm", (w, me) -> {
-            SplittableRandom rnd = new SplittableRandom(31L * n + me);
+        staggered(n, 31, (w, me, rnd) -> {
             Group all = w.group();
             int a = (me + 1) % n;
             int b = (me + 2) % n;

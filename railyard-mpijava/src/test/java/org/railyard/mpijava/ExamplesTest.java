@@ -30,16 +30,17 @@ class ExamplesTest {
                 dir.resolve("MasterWorker.java")), JavaSources.facadeClasspath(), work, "examples");
     }
 
-    private static MpiJob.Output run(String main, String... args) {
+    /** Runs {@code main} of the jar on 4 ranks, which must exit 0 with {@code lines} lines from rank 0; returns them. */
+    private static List<String> rankZeroLines(int lines, String main, String... args) {
         MpiJob.Output o = MpiJob.run(4, List.of(jar.toString()), main, args);
         assertThat(o.result().exitCode()).as(o.report()).isZero();
-        return o;
+        assertThat(o.of(0)).as("rank 0 output\n%s", o.report()).hasSize(lines);
+        return o.of(0);
     }
 
     @Test
     void piMonteCarloReducesTheHits() {
-        List<String> out = run("PiMonteCarlo", "400000").of(0);
-        assertThat(out).as("rank 0 output").hasSize(2);
+        List<String> out = rankZeroLines(2, "PiMonteCarlo", "400000");
         assertThat(out.get(0)).isEqualTo("processes 4, darts 1600000, hits " + out.get(0).replaceAll(".* hits ", ""));
         double pi = Double.parseDouble(out.get(1).replaceAll("pi ~ ([0-9.]+) .*", "$1"));
         assertThat(pi).isBetween(3.13, 3.15);
@@ -47,8 +48,7 @@ class ExamplesTest {
 
     @Test
     void jacobiOnACartesianGridMatchesTheSequentialSolve() {
-        List<String> out = run("Jacobi2D", "60", "200").of(0);
-        assertThat(out).as("rank 0 output").hasSize(3);
+        List<String> out = rankZeroLines(3, "Jacobi2D", "60", "200");
         assertThat(out.get(0)).startsWith("grid 60x60 on 2x2 processes, 200 iterations");
         assertThat(out.get(2)).isEqualTo("max |parallel - sequential| = 0.0");
     }
@@ -71,8 +71,7 @@ class ExamplesTest {
 
     @Test
     void masterWorkerFarmsObjectsToAnySource() {
-        List<String> out = run("MasterWorker", "300000", "24").of(0);
-        assertThat(out).as("rank 0 output").hasSize(2);
+        List<String> out = rankZeroLines(2, "MasterWorker", "300000", "24");
         assertThat(out.get(0)).startsWith("24 tasks on 3 workers");
         // 25997 primes below 300000, the largest 299993
         assertThat(out.get(1)).isEqualTo("primes below 300000: 25997, largest 299993 (checked)");

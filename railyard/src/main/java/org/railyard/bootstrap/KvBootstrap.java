@@ -404,23 +404,13 @@ public final class KvBootstrap implements Bootstrap {
         throw badEnv(name + "='" + shorten(v) + "' is not " + expected);
     }
 
-    /** Parses {@code host:port} or {@code [ipv6]:port} without resolving the name yet. */
+    /** Parses {@code host:port} or {@code [ipv6]:port} ({@link HostPort}), the key-value server's address. */
     static InetSocketAddress address(String v) {
-        int colon = v.lastIndexOf(':');
-        String host = colon > 0 ? v.substring(0, colon) : "";
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port = -1;
-        try {
-            port = Integer.parseInt(v.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            // Reported below.
-        }
-        if (host.isEmpty() || port < 1 || port > 65535) {
+        InetSocketAddress a = HostPort.parse(v);
+        if (a == null) {
             throw badEnv(ENV_KV + "='" + shorten(v) + "' is not host:port of a key-value server (e.g. 127.0.0.1:40123)");
         }
-        return new InetSocketAddress(host, port);
+        return a;
     }
 
     private static RailyardException badEnv(String message) {

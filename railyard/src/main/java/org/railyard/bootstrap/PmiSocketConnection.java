@@ -37,18 +37,8 @@ final class PmiSocketConnection extends PmiConnection {
      *         TIMEOUT if connecting takes longer than {@code timeout}
      */
     static PmiSocketConnection connect(String hostPort, Duration timeout) {
-        int colon = hostPort.lastIndexOf(':');
-        String host = colon > 0 ? hostPort.substring(0, colon) : "";
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port = -1;
-        try {
-            port = Integer.parseInt(hostPort.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            // reported just below together with the other shapes of a bad value
-        }
-        if (host.isEmpty() || port <= 0 || port > 65535) {
+        InetSocketAddress address = HostPort.parse(hostPort);
+        if (address == null) {
             throw new RailyardException(ErrorClass.BOOTSTRAP,
                     "PMI_PORT='" + hostPort + "' is not host:port (for example node7:42017)");
         }
@@ -56,7 +46,7 @@ final class PmiSocketConnection extends PmiConnection {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true); // one small line per request: do not let Nagle hold it back
-            socket.connect(new InetSocketAddress(host, port), Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE));
+            socket.connect(address, Math.clamp(timeout.toMillis(), 1, Integer.MAX_VALUE));
             return new PmiSocketConnection(where, socket);
         } catch (SocketTimeoutException e) {
             closeQuietly(socket);

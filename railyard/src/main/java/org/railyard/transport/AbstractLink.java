@@ -1,5 +1,9 @@
 package org.railyard.transport;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+
 /**
  * What every link's life has in common: it is open from its construction until it breaks or is
  * closed, whichever comes first. The first failure is kept ({@link #failure()}); {@link #close()}
@@ -31,6 +35,30 @@ public abstract class AbstractLink implements Link {
             failure = why;
             close();
         }
+    }
+
+    /** What {@link #readInto} returns when the read failed, and with it the link. */
+    protected static final int READ_FAILED = Integer.MIN_VALUE;
+
+    /**
+     * Reads what {@code ch} has into the free room of {@code in} after the bytes it holds, keeping
+     * it in read mode (bytes [position, limit) received and not yet consumed). Returns the bytes
+     * read, -1 at the end of the stream, or {@link #READ_FAILED} once an I/O error failed the link
+     * (why: {@code what} and the error's message).
+     */
+    protected final int readInto(ReadableByteChannel ch, ByteBuffer in, String what) {
+        int pos = in.position();
+        in.position(in.limit()).limit(in.capacity());
+        int r;
+        try {
+            r = ch.read(in);
+        } catch (IOException e) {
+            in.flip().position(pos);
+            fail(what + ": " + e.getMessage());
+            return READ_FAILED;
+        }
+        in.flip().position(pos);
+        return r;
     }
 
     @Override

@@ -115,14 +115,8 @@ public final class CheckpointImage {
                 out.writeInt(c.collSeq());
                 out.writeInt(c.children());
             }
-            out.writeInt(generations.length);
-            for (int g : generations) {
-                out.writeInt(g);
-            }
-            out.writeInt(freeSlots.length);
-            for (int f : freeSlots) {
-                out.writeInt(f);
-            }
+            writeInts(out, generations);
+            writeInts(out, freeSlots);
             out.writeInt(held.size());
             for (HeldMessage m : held) {
                 out.writeInt(m.context());
@@ -214,6 +208,14 @@ public final class CheckpointImage {
     private static byte[] bytes(DataInputStream in, int n, String what) throws IOException {
         count(in, n, 1, "bytes of " + what);
         return in.readNBytes(n);
+    }
+
+    /** Writes {@code a}'s length, then its ints: what {@link #ints} reads back after the count. */
+    private static void writeInts(DataOutputStream out, int[] a) throws IOException {
+        out.writeInt(a.length);
+        for (int v : a) {
+            out.writeInt(v);
+        }
     }
 
     private static int[] ints(DataInputStream in, int n) throws IOException {

@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.railyard.bootstrap.Bootstrap;
+import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -33,6 +34,11 @@ final class InMemoryJob {
 
     interface RankBody {
         void run(Engine e) throws Exception;
+    }
+
+    /** What a rank runs that needs its engine and the world communicator. */
+    interface WorldBody {
+        void run(Engine e, CommState world) throws Exception;
     }
 
     static final class MemoryBootstrap implements Bootstrap {
@@ -78,6 +84,11 @@ final class InMemoryJob {
 
         @Override public String name() { return "in-memory"; }
         @Override public void close() { }
+    }
+
+    /** As {@link #run(int, String, RankBody)}, handing each rank the world too. */
+    static void run(int n, String transports, WorldBody body) throws Exception {
+        run(n, transports, e -> body.run(e, e.world()));
     }
 
     /** Runs {@code body} on {@code n} engines with the given transports allowed; rethrows the first failure. */

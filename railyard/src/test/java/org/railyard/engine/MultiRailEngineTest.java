@@ -92,8 +92,7 @@ class MultiRailEngineTest {
     void stripedRendezvousMessagesArriveIntactOverThreeRails() {
         withSettings(Map.of("railyard.rails", "3", "railyard.rail.policy", "even"), () -> {
             try {
-                InMemoryJob.run(2, "tcp", e -> {
-                    CommState w = e.world();
+                InMemoryJob.run(2, "tcp", (e, w) -> {
                     int n = 12;
                     allRailsUp(e, 3);
                     if (e.rank() == 0) {
@@ -141,8 +140,7 @@ class MultiRailEngineTest {
     void epcSendsNonBlockingMessagesWholeRoundRobinAndStripesBlockingOnes() {
         withSettings(Map.of("railyard.rails", "2", "railyard.rail.policy", "epc"), () -> {
             try {
-                InMemoryJob.run(2, "tcp", e -> {
-                    CommState w = e.world();
+                InMemoryJob.run(2, "tcp", (e, w) -> {
                     byte[] big = new byte[2 << 20];
                     allRailsUp(e, 2);
                     if (e.rank() == 0) {

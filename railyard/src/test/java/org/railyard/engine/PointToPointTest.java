@@ -13,7 +13,6 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.types.Reduction;
-import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 
@@ -40,8 +39,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void messagesFromOneSenderArriveInSendOrderAcrossEagerAndRendezvous(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             int n = 120;
             if (e.rank() == 0) {
                 List<Transfer> ts = new ArrayList<>();
@@ -73,8 +71,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void anySourceAndAnyTagReportTheRealSenderAndTag(String tr) throws Exception {
-        InMemoryJob.run(4, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(4, tr, (e, w) -> {
             if (e.rank() == 0) {
                 boolean[] seen = new boolean[4];
                 for (int i = 0; i < 3; i++) {
@@ -95,8 +92,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aTooLongMessageFailsTheReceiveWithTruncateAndTheChannelStaysUsable(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             if (e.rank() == 0) {
                 e.send(w, new byte[100], Kind.BYTE, 0, 100, 1, 1, STD);
                 e.send(w, new byte[300_000], Kind.BYTE, 0, 300_000, 1, 2, STD);
@@ -121,8 +117,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void sizesAroundTheEagerLimitAndTypedBuffersWithOffsetsArriveIntact(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             long limit = e.eagerLimit();
             long[] sizes = {0, 1, limit / 8 - 1, limit / 8, limit / 8 + 1, 3 * limit / 8 + 5, 1 << 20};
             for (long s : sizes) {
@@ -162,8 +157,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aSynchronousSendCompletesOnlyAfterTheReceiveMatches(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             byte[] one = new byte[8];
             if (e.rank() == 0) {
                 Transfer s = e.isend(w, one, Kind.BYTE, 0, 8, 1, 1, Engine.MODE_SYNC);
@@ -186,8 +180,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void manyOutstandingRequestsInBothDirectionsComplete(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             int n = 1000;
             int peer = 1 - e.rank();
             List<Transfer> recvs = new ArrayList<>();
@@ -217,8 +210,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void probeDescribesAMessageWithoutReceivingIt(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             if (e.rank() == 0) {
                 e.send(w, new short[77], Kind.SHORT, 0, 77, 1, 5, STD);
                 e.send(w, new byte[500_000], Kind.BYTE, 0, 500_000, 1, 6, STD);
@@ -239,8 +231,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aCancelledReceiveNeverMatchesAndTheMessageGoesToTheNextReceive(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             if (e.rank() == 1) {
                 int[] a = new int[1];
                 Transfer t = e.irecv(w, a, Kind.INT, 0, 1, 0, 1);
@@ -261,8 +252,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aProcessSendsToItselfAndProcNullMovesNothing(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             int me = e.rank();
             byte[] big = new byte[700_000];
             big[699_999] = 9;
@@ -280,8 +270,7 @@ class PointToPointTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm"})
     void invalidArgumentsAreRefusedWithMessagesThatNameThem(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             byte[] b = new byte[4];
             assertThatThrownBy(() -> e.send(w, b, Kind.BYTE, 0, 1, 2, 0, STD))
                     .hasMessage("dest rank 2 is out of range [0, 2) for communicator WORLD (or PROC_NULL)");

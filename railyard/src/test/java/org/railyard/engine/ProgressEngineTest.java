@@ -23,8 +23,7 @@ class ProgressEngineTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aBlockingPingPongRunsNoAgentCyclesPerMessage(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             byte[] buf = new byte[8];
             int rounds = 3000;
             int peer = 1 - e.rank();
@@ -56,8 +55,7 @@ class ProgressEngineTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void aRendezvousSendCompletesWhileItsSenderComputes(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, tr, (e, w) -> {
             int n = 1 << 20;
             if (e.rank() == 0) {
                 byte[] data = new byte[n];

@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.railyard.engine.comm.CommState;
 import org.railyard.engine.request.StatusSink;
 import org.railyard.types.Kind;
 
@@ -38,8 +37,7 @@ class ProtocolRuleTest {
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp"})
     void onlyWhatTheRuleAllowsIsReadFromTheSendersMemory(String transports) throws Exception {
-        InMemoryJob.run(2, transports, e -> {
-            CommState w = e.world();
+        InMemoryJob.run(2, transports, (e, w) -> {
             try (Arena arena = Arena.ofShared()) {
                 for (int i = 0; i < CASES.length; i++) {
                     Case c = CASES[i];

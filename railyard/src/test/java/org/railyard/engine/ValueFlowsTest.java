@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.railyard.channel.VirtualChannel;
-import org.railyard.engine.comm.CommState;
 import org.railyard.stack.Scheme;
 import org.railyard.stack.SeededFaults;
 import org.railyard.stack.Stack;
@@ -41,9 +40,8 @@ class ValueFlowsTest {
     @ValueSource(strings = {"tcp", "udp"})
     void anAsynchronousFlowHoldsOnlyItsNewestValueHoweverFarTheSenderIsAhead(String tr) throws Exception {
         CyclicBarrier sent = new CyclicBarrier(2);
-        InMemoryJob.run(2, tr, e -> {
+        InMemoryJob.run(2, tr, (e, w) -> {
             ValueFlows f = e.values();
-            CommState w = e.world();
             int n = 20_000;
             if (e.rank() == 0) {
                 for (long i = 1; i <= n; i++) {
@@ -77,9 +75,8 @@ class ValueFlowsTest {
     @ParameterizedTest
     @ValueSource(strings = {"tcp", "udp"})
     void aSynchronousFlowDeliversEveryValueInOrder(String tr) throws Exception {
-        InMemoryJob.run(2, tr, e -> {
+        InMemoryJob.run(2, tr, (e, w) -> {
             ValueFlows f = e.values();
-            CommState w = e.world();
             int n = 3000;
             if (e.rank() == 0) {
                 for (long i = 1; i <= n; i++) {
@@ -118,9 +115,8 @@ class ValueFlowsTest {
         long b = 9000;
         long c = 12_000;
         try {
-            InMemoryJob.run(2, variant.replace("+loss", ""), e -> {
+            InMemoryJob.run(2, variant.replace("+loss", ""), (e, w) -> {
                 ValueFlows f = e.values();
-                CommState w = e.world();
                 if (e.rank() == 0) {
                     for (long i = 1; i <= c; i++) {
                         f.send(w, value(i), Kind.LONG, 0, 64, 1, 3, i > a && i <= b);

@@ -96,13 +96,28 @@ class ConnectorIndirectTest {
                 Duration.ofSeconds(5));
     }
 
-    private static void wire(Connector a, Connector b, String siteA, String siteB, boolean bListens) throws IOException {
-        List<InetSocketAddress> ha = a.listen("127.0.0.1");
-        List<InetSocketAddress> hb = b.listen("127.0.0.1");
-        AddressCard ca = new AddressCard(0, "node-0", 1, ha, List.of("tcp", "office"), List.of(), siteA);
-        AddressCard cb = new AddressCard(1, "node-1", 2, bListens ? hb : List.of(), List.of("tcp", "office"), List.of(), siteB);
-        a.cards(ca, r -> r == 0 ? ca : cb);
-        b.cards(cb, r -> r == 0 ? ca : cb);
+    /** What a test does with rank 0's connector ({@code a}) and rank 1's ({@code b}). */
+    private interface PairBody {
+        void run(Connector a, Connector b) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with the connectors of ranks 0 and 1 of sites {@code siteA} and {@code siteB},
+     * both with {@code office}, each knowing the other's card (rank 1's with no address unless
+     * {@code bListens}); closes them after.
+     */
+    private static void withPair(Office office, String siteA, String siteB, boolean bListens, PairBody body)
+            throws Exception {
+        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
+            List<InetSocketAddress> ha = a.listen("127.0.0.1");
+            List<InetSocketAddress> hb = b.listen("127.0.0.1");
+            AddressCard ca = new AddressCard(0, "node-0", 1, ha, List.of("tcp", "office"), List.of(), siteA);
+            AddressCard cb = new AddressCard(1, "node-1", 2, bListens ? hb : List.of(), List.of("tcp", "office"), List.of(),
+                    siteB);
+            a.cards(ca, r -> r == 0 ? ca : cb);
+            b.cards(cb, r -> r == 0 ? ca : cb);
+            body.run(a, b);
+        }
     }
 
     private static Connector.Event next(Connector c) {
@@ -121,8 +136,7 @@ class ConnectorIndirectTest {
     @Test
     void aPeerOfAnotherSiteIsJoinedThroughTheIntermediaryAndItsSideGetsALinkWithoutAsking() throws Exception {
         Office office = new Office();
-        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
-            wire(a, b, "lyon", "rennes", true);
+        withPair(office, "lyon", "rennes", true, (a, b) -> {
             Connector.Event ea = connectsOver(a, "office");
             Connector.Event eb = next(b);
             assertThat(ea.rails()).isEqualTo(1);
@@ -130,36 +144,33 @@ class ConnectorIndirectTest {
             assertThat(eb.link()).as(String.valueOf(eb.error())).isNotNull();
             assertThat(eb.link().transport().name()).isEqualTo("office");
             assertThat(office.joins.get()).isEqualTo(2);
-        }
+        });
     }
 
     @Test
     void aPeerOfTheSameSiteGoesDirectOverTcp() throws Exception {
         Office office = new Office();
-        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
-            wire(a, b, "lyon", "lyon", true);
+        withPair(office, "lyon", "lyon", true, (a, b) -> {
             Connector.Event ea = connectsOver(a, "tcp");
             assertThat(office.joins.get()).isZero();
             ea.link().close();
             next(b).link().close();
-        }
+        });
     }
 
     @Test
     void aPeerThatAcceptsNoConnectionIsReachedThroughTheIntermediary() throws Exception {
         Office office = new Office();
-        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
-            wire(a, b, "", "", false);
+        withPair(office, "", "", false, (a, b) -> {
             connectsOver(a, "office");
-        }
+        });
     }
 
     @Test
     void aJoinThatFailsReportsTheIntermediaryAndTheRailCanBeTriedAgain() throws Exception {
         Office office = new Office();
         office.down = true;
-        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
-            wire(a, b, "lyon", "rennes", true);
+        withPair(office, "lyon", "rennes", true, (a, b) -> {
             a.connect(1);
             Connector.Event failed = next(a);
             assertThat(failed.link()).isNull();
@@ -168,20 +179,19 @@ class ConnectorIndirectTest {
             a.connectRail(1, 0);
             Connector.Event ea = next(a);
             assertThat(ea.link()).as(String.valueOf(ea.error())).isNotNull();
-        }
+        });
     }
 
     @Test
     void anArrivalFromARankOutsideTheJobIsIgnored() throws Exception {
         Office office = new Office();
-        try (Connector a = connector(office, 0); Connector b = connector(office, 1)) {
-            wire(a, b, "lyon", "rennes", true);
+        withPair(office, "lyon", "rennes", true, (a, b) -> {
             office.arrivals.get(0).accept(7);
             office.arrivals.get(0).accept(1);
             Connector.Event ea = next(a);
             assertThat(ea.peer()).isEqualTo(1);
             assertThat(ea.link()).isNotNull();
             assertThat(a.poll()).isNull();
-        }
+        });
     }
 }

@@ -15,35 +15,16 @@ final class Check {
         }
     }
 
+    /** {@code actual} equals {@code expected}; arrays (of any element type, nested too) by their elements. */
     static void equal(Object actual, Object expected, String what) {
-        boolean same = actual instanceof int[] a && expected instanceof int[] b ? Arrays.equals(a, b)
-                : actual instanceof double[] a2 && expected instanceof double[] b2 ? Arrays.equals(a2, b2)
-                : actual instanceof long[] a3 && expected instanceof long[] b3 ? Arrays.equals(a3, b3)
-                : actual instanceof Object[] a4 && expected instanceof Object[] b4 ? Arrays.deepEquals(a4, b4)
-                : actual instanceof boolean[] a5 && expected instanceof boolean[] b5 ? Arrays.equals(a5, b5)
-                : java.util.Objects.equals(actual, expected);
-        if (!same) {
+        if (!Arrays.deepEquals(new Object[] {actual}, new Object[] {expected})) {
             throw new AssertionError("rank " + rank() + ": " + what + ": expected " + show(expected) + " but got " + show(actual));
         }
     }
 
     private static String show(Object o) {
-        if (o instanceof int[] a) {
-            return Arrays.toString(a);
-        }
-        if (o instanceof double[] a) {
-            return Arrays.toString(a);
-        }
-        if (o instanceof long[] a) {
-            return Arrays.toString(a);
-        }
-        if (o instanceof boolean[] a) {
-            return Arrays.toString(a);
-        }
-        if (o instanceof Object[] a) {
-            return Arrays.deepToString(a);
-        }
-        return String.valueOf(o);
+        String one = Arrays.deepToString(new Object[] {o});
+        return one.substring(1, one.length() - 1);
     }
 
     /** Runs {@code r}, which must fail with an MPIException whose message contains {@code part}. */

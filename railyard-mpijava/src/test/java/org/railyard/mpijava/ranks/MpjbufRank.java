@@ -1,7 +1,9 @@
 package org.railyard.mpijava.ranks;
 
-import java.util.Arrays;
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationTargetException;
 import java.util.List;
+import java.util.function.IntFunction;
 import mpi.MPI;
 import mpjbuf.Buffer;
 import mpjbuf.BufferException;
@@ -77,133 +79,65 @@ public class MpjbufRank {
         Check.equal(raw.getCapacity(), 0, "destroy releases the storage");
     }
 
-    /** One section per type, written three ways, sent around the ring and read back three ways. */
+    /**
+     * A section of one type: {@code values(k)} is what rank k writes into it (six elements, the
+     * last in no write); {@code first} is where the plain write and read start.
+     */
+    private record Section(Type type, int first, IntFunction<Object> values) {
+    }
+
+    /** One section per type of mpjbuf's typed overloads (the eight primitive types and objects). */
+    private static final List<Section> SECTIONS = List.of(
+            new Section(Type.BYTE, 1, k -> new byte[] {(byte) k, 1, 2, 3, 4, 0}),
+            new Section(Type.SHORT, 1, k -> new short[] {(short) k, 11, 12, 13, 14, 0}),
+            new Section(Type.INT, 1, k -> new int[] {k, 21, 22, 23, 24, 0}),
+            new Section(Type.LONG, 1, k -> new long[] {k, 31, 32, 33, Long.MAX_VALUE, 0}),
+            new Section(Type.CHAR, 1, k -> new char[] {(char) ('a' + k), 'b', 'c', 'd', 'e', 0}),
+            new Section(Type.FLOAT, 1, k -> new float[] {k, 0.5f, 1.5f, 2.5f, 3.5f, 0}),
+            new Section(Type.DOUBLE, 1, k -> new double[] {k, -0.5, 1e300, 2, 3, 0}),
+            new Section(Type.BOOLEAN, 1, k -> new boolean[] {k % 2 == 0, true, false, true, true, false}),
+            new Section(Type.OBJECT, 0, k -> new Object[] {"o" + k, 1, 2.0, List.of(3), "x", null}));
+    /** The indexed step's indices. */
+    private static final int[] IDX = {4, 0, 2};
+    /** The strided step's shape: 2 x 2 elements, strides 3 and 1: indices 0, 1, 3, 4 (index 5 is in no write). */
+    private static final int[] SHAPE = {2, 2, 3, 1};
+
+    /**
+     * One section per type, written three ways (write, gather, strGather), sent around the ring and
+     * read back three ways (read, scatter, strScatter): each call is the overload of Buffer for the
+     * section's array class.
+     */
     private static void sections(int me, int right, int left) throws Exception {
         Buffer b = new Buffer(BufferFactory.create(64), 0, 64); // small: the buffer grows
-        int[] idx = {4, 0, 2};
-        int[] shape = {2, 2, 3, 1}; // 2 x 2 elements, strides 3 and 1: indices 0, 1, 3, 4 (index 5 is in no write)
-        byte[] by = {(byte) me, 1, 2, 3, 4, 0};
-        short[] sh = {(short) me, 11, 12, 13, 14, 0};
-        int[] in = {me, 21, 22, 23, 24, 0};
-        long[] lo = {me, 31, 32, 33, Long.MAX_VALUE, 0};
-        char[] ch = {(char) ('a' + me), 'b', 'c', 'd', 'e', 0};
-        float[] fl = {me, 0.5f, 1.5f, 2.5f, 3.5f, 0};
-        double[] db = {me, -0.5, 1e300, 2, 3, 0};
-        boolean[] bo = {me % 2 == 0, true, false, true, true, false};
-        Object[] ob = {"o" + me, 1, 2.0, List.of(3), "x", null};
-        b.putSectionHeader(Type.BYTE);
-        b.write(by, 1, 3);
-        b.gather(by, 3, 0, idx);
-        b.strGather(by, 0, 2, 0, 2, shape);
-        Check.equal(b.getSectionSize(), 10, "values written to the BYTE section");
-        b.putSectionHeader(Type.SHORT);
-        b.write(sh, 1, 3);
-        b.gather(sh, 3, 0, idx);
-        b.strGather(sh, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.INT);
-        b.write(in, 1, 3);
-        b.gather(in, 3, 0, idx);
-        b.strGather(in, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.LONG);
-        b.write(lo, 1, 3);
-        b.gather(lo, 3, 0, idx);
-        b.strGather(lo, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.CHAR);
-        b.write(ch, 1, 3);
-        b.gather(ch, 3, 0, idx);
-        b.strGather(ch, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.FLOAT);
-        b.write(fl, 1, 3);
-        b.gather(fl, 3, 0, idx);
-        b.strGather(fl, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.DOUBLE);
-        b.write(db, 1, 3);
-        b.gather(db, 3, 0, idx);
-        b.strGather(db, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.BOOLEAN);
-        b.write(bo, 1, 3);
-        b.gather(bo, 3, 0, idx);
-        b.strGather(bo, 0, 2, 0, 2, shape);
-        b.putSectionHeader(Type.OBJECT);
-        b.write(ob, 0, 3);
-        b.gather(ob, 3, 0, idx);
-        b.strGather(ob, 0, 2, 0, 2, shape);
+        for (Section s : SECTIONS) {
+            Object values = s.values.apply(me);
+            b.putSectionHeader(s.type);
+            typed(b, "write", values, s.first, 3);
+            typed(b, "gather", values, 3, 0, IDX);
+            typed(b, "strGather", values, 0, 2, 0, 2, SHAPE);
+            Check.equal(b.getSectionSize(), 10, "values written to the " + s.type + " section");
+        }
+        int[] ints = {me, 21};
         b.putSectionHeader(Type.INT_DYNAMIC);
-        b.write(in, 0, 2);
+        b.write(ints, 0, 2);
         b.commit();
         Check.that(b.getStaticBuffer().getCapacity() >= b.getSize(), "the static part grew to hold the sections");
         MPI.COMM_WORLD.Send(b, 0, 1, MPI.PACKED, right, 2);
         Buffer r = new Buffer(8);
         MPI.COMM_WORLD.Recv(r, 0, 1, MPI.PACKED, left, 2);
         Check.that(!r.isWritable(), "a received buffer is readable");
-        byte[] by2 = new byte[6];
-        Check.equal(r.getSectionHeader(), Type.BYTE, "BYTE section");
-        Check.equal(r.getSectionSize(), 10, "BYTE section size");
-        r.read(by2, 1, 3);
-        r.scatter(by2, 3, 0, idx);
-        r.strScatter(by2, 0, 2, 0, 2, shape);
-        Check.equal(r.getRemaining(), 0, "the BYTE section is read whole");
-        byte[] byL = {(byte) left, 1, 2, 3, 4, 0};
-        Check.that(Arrays.equals(by2, byL), "bytes " + Arrays.toString(by2));
-
-        short[] sh2 = new short[6];
-        Check.equal(r.getSectionHeader(), Type.SHORT, "SHORT section");
-        r.read(sh2, 1, 3);
-        r.scatter(sh2, 3, 0, idx);
-        r.strScatter(sh2, 0, 2, 0, 2, shape);
-        Check.that(Arrays.equals(sh2, new short[] {(short) left, 11, 12, 13, 14, 0}), "shorts " + Arrays.toString(sh2));
-
-        int[] in2 = new int[6];
-        Check.equal(r.getSectionHeader(), Type.INT, "INT section");
-        Check.equal(r.getRemaining(), 10, "INT values to read");
-        r.read(in2, 1, 3);
-        r.scatter(in2, 3, 0, idx);
-        r.strScatter(in2, 0, 2, 0, 2, shape);
-        Check.equal(in2, new int[] {left, 21, 22, 23, 24, 0}, "ints");
-
-        long[] lo2 = new long[6];
-        Check.equal(r.getSectionHeader(), Type.LONG, "LONG section");
-        r.read(lo2, 1, 3);
-        r.scatter(lo2, 3, 0, idx);
-        r.strScatter(lo2, 0, 2, 0, 2, shape);
-        Check.equal(lo2, new long[] {left, 31, 32, 33, Long.MAX_VALUE, 0}, "longs");
-
-        char[] ch2 = new char[6];
-        Check.equal(r.getSectionHeader(), Type.CHAR, "CHAR section");
-        r.read(ch2, 1, 3);
-        r.scatter(ch2, 3, 0, idx);
-        r.strScatter(ch2, 0, 2, 0, 2, shape);
-        Check.equal(new String(ch2), (char) ('a' + left) + "bcde\0", "chars");
-
-        float[] fl2 = new float[6];
-        Check.equal(r.getSectionHeader(), Type.FLOAT, "FLOAT section");
-        r.read(fl2, 1, 3);
-        r.scatter(fl2, 3, 0, idx);
-        r.strScatter(fl2, 0, 2, 0, 2, shape);
-        Check.that(Arrays.equals(fl2, new float[] {left, 0.5f, 1.5f, 2.5f, 3.5f, 0}), "floats " + Arrays.toString(fl2));
-
-        double[] db2 = new double[6];
-        Check.equal(r.getSectionHeader(), Type.DOUBLE, "DOUBLE section");
-        r.read(db2, 1, 3);
-        r.scatter(db2, 3, 0, idx);
-        r.strScatter(db2, 0, 2, 0, 2, shape);
-        Check.equal(db2, new double[] {left, -0.5, 1e300, 2, 3, 0}, "doubles");
-
-        boolean[] bo2 = new boolean[6];
-        Check.equal(r.getSectionHeader(), Type.BOOLEAN, "BOOLEAN section");
-        r.read(bo2, 1, 3);
-        r.scatter(bo2, 3, 0, idx);
-        r.strScatter(bo2, 0, 2, 0, 2, shape);
-        Check.equal(bo2, new boolean[] {left % 2 == 0, true, false, true, true, false}, "booleans");
-
-        Object[] ob2 = new Object[6];
-        Check.equal(r.getSectionHeader(), Type.OBJECT, "OBJECT section");
-        Check.equal(r.getSectionSize(), 10, "OBJECT section size");
-        r.read(ob2, 0, 3);
-        r.scatter(ob2, 3, 0, idx);
-        r.strScatter(ob2, 0, 2, 0, 2, shape);
-        Check.equal(ob2, new Object[] {"o" + left, 1, 2.0, List.of(3), "x", null}, "objects");
-
+        for (Section s : SECTIONS) {
+            Object expected = s.values.apply(left);
+            Object got = Array.newInstance(expected.getClass().getComponentType(), 6);
+            Check.equal(r.getSectionHeader(), s.type, s.type + " section");
+            Check.equal(r.getSectionSize(), 10, s.type + " section size");
+            Check.equal(r.getRemaining(), 10, s.type + " values to read");
+            typed(r, "read", got, s.first, 3);
+            typed(r, "scatter", got, 3, 0, IDX);
+            typed(r, "strScatter", got, 0, 2, 0, 2, SHAPE);
+            Check.equal(r.getRemaining(), 0, "the " + s.type + " section is read whole");
+            Check.equal(got, expected, s.type + " values");
+        }
         Check.equal(r.getSectionHeader(), Type.INT_DYNAMIC, "INT_DYNAMIC section");
         int[] dyn = new int[2];
         r.read(dyn, 0, 2);
@@ -212,6 +146,28 @@ public class MpjbufRank {
         r.clear();
         r.free();
         b.free();
+    }
+
+    /** Calls Buffer's overload {@code name} for the class of {@code array}, the other arguments ints and an int[] last. */
+    private static void typed(Buffer b, String name, Object array, Object... rest) throws BufferException {
+        Class<?>[] types = new Class<?>[rest.length + 1];
+        Object[] args = new Object[rest.length + 1];
+        types[0] = array.getClass();
+        args[0] = array;
+        for (int i = 0; i < rest.length; i++) {
+            types[i + 1] = rest[i] instanceof int[] ? int[].class : int.class;
+            args[i + 1] = rest[i];
+        }
+        try {
+            Buffer.class.getMethod(name, types).invoke(b, args);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof BufferException be) {
+                throw be;
+            }
+            throw new IllegalStateException(name + " on " + types[0].getSimpleName(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Buffer has no " + name + " for " + types[0].getSimpleName(), e);
+        }
     }
 
     @FunctionalInterface

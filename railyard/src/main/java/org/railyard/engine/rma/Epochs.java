@@ -1,6 +1,7 @@
 package org.railyard.engine.rma;
 
 import java.lang.invoke.VarHandle;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
@@ -45,6 +46,9 @@ final class Epochs {
     private final Outbound.Locked<Void> readFailed = this::readFailed;
     /** {@link #anyFailed()} for a look under the lock between two sleeps of the fence's barrier, made once. */
     private final Outbound.Locked<Integer> anyFailedLocked = this::anyFailed;
+    /** The generation the fence's barrier waits to pass, and the test of it, made once (a fence allocates nothing). */
+    private int fenceGen;
+    private final BooleanSupplier fencePassed = this::passedFence;
     /** {@link Outbound#anyBatched()} for the fence's look under the lock, made once. */
     private final Outbound.Locked<Boolean> anyBatchedLocked;
 
@@ -433,28 +437,10 @@ final class Epochs {
     /** The fence's barrier over the mapped header; bounded, and ends with PEER_FAILED if a member failed. */
     private void nodeBarrier() {
         int gen = shared.arrive();
-        // polls and yields as the window's WaitPlan says, then sleeps (as SharedSync's waits, without a lambda)
-        WaitPlan plan = shared.sync().plan();
-        long spinUntil = 0;
-        for (int i = 1; plan.spins(); i++) {
-            if (shared.passed(gen)) {
-                return;
-            }
-            if (i % SharedSync.SPINS_PER_LOOK == 0) {
-                long now = System.nanoTime();
-                if (spinUntil == 0) {
-                    spinUntil = now + plan.spinNanos();
-                } else if (now - spinUntil > 0) {
-                    break;
-                }
-            }
-            Thread.onSpinWait();
-        }
-        for (int i = 0; i < plan.yields(); i++) {
-            if (shared.passed(gen)) {
-                return;
-            }
-            Thread.yield();
+        fenceGen = gen;
+        // polls and yields as the window's WaitPlan says, then sleeps
+        if (shared.sync().plan().pollThenYield(fencePassed)) {
+            return;
         }
         if (!SharedHeader.canSleep()) {
             out.waitUntil(() -> shared.passed(gen) || anyFailed() >= 0, "the other members' fence");
@@ -478,6 +464,10 @@ final class Epochs {
         if (!shared.passed(gen) && anyFailed() >= 0) {
             throw out.locked(this::membersFailed);
         }
+    }
+
+    private boolean passedFence() {
+        return shared.passed(fenceGen);
     }
 
     /**

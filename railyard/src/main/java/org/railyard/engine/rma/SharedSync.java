@@ -78,8 +78,6 @@ final class SharedSync {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
 
-    /** Polls between two reads of the clock while polling. */
-    static final int SPINS_PER_LOOK = 32;
     /** The longest sleep between two looks (a lost wake, or a park without futexes, costs no more). */
     private static final long SLICE_MAX_NANOS = 2_000_000;
     private static final long PARK_MIN_NANOS = 20_000;
@@ -330,26 +328,8 @@ final class SharedSync {
      * the RMA timeout, naming {@code what}.
      */
     private void await(BooleanSupplier done, long bell, MemorySegment word, Runnable between, Supplier<String> what) {
-        long spinUntil = 0;
-        for (int i = 1; plan.spins(); i++) {
-            if (done.getAsBoolean()) {
-                return;
-            }
-            if (i % SPINS_PER_LOOK == 0) {
-                long now = System.nanoTime();
-                if (spinUntil == 0) {
-                    spinUntil = now + plan.spinNanos();
-                } else if (now - spinUntil > 0) {
-                    break;
-                }
-            }
-            Thread.onSpinWait();
-        }
-        for (int i = 0; i < plan.yields(); i++) {
-            if (done.getAsBoolean()) {
-                return;
-            }
-            Thread.yield();
+        if (plan.pollThenYield(done)) {
+            return;
         }
         boolean futex = Futex.available();
         long start = System.nanoTime();

@@ -1,5 +1,6 @@
 package org.railyard.engine.rma;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
 import org.railyard.util.Config;
 import org.railyard.util.IdlePlan;
@@ -22,6 +23,8 @@ import org.railyard.util.IdlePlan;
 record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     /** Yields of a wait after its polls, where the node is not crowded. */
     static final int YIELDS = 16;
+    /** Polls between two reads of the clock while polling. */
+    static final int SPINS_PER_LOOK = 32;
 
     /** The plan for {@code ranks} ranks on {@code processors} processors, {@link Config#RMA_SPIN_PROP} as set. */
     static WaitPlan of(int ranks, int processors) {
@@ -48,6 +51,36 @@ record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     /** True if a wait polls before it yields and sleeps. */
     boolean spins() {
         return spinNanos > 0;
+    }
+
+    /**
+     * The part of a wait before it sleeps: polls {@code done} for {@link #spinNanos} (reading the
+     * clock every {@link #SPINS_PER_LOOK} polls), then between {@link #yields} yields. True as soon
+     * as {@code done} is; false if it is not by the end, and the caller sleeps.
+     */
+    boolean pollThenYield(BooleanSupplier done) {
+        long spinUntil = 0;
+        for (int i = 1; spins(); i++) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            if (i % SPINS_PER_LOOK == 0) {
+                long now = System.nanoTime();
+                if (spinUntil == 0) {
+                    spinUntil = now + spinNanos;
+                } else if (now - spinUntil > 0) {
+                    break;
+                }
+            }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < yields; i++) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            Thread.yield();
+        }
+        return false;
     }
 
     /** For the choice log. */

@@ -94,17 +94,10 @@ public final class TcpLink extends AbstractLink {
         if (in.capacity() - in.limit() < maxFrame) {
             in.compact().flip();
         }
-        int pos = in.position();
-        in.position(in.limit()).limit(in.capacity());
-        int r;
-        try {
-            r = ch.read(in);
-        } catch (IOException e) {
-            in.flip().position(pos);
-            fail("read failed: " + e.getMessage());
+        int r = readInto(ch, in, "read failed");
+        if (r == READ_FAILED) {
             return 0;
         }
-        in.flip().position(pos);
         if (r < 0) {
             fail(in.hasRemaining() ? "connection closed in the middle of a frame" : "connection closed by peer");
             return 0;

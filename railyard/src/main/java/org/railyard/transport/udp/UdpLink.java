@@ -225,17 +225,10 @@ final class UdpLink extends AbstractLink implements DatagramLink {
         if (!isOpen()) {
             return 0;
         }
-        int pos = ctlIn.position();
-        ctlIn.position(ctlIn.limit()).limit(ctlIn.capacity());
-        int r;
-        try {
-            r = control.read(ctlIn);
-        } catch (IOException e) {
-            ctlIn.flip().position(pos);
-            fail("control line broke: " + e.getMessage());
+        int r = readInto(control, ctlIn, "control line broke");
+        if (r == READ_FAILED) {
             return 0;
         }
-        ctlIn.flip().position(pos);
         int n = 0;
         while (isOpen() && ctlIn.remaining() >= 2) {
             int p = ctlIn.position();

@@ -61,7 +61,7 @@ class WaitPlanTest {
                 .as("more ranks than processors: no polls, the yields").isEqualTo(1 + WaitPlan.YIELDS);
         assertThat(triesBeforeFirstSleep(WaitPlan.of(1, 2)))
                 .as("a processor to spare: polls until the clock was read twice, then the yields")
-                .isGreaterThanOrEqualTo(2 * SharedSync.SPINS_PER_LOOK + WaitPlan.YIELDS + 1);
+                .isGreaterThanOrEqualTo(2 * WaitPlan.SPINS_PER_LOOK + WaitPlan.YIELDS + 1);
     }
 
     private static int triesBeforeFirstSleep(WaitPlan plan) throws Exception {
