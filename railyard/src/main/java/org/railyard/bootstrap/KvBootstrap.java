@@ -107,6 +107,11 @@ public final class KvBootstrap implements Bootstrap {
 
     /** As {@link #KvBootstrap(Map)}, with {@code timeout} bounding connect, handshake and gets. */
     KvBootstrap(Map<String, String> env, Duration timeout) {
+        this(env, timeout, timeout);
+    }
+
+    /** As {@link #KvBootstrap(Map)}, with {@code connectTimeout} bounding connect and handshake, {@code timeout} gets. */
+    KvBootstrap(Map<String, String> env, Duration connectTimeout, Duration timeout) {
         this.timeout = timeout;
         this.size = intVar(env, ENV_SIZE, 1, Integer.MAX_VALUE, "a job size of at least 1");
         this.rank = intVar(env, ENV_RANK, 0, size - 1, "a rank in [0, " + size + ") given " + ENV_SIZE + "=" + size);
@@ -128,11 +133,11 @@ public final class KvBootstrap implements Bootstrap {
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
-            s.connect(address, (int) Math.max(1, KvProtocol.wireMillis(timeout)));
+            s.connect(address, (int) Math.max(1, KvProtocol.wireMillis(connectTimeout)));
             this.socket = s;
             this.in = new BufferedInputStream(s.getInputStream());
             this.out = new BufferedOutputStream(s.getOutputStream());
-            handshake();
+            handshake(connectTimeout);
         } catch (IOException e) {
             closeQuietly(s);
             if (e instanceof UnknownHostException) {
@@ -141,7 +146,7 @@ public final class KvBootstrap implements Bootstrap {
             }
             if (e instanceof SocketTimeoutException) {
                 throw new RailyardException(ErrorClass.TIMEOUT, "could not connect to the key-value server at " + server
-                        + " (" + ENV_KV + ") within " + KvProtocol.human(timeout), e);
+                        + " (" + ENV_KV + ") within " + KvProtocol.human(connectTimeout), e);
             }
             throw new RailyardException(ErrorClass.BOOTSTRAP, "could not connect to the key-value server at " + server
                     + " (" + ENV_KV + "): " + e.getMessage(), e);
@@ -151,7 +156,7 @@ public final class KvBootstrap implements Bootstrap {
         }
     }
 
-    private void handshake() throws IOException {
+    private void handshake(Duration timeout) throws IOException {
         String what = "the key-value server's greeting";
         String greeting = read(timeout, what);
         String[] g = greeting.split(" ", -1);
