@@ -6,7 +6,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import org.railyard.wire.RelayFrame;
 
@@ -20,6 +23,12 @@ import org.railyard.wire.RelayFrame;
  * <p>Reads are blocking reads of a socket that never has a read timeout: the JDK would otherwise
  * keep the socket non-blocking from its first timed read on, and every wait for a frame would cost
  * a read that finds nothing, a poll and the read again. The frame bound is the watcher's instead.
+ *
+ * <p>The socket is a channel's ({@link SocketChannel}, blocking). Frames go through the streams;
+ * the body of a passing message ({@link #readPart}, {@link #pass}) goes through the channel, into
+ * and out of one direct buffer per connection, so that it is copied once from the kernel, once
+ * back to it, and once into the stored message (a stream would add a copy through the JDK's
+ * temporary direct buffer on each side).
  */
 final class RelayConnection {
     private final RelayServer.Settings settings;
@@ -30,6 +39,12 @@ final class RelayConnection {
     final DataOutputStream out;
     final byte[] inScratch = new byte[RelayFrame.HEADER];
     final byte[] outScratch = new byte[RelayFrame.HEADER];
+    private final SocketChannel channel;
+    /** The pieces of a passing message read from this connection (reader thread only); made at the first. */
+    private ByteBuffer passBuffer;
+    /** The DELIVER header of a passing message written on this connection, sent with its first piece. */
+    private final ByteBuffer passHeader = ByteBuffer.allocateDirect(RelayFrame.HEADER);
+    private final ByteBuffer[] passWrite = {passHeader, null};
     /** Set once the handshake is done: from then on, reads between frames may wait without bound. */
     boolean proven;
     /** STOREDs not yet written (reader thread only): their frames, and the log position they wait for. */
@@ -52,6 +67,10 @@ final class RelayConnection {
         this.settings = settings;
         this.store = store;
         this.socket = socket;
+        this.channel = socket.getChannel();
+        if (channel == null) {
+            throw new IllegalArgumentException("a relay connection needs a socket of a SocketChannel: " + who);
+        }
         this.who = who;
         this.input = new Input(socket.getInputStream());
         this.in = new DataInputStream(input);
@@ -89,11 +108,26 @@ final class RelayConnection {
         }
     }
 
-    /** Reads part of a frame's body (a passing message), within the frame bound; -1 at the end of the stream. */
-    int readPart(byte[] b, int off, int len) throws IOException {
+    /** This connection's buffer for the pieces of a passing message, {@code capacity} bytes (made at the first use). */
+    ByteBuffer passBuffer(int capacity) {
+        if (passBuffer == null) {
+            passBuffer = ByteBuffer.allocateDirect(capacity);
+        }
+        return passBuffer;
+    }
+
+    /**
+     * Reads part of a frame's body (a passing message) into {@code dst}, up to its limit, within
+     * the frame bound: the bytes read ahead into the stream's buffer first, then from the channel.
+     * Returns the bytes read, -1 at the end of the stream.
+     */
+    int readPart(ByteBuffer dst) throws IOException {
+        if (input.buffered() > 0) {
+            return input.drainTo(dst);
+        }
         readSince = System.nanoTime() | 1;
         try {
-            return in.read(b, off, len);
+            return channel.read(dst);
         } finally {
             readSince = 0;
         }
@@ -181,35 +215,38 @@ final class RelayConnection {
         }
     }
 
-    /** The header of a DELIVER whose body follows in pieces ({@link #pass}); the caller holds this connection's monitor. */
-    void deliverHeader(RelayFrame.Header h) throws IOException {
-        writeSince = System.nanoTime() | 1;
-        try {
-            RelayFrame.writeHeader(java.lang.foreign.MemorySegment.ofArray(outScratch), 0, RelayFrame.HEADER + h.bodyLength(),
-                    RelayFrame.DELIVER, h.has(RelayFrame.FLAG_CONTROL) ? RelayFrame.FLAG_CONTROL : 0, h.source(),
-                    h.destination(), h.sequence());
-            out.write(outScratch, 0, RelayFrame.HEADER);
-        } finally {
-            writeSince = 0;
-        }
+    /**
+     * Begins a DELIVER of {@code h} whose body follows in pieces ({@link #pass}); its header goes
+     * out with the first piece. The caller holds this connection's monitor until the last piece.
+     */
+    void beginPassage(RelayFrame.Header h) {
+        RelayFrame.writeHeader(MemorySegment.ofBuffer(passHeader.clear()), 0, RelayFrame.HEADER + h.bodyLength(),
+                RelayFrame.DELIVER, h.has(RelayFrame.FLAG_CONTROL) ? RelayFrame.FLAG_CONTROL : 0, h.source(),
+                h.destination(), h.sequence());
     }
 
-    /** A piece of the body of the DELIVER begun by {@link #deliverHeader}; flushed with the last. */
-    void pass(byte[] body, int off, int len, boolean last) throws IOException {
+    /**
+     * Writes a piece of the body of the DELIVER begun by {@link #beginPassage} (its remaining
+     * bytes, which it consumes), with the header before the first: one gathering write through
+     * the channel, past the stream (which every other writer leaves flushed).
+     */
+    void pass(ByteBuffer piece) throws IOException {
         writeSince = System.nanoTime() | 1;
         try {
-            out.write(body, off, len);
-            if (last) {
-                out.flush();
+            out.flush(); // empty: every send flushes before it lets go of the monitor
+            passWrite[1] = piece;
+            while (passHeader.hasRemaining() || piece.hasRemaining()) {
+                channel.write(passWrite);
             }
         } finally {
+            passWrite[1] = null;
             writeSince = 0;
         }
     }
 
     /** Best effort: the ERROR naming why the connection closes. */
     void error(String reason) {
-        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        byte[] text = (reason != null ? reason : "connection failed").getBytes(StandardCharsets.UTF_8);
         try {
             send(RelayFrame.ERROR, (byte) 0, -1, -1, 0, text.length > RelayFrame.MAX_TEXT
                     ? RelayFrame.slice(text, 0, RelayFrame.MAX_TEXT) : text);
@@ -226,6 +263,14 @@ final class RelayConnection {
 
         int buffered() {
             return count - pos;
+        }
+
+        /** Moves up to {@code dst.remaining()} of the bytes read ahead into {@code dst}; how many. */
+        int drainTo(ByteBuffer dst) {
+            int n = Math.min(count - pos, dst.remaining());
+            dst.put(buf, pos, n);
+            pos += n;
+            return n;
         }
     }
 }

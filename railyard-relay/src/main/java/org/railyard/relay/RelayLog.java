@@ -133,9 +133,10 @@ final class RelayLog implements AutoCloseable {
     long append(byte[] head, byte[] tail, int off, int len) throws IOException {
         long start = size;
         try {
-            writeFully(channel, ByteBuffer.wrap(head));
             if (len > 0) {
-                writeFully(channel, ByteBuffer.wrap(tail, off, len));
+                writeFully(channel, ByteBuffer.wrap(head), ByteBuffer.wrap(tail, off, len)); // one system call
+            } else {
+                writeFully(channel, ByteBuffer.wrap(head));
             }
         } catch (IOException e) {
             try {
@@ -250,6 +251,14 @@ final class RelayLog implements AutoCloseable {
             notifyAll();
         }
         LOG.log(System.Logger.Level.INFO, "relay log " + file + " compacted from " + before + " to " + size + " bytes");
+    }
+
+    /** Writes every byte of {@code head} and then of {@code tail}, gathered. */
+    private static void writeFully(FileChannel ch, ByteBuffer head, ByteBuffer tail) throws IOException {
+        ByteBuffer[] both = {head, tail};
+        while (tail.hasRemaining()) {
+            ch.write(both);
+        }
     }
 
     private static long writeFully(FileChannel ch, ByteBuffer b) throws IOException {

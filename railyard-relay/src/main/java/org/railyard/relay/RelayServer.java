@@ -6,6 +6,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -125,7 +128,7 @@ public final class RelayServer implements AutoCloseable {
         this.store = new RelayStore(settings.maxBytes(), log, counters, say);
         try {
             store.recover();
-            server = new ServerSocket();
+            server = ServerSocketChannel.open().socket(); // its sockets have channels: see RelayConnection
             server.setReuseAddress(true);
             if (settings.sockbuf() > 0) {
                 server.setReceiveBufferSize(settings.sockbuf()); // accepted sockets inherit it (window scale at SYN)
@@ -258,9 +261,10 @@ public final class RelayServer implements AutoCloseable {
                 counters.malformed.incrementAndGet();
                 say.accept("relay: closed " + who + ": " + e.getMessage());
             }
-        } catch (SocketException e) {
+        } catch (SocketException | ClosedChannelException e) { // the peer's end, or closed by another thread here
             if (!closing && (c == null || !c.stalled)) { // a stalled one: the watcher said why
-                say.accept("relay: connection of " + who + " ended: " + e.getMessage());
+                say.accept("relay: connection of " + who + " ended: "
+                        + (e.getMessage() != null ? e.getMessage() : "closed"));
             }
         } catch (IOException | RelayStore.SequenceGap e) {
             if (!closing && (c == null || !c.stalled)) {
@@ -406,28 +410,28 @@ public final class RelayServer implements AutoCloseable {
         RelayConnection to = (RelayConnection) p.receiver();
         int length = h.bodyLength();
         byte[] body = new byte[length];
+        ByteBuffer piece = from.passBuffer(PASS_CHUNK);
         boolean forwarding = true;
         try {
             synchronized (to) {
-                try {
-                    to.deliverHeader(h);
-                } catch (IOException e) {
-                    forwarding = false;
-                    closeQuietly(to.socket);
-                }
+                to.beginPassage(h);
                 for (int done = 0; done < length; ) {
-                    int n = from.readPart(body, done, Math.min(PASS_CHUNK, length - done));
+                    piece.clear().limit(Math.min(PASS_CHUNK, length - done));
+                    int n = from.readPart(piece);
                     if (n < 0) {
                         throw new EOFException("truncated STORE frame: stream ended inside its body of " + length + " bytes");
                     }
+                    piece.flip();
                     if (forwarding) {
                         try {
-                            to.pass(body, done, n, done + n == length);
+                            to.pass(piece);
                         } catch (IOException e) {
                             forwarding = false; // the receiver's reader sees the broken socket and ends it
                             closeQuietly(to.socket);
                         }
+                        piece.rewind();
                     }
+                    piece.get(body, done, n);
                     done += n;
                 }
             }
