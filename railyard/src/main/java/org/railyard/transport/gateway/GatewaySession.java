@@ -26,27 +26,29 @@ import org.railyard.wire.GatewayFrame;
 
 /**
  * A rank's one connection to its site's gateway, shared by the links to every peer of other sites.
- * The connection is non-blocking and driven like a tcp link's: the thread that drives the links
- * writes and reads it itself, so a frame crosses no other thread of this process on its way.
  *
  * <pre>
- *  progress thread ──claim/commit──▶ out ring ──flush (progress thread; else the I/O thread)──▶ socket ──▶ gateway
- *  progress thread ◀──poll── inbox ring of peer p ◀──poll (progress thread; else the I/O thread) ◀── socket
+ *  progress thread ──claim/commit──▶ out ring ──flush (progress thread; what the socket refuses: I/O thread)──▶ socket ──▶ gateway
+ *  progress thread ◀──poll── inbox ring of peer p ◀──I/O thread (sorts by source; unparks the poller, rings) ◀── socket
  * </pre>
  *
- * Links are driven by the progress thread (one at a time, so the out ring has one producer). A
- * link's flush writes the out ring into the socket and a link's poll reads the socket into the
- * inboxes (sorted by source), both without blocking: the progress thread never blocks on the
- * gateway. One thread at a time writes (it holds {@code writing}) and one reads ({@code reading});
- * the progress thread only tries them, and skips when the I/O thread holds one. The I/O thread
- * waits in a selector and takes over what no link call does: it reads what arrives while nobody
- * polls (so frames keep flowing and a broken connection is seen at once) and rings the doorbell
- * after, and it writes what the socket could not take when it was flushed. A frame whose inbox is
- * full stays in the input, with everything behind it, until that peer's link is polled, which
- * holds back the gateway's connection (TCP flow control). A frame from a peer holding no link yet
- * makes a pending inbox and calls the arrival hook once. The connection has a word of the process's
- * doorbell, so that a waiter may sleep on it; what the I/O thread leaves for the progress thread
- * (a frame in an inbox, a broken link) it follows with a ring, which ends such a sleep.
+ * The connection is non-blocking. Links are driven by the progress thread (one at a time, so the
+ * out ring has one producer), and a link's flush writes the out ring into the socket itself, as a
+ * tcp link does, so a frame leaves without a hand-off to another thread and the progress thread
+ * never blocks on the gateway. One thread at a time writes (it holds {@code writing}); the
+ * progress thread only tries, and leaves what it cannot write (the I/O thread writes, or the
+ * socket is full) to the I/O thread, which waits in its selector until the socket takes it.
+ *
+ * <p>The I/O thread is the only reader: it waits in the selector, reads what arrives into the
+ * inbox of each frame's source, and then unparks the thread that polled the links last (a waiter
+ * between two timed parks looks again at once instead of sitting out its park) and rings the
+ * process's doorbell, on which the session has a word of its own (a waiter sleeping on it wakes).
+ * The progress thread does not read the socket: a waiter's spins then cost no system call each,
+ * which on a loaded machine would take the processor from the gateways and the WAN. A frame whose
+ * inbox is full stays in the input, with everything behind it, until that peer's link is polled,
+ * which holds back the gateway's connection (TCP flow control). A frame from a peer holding no link
+ * yet makes a pending inbox and calls the arrival hook once, on the I/O thread (the hook may wait
+ * for the connector). A broken connection is seen by the I/O thread at once.
  */
 final class GatewaySession {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -77,8 +79,6 @@ final class GatewaySession {
     private final Thread io;
     /** Held by the thread that writes the socket (consumes the out ring). */
     private final ReentrantLock writing = new ReentrantLock();
-    /** Held by the thread that reads the socket (produces into the inboxes, pumps {@link #input}). */
-    private final ReentrantLock reading = new ReentrantLock();
     /** Set when output was left for the I/O thread; it clears it once the out ring is empty. */
     private final AtomicBoolean outPending = new AtomicBoolean();
     /** The frame being written and its length; holding {@link #writing}. */
@@ -195,12 +195,8 @@ final class GatewaySession {
             }
         }
         if (fresh) {
-            if (Thread.currentThread() == io) {
-                arrived.accept(peer);
-            } else {
-                // the hook may wait for the connector; the progress thread must not
-                Thread.ofVirtual().name("railyard-gateway-arrival-" + peer).start(() -> arrived.accept(peer));
-            }
+            // the I/O thread: the hook may wait for the connector, never the progress thread
+            arrived.accept(peer);
         }
         return l;
     }
@@ -317,37 +313,19 @@ final class GatewaySession {
         }
     }
 
-    // ---- input: whoever holds reading pumps the socket into the inboxes, each link consumes its own
+    // ---- input: the I/O thread pumps the socket into the inboxes, each link consumes its own
 
-    /**
-     * Reads what the gateway sent, without blocking, into the inboxes (the progress thread: a
-     * link's poll, like a tcp link's). Skipped when the I/O thread is reading; it then leaves what
-     * it reads in the inboxes and rings the doorbell.
-     */
-    void poll() {
-        Thread t = Thread.currentThread();
+    /** The thread that polls the links now (a waiter, or the agent): the I/O thread unparks it after a frame. */
+    void polledBy(Thread t) {
         if (poller != t) {
             poller = t;
         }
-        if (closed || !reading.tryLock()) {
-            return;
-        }
-        try {
-            input.pump(channel, this::unit);
-        } catch (IOException e) {
-            reading.unlock();
-            readFailed(e);
-            return;
-        }
-        reading.unlock();
     }
 
     /**
      * The I/O thread: waits in the selector until the gateway sends or the socket can take output
-     * left over, and then reads (into the inboxes, ringing the doorbell) or writes. It covers the
-     * times no thread polls or flushes the links: frames keep flowing into the inboxes, a broken
-     * connection is seen at once (and the transport reopens a session), and output the socket
-     * could not take goes out as soon as it can.
+     * left over, and then reads (into the inboxes, waking the poller) or writes. A broken
+     * connection is seen at once (and the transport reopens a session).
      */
     private void ioLoop() {
         try {
@@ -364,19 +342,8 @@ final class GatewaySession {
                 if (closed) {
                     return;
                 }
-                if (reading.tryLock()) {
-                    int units;
-                    try {
-                        units = input.pump(channel, this::unit);
-                    } finally {
-                        reading.unlock();
-                    }
-                    if (units > 0) {
-                        arrivedHere();
-                    }
-                } else {
-                    // the progress thread is reading, without blocking: it takes what woke this thread
-                    LockSupport.parkNanos(INBOX_WAIT_NANOS);
+                if (input.pump(channel, this::unit) > 0) {
+                    arrivedHere();
                 }
                 if (wantWrite || outPending.get()) {
                     writeLeftOver();
