@@ -24,10 +24,12 @@ import org.railyard.wire.GatewayFrame;
  * ({@link GatewayFrame}) without reading their body, and while it receives them (cut-through: the
  * header and each piece of the body go out as they come in).
  *
- * <p>Threads: one virtual thread per connection reads it and forwards what it reads; a connection
- * that frames are forwarded to is written under its {@link Endpoint} lock, one frame at a time.
- * (Platform threads, which the kernel wakes from a blocked read without the JDK's poller, were
- * measured and were not faster: docs/gateway.md, "Where a gateway hop spends time".)
+ * <p>Threads: one platform thread per connection reads it and forwards what it reads, cut-through,
+ * itself: a frame is written onto the destination connection by the thread that read it, under
+ * that {@link Endpoint}'s lock, one frame at a time. The kernel wakes a platform thread blocked in
+ * its read directly; a virtual thread's wake-up passes through the JDK's pollers and a carrier
+ * thread, three threads scheduled per hop instead of one (docs/gateway.md, "Where a gateway hop
+ * spends time").
  *
  * <p>Jobs. Every connection proves its job's gateway verifier ({@link JobKeys#gatewayVerifier});
  * the first connection of a job registers it. Frames of one job never reach a connection of
@@ -184,7 +186,7 @@ public final class GatewayServer implements AutoCloseable {
                 return;
             }
             sockets.add(s);
-            Thread.ofVirtual().name("gateway-conn").start(() -> serve(s));
+            Thread.ofPlatform().daemon().name("gateway-conn").start(() -> serve(s));
         }
     }
 
@@ -485,7 +487,7 @@ public final class GatewayServer implements AutoCloseable {
                         + "' open to " + a);
                 e.job = job;
                 // the peer may send frames of its own site on it, or an ERROR before closing it
-                Thread.ofVirtual().name("gateway-wan").start(() -> carry(job, e, o.in(), site, k));
+                Thread.ofPlatform().daemon().name("gateway-wan").start(() -> carry(job, e, o.in(), site, k));
                 return e;
             } catch (IOException e) {
                 why.append(why.isEmpty() ? "" : "; ").append(a).append(": ").append(e.getMessage());

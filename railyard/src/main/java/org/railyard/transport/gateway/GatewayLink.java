@@ -10,7 +10,8 @@ import org.railyard.wire.GatewayFrame;
 /**
  * The link to one peer of another site, through the session's gateway connection. A claim reserves
  * the routing header and the frame in the session's out ring and hands out the offset past the
- * header; poll reads the frames the session's reader put in this peer's inbox. The link breaks when
+ * header; flush writes the out ring into the connection (as a tcp link writes its socket). Poll
+ * reads the frames the session's I/O thread put in this peer's inbox. The link breaks when
  * the session does, or when the gateway says the peer is unreachable; frames already in the inbox
  * are still delivered first.
  */
@@ -97,12 +98,13 @@ final class GatewayLink implements Link {
 
     @Override
     public int flush() {
-        return 0;
+        return closed ? 0 : session.flush();
     }
 
     @Override
     public int poll(FrameHandler handler, int limit) {
         int n = 0;
+        session.polledBy(Thread.currentThread());
         MemorySegment seg = inbox.segment();
         while (n < limit && !closed) {
             long off = inbox.peek();

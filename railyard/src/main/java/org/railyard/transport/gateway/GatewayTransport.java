@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.IntConsumer;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.transport.Bell;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
@@ -52,7 +53,7 @@ public final class GatewayTransport implements Transport {
 
     private List<InetSocketAddress> gateways = List.of();
     private TransportEnv env;
-    /** The process's doorbell: the session's reader rings it after each frame it leaves in an inbox. */
+    /** The process's doorbell: each session adds a word, which its I/O thread rings after each frame it leaves in an inbox. */
     private Doorbell doorbell;
     private String site;
     private int maxFrame;
@@ -67,6 +68,7 @@ public final class GatewayTransport implements Transport {
     @Override public int priority() { return 30; }
     @Override public int maxFrame() { return maxFrame; }
     @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+    @Override public Bell bell() { return doorbell == null ? Bell.NONE : doorbell; }
 
     /** The gateways a setting names; empty for an empty setting or {@code off}. */
     public static List<InetSocketAddress> parse(String setting) {
@@ -131,7 +133,7 @@ public final class GatewayTransport implements Transport {
                         false, timeout);
                 session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site,
                         g.getHostString() + ":" + g.getPort(), env.size(), maxFrame, p -> arrivals.accept(p), this::reopen,
-                        doorbell::wakeSleepers);
+                        doorbell);
                 return session;
             } catch (IOException e) {
                 why.append(why.isEmpty() ? "" : "; ").append(g.getHostString()).append(':').append(g.getPort())
