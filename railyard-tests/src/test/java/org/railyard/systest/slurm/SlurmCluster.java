@@ -20,7 +20,10 @@ import org.railyard.testkit.Await;
  * {@code munge} when none answers, with its socket directory made and its directories owned by
  * {@code munge}), then slurmctld and slurmd in the foreground, from a slurm.conf written under
  * the test's directory with ports of their own, so that nothing else on the machine is touched.
- * {@link #close()} cancels what is left of the jobs and stops every daemon it started.
+ * {@link #close()} cancels what is left of the jobs and stops slurmctld and slurmd. munged, the
+ * machine's one authentication daemon (its socket is /run/munge's, not the test's), stays up:
+ * another suite on the machine may be using it, and one that stopped it made a concurrent suite's
+ * cluster fail every authentication (two fresh-clone CI runs side by side).
  *
  * <p>The node declares {@value #CPUS} CPUs ({@code SlurmdParameters=config_overrides}), so that
  * tests may oversubscribe a small machine as the PMI tests do. {@link #startOrSkip(Path, int)}
@@ -41,7 +44,6 @@ public final class SlurmCluster implements AutoCloseable {
     private final String node;
     private final int nodes;
     private final List<Process> daemons = new ArrayList<>();
-    private Long mungedPid;
 
     private SlurmCluster(Path dir, String node, int nodes) {
         this.dir = dir;
@@ -145,7 +147,7 @@ public final class SlurmCluster implements AutoCloseable {
         }, START_LIMIT, () -> "the " + names + " to be idle in sinfo\n" + logs());
     }
 
-    /** munged answers already, or is started here as user munge (and stopped by close()). */
+    /** munged answers already, or is started here as user munge (and left running: see the class). */
     private void ensureMunge() throws Exception {
         if (tryRun(List.of("sh", "-c", "munge -n | unmunge")) != null) {
             return;
@@ -155,12 +157,8 @@ public final class SlurmCluster implements AutoCloseable {
             run(List.of("chown", "-R", "munge:munge", d), Duration.ofSeconds(10), Map.of());
         }
         run(List.of("runuser", "-u", "munge", "--", sbin("munged")), Duration.ofSeconds(30), Map.of());
-        Path pidFile = MUNGE_SOCKET_DIR.resolve("munged.pid");
         Await.awaitUntil(() -> tryRun(List.of("sh", "-c", "munge -n | unmunge")) != null, Duration.ofSeconds(30),
                 "munged to answer on " + MUNGE_SOCKET_DIR);
-        if (Files.exists(pidFile)) {
-            mungedPid = Long.parseLong(Files.readString(pidFile).trim());
-        }
     }
 
     /** A daemon's binary: on the PATH, or in /usr/sbin where Debian puts it (not on every PATH). */
@@ -280,7 +278,7 @@ public final class SlurmCluster implements AutoCloseable {
         }
     }
 
-    /** Cancels the remaining jobs, then stops slurmd, slurmctld and the munged started here. */
+    /** Cancels the remaining jobs, then stops slurmd and slurmctld (munged stays: see the class). */
     @Override
     public void close() {
         tryRun(List.of("scancel", "--quiet", "--partition=debug"));
@@ -295,9 +293,6 @@ public final class SlurmCluster implements AutoCloseable {
                 p.destroyForcibly();
                 Thread.currentThread().interrupt();
             }
-        }
-        if (mungedPid != null) {
-            ProcessHandle.of(mungedPid).ifPresent(ProcessHandle::destroy);
         }
     }
 }
