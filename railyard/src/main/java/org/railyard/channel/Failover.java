@@ -24,8 +24,10 @@ import org.railyard.wire.LinkControl;
  * <li>A rail whose link {@link Link#reroutes} can lose frames without breaking at this end (they
  *     were inside a gateway that died, or reached the peer's end of a link it was replacing). So
  *     when a live rerouting rail carries the channel and the peer's acknowledgements have not moved
- *     for a quarter of {@code railTimeout} while frames wait for them, every unacknowledged frame
- *     goes again (the receiver drops the duplicates by PSN); the wait doubles, up to
+ *     for a quarter of {@code railTimeout} while frames wait for them, that rail is declared down
+ *     as if it had broken: its unacknowledged frames go again once it is linked anew, and both ends
+ *     start the new link's byte counts together (a lost frame would otherwise leave the two ends'
+ *     counts, and so the rail's window, apart for the link's life). The wait doubles, up to
  *     {@code railTimeout}, until an acknowledgement moves again.</li>
  * </ul>
  * A single-rail channel has none of this, unless its link {@link Link#reroutes}. Driven only by the
@@ -290,10 +292,11 @@ final class Failover {
 
     /**
      * On a rerouting rail, frames the peer never got leave no trace here: when its acknowledgements
-     * stood still too long while frames wait for them, every unacknowledged frame is queued again.
+     * stood still too long while frames wait for them, the live rerouting rails are declared down
+     * (and linked again, with what they carried sent again).
      */
     private void resendIfAcksStand(long now) {
-        if (retransmit.isEmpty() || !resend.isEmpty() || rails.liveCount == 0 || !reroutingRailLive()) {
+        if (retransmit.isEmpty() || !resend.isEmpty() || rails.liveCount == 0) {
             return;
         }
         long timeout = settings.railTimeout().toNanos();
@@ -301,21 +304,23 @@ final class Failover {
         if (now - ackMovedNanos < wait) {
             return;
         }
-        retransmit.collectAll(resend);
-        table.log("rank " + table.rank() + ": rank " + channel.peer() + " acknowledged nothing beyond packet "
-                + order.acked() + " for " + (now - ackMovedNanos) / 1_000_000 + " ms over a rerouting rail; "
-                + resend.size() + " unacknowledged frames go again");
-        stillWaitNanos = Math.min(timeout, 2 * wait);
-        ackMovedNanos = now;
-    }
-
-    private boolean reroutingRailLive() {
+        Rail[] rerouting = new Rail[rails.liveCount];
+        int n = 0;
         for (int i = 0; i < rails.liveCount; i++) {
             if (rails.live[i].link.reroutes()) {
-                return true;
+                rerouting[n++] = rails.live[i];
             }
         }
-        return false;
+        if (n == 0) {
+            return;
+        }
+        String why = "rank " + channel.peer() + " acknowledged nothing beyond packet " + order.acked() + " for "
+                + (now - ackMovedNanos) / 1_000_000 + " ms over a rerouting rail: frames may have been lost on the way";
+        stillWaitNanos = Math.min(timeout, 2 * wait);
+        ackMovedNanos = now;
+        for (int i = 0; i < n; i++) {
+            channel.railBroken(rerouting[i], why);
+        }
     }
 
     /** The channel is down: nothing will be sent again. */

@@ -164,13 +164,6 @@ final class RetransmitBuffer {
         rail[slot(psn)] = railIndex;
     }
 
-    /** Appends to {@code out} the PSN of every kept frame, in order. */
-    void collectAll(LongQueue out) {
-        for (int i = 0; i < count; i++) {
-            out.add(firstPsn + i);
-        }
-    }
-
     /** Appends to {@code out} the PSN of every kept frame last sent on rail {@code railIndex}, in order. */
     void collect(int railIndex, LongQueue out) {
         for (int i = 0; i < count; i++) {

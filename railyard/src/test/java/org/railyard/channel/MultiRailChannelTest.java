@@ -281,6 +281,10 @@ class MultiRailChannelTest {
         assertAllDeliveredOnceInOrder(p, ms);
         assertThat(p.sender().rails()[0].stats.retransmittedFrames()).as("frames sent again").isPositive();
         assertThat(p.log).anyMatch(l -> l.contains("acknowledged nothing beyond packet") && l.contains("rerouting rail"));
+        Rail r = p.sender().rails()[0];
+        assertThat(p.runUntil(r::up, 1000)).as("the rail linked again").isTrue();
+        // linked anew, both ends count the rail's bytes from the same frame: nothing seems in flight for ever
+        assertThat(p.runUntil(() -> r.inFlight() == 0, 1000)).as("in flight on the new link: %d B", r.inFlight()).isTrue();
         assertThat(p.sinks[0].down).isNull();
     }
 
