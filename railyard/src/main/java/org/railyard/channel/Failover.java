@@ -46,7 +46,7 @@ final class Failover {
     private long nextProbe;
     /** When the peer's acknowledgements last moved, frames went again, or the first frame after none was waiting went. */
     private long ackMovedNanos;
-    /** How long acknowledgements may stand still on a rerouting rail before everything goes again; 0: the first wait. */
+    /** How long acknowledgements may stand still before the rerouting rails are relinked; 0: the first wait. */
     private long stillWaitNanos;
     private String lastRailFailure;
 
@@ -276,7 +276,7 @@ final class Failover {
             }
         }
         if (channel.state() == VirtualChannel.State.UP) {
-            resendIfAcksStand(now);
+            relinkIfAcksStand(now);
         }
         if (channel.state() == VirtualChannel.State.UP && partitionSince >= 0) {
             if (now - partitionSince > settings.partitionTimeout().toNanos()) {
@@ -295,7 +295,7 @@ final class Failover {
      * stood still too long while frames wait for them, the live rerouting rails are declared down
      * (and linked again, with what they carried sent again).
      */
-    private void resendIfAcksStand(long now) {
+    private void relinkIfAcksStand(long now) {
         if (retransmit.isEmpty() || !resend.isEmpty() || rails.liveCount == 0) {
             return;
         }
