@@ -8,10 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.CRC32;
 import org.railyard.testkit.Await;
 import org.railyard.transport.relay.RelayClient;
@@ -33,7 +32,9 @@ final class Relays {
     }
 
     static List<String> lines() {
-        return Collections.synchronizedList(new ArrayList<>());
+        // a relay's threads add while a test's wait streams over it: a synchronized list's stream is not
+        // (one CI run ended in a ConcurrentModificationException there)
+        return new CopyOnWriteArrayList<>();
     }
 
     static RelayClient rank(RelayServer relay, String job, int rank, int size, boolean receive) throws IOException {
