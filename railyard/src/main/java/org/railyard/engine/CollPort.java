@@ -1,10 +1,9 @@
 package org.railyard.engine;
 
-import org.railyard.engine.request.Transfer;
-import org.railyard.types.Kind;
-
 import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;
+import org.railyard.engine.request.Transfer;
+import org.railyard.types.Kind;
 
 /** The engine as the collectives see it: {@link CollServices}, each call passed to the engine as it is. */
 final class CollPort extends EnginePort implements CollServices {
@@ -41,6 +40,16 @@ final class CollPort extends EnginePort implements CollServices {
     @Override
     public String siteOf(int worldRank) {
         return engine.siteOf(worldRank);
+    }
+
+    @Override
+    public int tryDuty() {
+        return engine.tryDuty();
+    }
+
+    @Override
+    public String channelFailure(int worldRank) {
+        return engine.channelFailure(worldRank);
     }
 
     @Override

@@ -1,15 +1,12 @@
 package org.railyard.engine;
 
-import org.railyard.engine.request.StatusSink;
-import org.railyard.engine.request.Transfer;
-import org.railyard.types.Kind;
-
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+
 import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
@@ -21,9 +18,12 @@ import org.railyard.engine.comm.CommState;
 import org.railyard.engine.comm.Communicators;
 import org.railyard.engine.p2p.PointToPoint;
 import org.railyard.engine.progress.Progress;
+import org.railyard.engine.request.StatusSink;
+import org.railyard.engine.request.Transfer;
 import org.railyard.engine.rma.Rma;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
 import org.railyard.util.BackoffIdle;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
@@ -535,6 +535,20 @@ public final class Engine implements FrameSink, Transfer.Owner {
     /** The value flows of iterative schemes (P2PSAP's send / receive / wait). */
     public ValueFlows values() {
         return values;
+    }
+
+    /** One duty cycle if no other thread holds the progress lock; the work it did. */
+    int tryDuty() {
+        return progress.tryDuty();
+    }
+
+    /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
+    String channelFailure(int worldRank) {
+        VirtualChannel ch = channels.existing(worldRank);
+        if (ch == null || (ch.state() != VirtualChannel.State.DOWN && ch.state() != VirtualChannel.State.CLOSED)) {
+            return null;
+        }
+        return ch.failure() != null ? ch.failure() : "its channel is " + ch.state();
     }
 
     /** The channel floor; for the engine's other parts. */

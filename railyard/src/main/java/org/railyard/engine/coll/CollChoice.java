@@ -58,10 +58,10 @@ final class CollChoice {
 
     // the algorithms railyard.coll.<collective> may force, per collective: constant arrays, so
     // that choosing (a varargs call otherwise) allocates nothing on each call
-    static final String[] BARRIER_ALGOS = {NODE_AWARE, DISSEMINATION};
+    static final String[] BARRIER_ALGOS = {NODE_AWARE, DISSEMINATION, CollCounter.NAME};
     static final String[] BCAST_ALGOS = {BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE};
     static final String[] REDUCE_ALGOS = {BINOMIAL, RABENSEIFNER};
-    static final String[] ALLREDUCE_ALGOS = {RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE};
+    static final String[] ALLREDUCE_ALGOS = {RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE, CollCounter.NAME};
     static final String[] REDUCE_SCATTER_ALGOS = {ALLREDUCE_COPY, RING, REDUCE_SCATTERV};
     static final String[] REDUCE_SCATTER_NONCOMMUTATIVE_ALGOS = {ALLREDUCE_COPY, REDUCE_SCATTERV};
     static final String[] GATHER_ALGOS = {BINOMIAL, LINEAR};

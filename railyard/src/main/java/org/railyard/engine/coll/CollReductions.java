@@ -1,15 +1,14 @@
 package org.railyard.engine.coll;
 
-import org.railyard.types.Reduction;
-
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
-import org.railyard.types.Kind;
-import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
+import org.railyard.engine.request.Transfer;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * Selection and building of the reductions (reduce, allreduce, reduce_scatter(_block), scan,
@@ -120,6 +119,10 @@ final class CollReductions {
         if (shm != null) {
             return sharedReduce(c, ALLREDUCE, shm, -1, sbuf, soff, rbuf, roff, count, k, op);
         }
+        shm = blocking && count > 0 && bytes <= coll.tuning.allreduceCounter ? coll.counter(c, ALLREDUCE) : null;
+        if (shm != null && bytes <= shm.slot(p)) {
+            return counterAllreduce(c, shm, sbuf, soff, rbuf, roff, count, k, op);
+        }
         String algo;
         if (p == 1 || count == 0) {
             algo = LOCAL;
@@ -151,6 +154,25 @@ final class CollReductions {
             case RABENSEIFNER -> CollReduce.rabenseifner(s, t, acc, accOff, k, count, op.width());
             default -> CollReduce.recursiveDoubling(s, t, acc, accOff, k, count);
         }
+        if (!direct) {
+            s.copy(k, acc, 0, rbuf, roff, count);
+        }
+        return coll.start(s);
+    }
+
+    /**
+     * allreduce over the counter barrier ({@link CollCounter}), blocking: folded in the receive
+     * buffer itself when it is a Java array of the kind, else in a scratch array copied out. The
+     * schedule has no step: it only logs the choice, numbers the call like every collective, and
+     * lends the scratch arrays.
+     */
+    private Transfer counterAllreduce(CommState c, CollShm shm, Object sbuf, int soff, Object rbuf, int roff, int count,
+                                      Kind k, Reduction op) {
+        CollSchedule s = coll.schedule(c, ALLREDUCE, op, (long) count * k.size, CollCounter.NAME);
+        boolean direct = direct(rbuf, k);
+        Object acc = direct ? rbuf : s.scratch(k, count);
+        int accOff = direct ? roff : 0;
+        shm.counter().allreduce(sbuf, soff, acc, accOff, s.scratch(k, count), k, count, op);
         if (!direct) {
             s.copy(k, acc, 0, rbuf, roff, count);
         }

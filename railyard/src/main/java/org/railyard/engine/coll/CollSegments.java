@@ -49,10 +49,39 @@ final class CollSegments {
         if (colls.nodes(c).count != 1 || colls.sitesFor(c, id) != null) {
             return null;
         }
+        return mapped(c, st);
+    }
+
+    /**
+     * The shared segment for the counter barrier and small allreduce ({@link CollCounter}) of a
+     * blocking collective {@code id} on {@code c}, mapped at the first call that qualifies; null
+     * when the message algorithms run instead: the segment or the counter collectives are off
+     * ({@code railyard.coll.shm}, {@code railyard.coll.counter}), another algorithm is forced, the
+     * communicator has fewer than 3 processes, is an intercommunicator, spans several nodes or
+     * sites, or some member could not map the segment. Every member decides alike.
+     */
+    CollShm counter(CommState c, int id) {
+        CollTuning tuning = colls.tuning;
+        CollState st = CollState.of(c);
+        if (!tuning.shm || !tuning.counter || c.isInter() || c.size() < 3 || st.shmRefused || st.shmSetup) {
+            return null;
+        }
+        String f = tuning.forced(NAMES[id]);
+        if (f != null && !f.equals(CollCounter.NAME)) {
+            return null;
+        }
+        if (colls.nodes(c).count != 1 || colls.sitesFor(c, id) != null) {
+            return null;
+        }
+        return mapped(c, st);
+    }
+
+    /** The segment of {@code c}, mapped now if it is not yet; null if some member could not map it. */
+    private CollShm mapped(CommState c, CollState st) {
         if (st.shm == null) {
             st.shmSetup = true;
             try {
-                st.shm = CollShm.attach(p2p, colls, c, CollShm.halfOf(tuning.shmSize, c.size()));
+                st.shm = CollShm.attach(p2p, colls, c, CollShm.halfOf(colls.tuning.shmSize, c.size()));
             } finally {
                 st.shmSetup = false;
             }

@@ -2,9 +2,9 @@ package org.railyard.engine.coll;
 
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.channel.LocalMemory;
-import org.railyard.types.Kind;
-import org.railyard.engine.request.Transfer;
 import org.railyard.engine.comm.CommState;
+import org.railyard.engine.request.Transfer;
+import org.railyard.types.Kind;
 
 /**
  * What the collectives need from the layers below them: the point-to-point requests their
@@ -64,6 +64,15 @@ public interface CollServices {
 
     /** True if this process may read native buffers of its node's peers (cross-memory reads). */
     boolean crossMemoryReads();
+
+    /**
+     * One duty cycle if no other thread holds the progress lock, for a thread that waits outside
+     * the engine's waits and looks at its channels now and then; the work it did.
+     */
+    int tryDuty();
+
+    /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
+    String channelFailure(int worldRank);
 
     /** One line for the choice log (printed with {@code --print-choices}). */
     void choice(String line);

@@ -1,17 +1,18 @@
 package org.railyard.engine.coll;
 
-import org.railyard.types.Reduction;
-
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+
 import org.railyard.channel.LocalMemory;
-import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
+import org.railyard.util.NodeBarrier;
 
 /**
  * The shared segment of a communicator whose processes all run on one node: a segment of the
@@ -53,6 +54,8 @@ final class CollShm {
     private final long half;
     private final LocalMemory memory;
     private long uses;
+    /** Set once every member mapped the segment. */
+    private CollCounter counter;
     /**
      * Each member's process id, when every member read back every other's identity token at
      * attach ({@link #agreeOnReads}); null when cross-memory reads are off or some member could
@@ -90,7 +93,7 @@ final class CollShm {
             why = "no transport of this process shares the node's memory (shm is not among its transports)";
         } else if (c.rank == 0) {
             try {
-                created = memory.createSegment("coll", 2 * halfBytes);
+                created = memory.createSegment("coll", bytesOf(halfBytes));
                 byte[] b = created.getBytes(StandardCharsets.US_ASCII);
                 name[0] = (byte) b.length;
                 System.arraycopy(b, 0, name, 1, b.length);
@@ -107,6 +110,7 @@ final class CollShm {
             } else if (why == null) {
                 try {
                     made = map(memory, new String(name, 1, len, StandardCharsets.US_ASCII), halfBytes);
+                    made.counter = new CollCounter(e, c, made, made.seg.asSlice(barrierAt(halfBytes), NodeBarrier.BYTES));
                 } catch (IOException | RuntimeException ex) {
                     why = "mapping it failed: " + ex;
                 }
@@ -282,7 +286,7 @@ final class CollShm {
     private static CollShm map(LocalMemory memory, String name, long halfBytes) throws IOException {
         Arena arena = Arena.ofShared();
         try {
-            return new CollShm(arena, memory.attachSegment(name, 2 * halfBytes, arena,
+            return new CollShm(arena, memory.attachSegment(name, bytesOf(halfBytes), arena,
                     " (is railyard.coll.shm.size the same in every process?)"), halfBytes, memory);
         } catch (IOException | RuntimeException ex) {
             arena.close();
@@ -293,6 +297,30 @@ final class CollShm {
     /** Unmaps the segment (the communicator is freed, or the engine closes). */
     void close() {
         arena.close();
+    }
+
+    /** The segment's bytes for halves of {@code half} bytes: the halves, then the counter barrier's words. */
+    static long bytesOf(long half) {
+        return barrierAt(half) + NodeBarrier.BYTES;
+    }
+
+    /** Where the counter barrier's words start: after the halves, on a cache line of their own. */
+    private static long barrierAt(long half) {
+        return (2 * half + 63) & ~63L;
+    }
+
+    /** The barrier and small allreduce over this segment's counter barrier. */
+    CollCounter counter() {
+        return counter;
+    }
+
+    MemorySegment segment() {
+        return seg;
+    }
+
+    /** A member's slot in a half of a use among {@code p} members: a p-th of it, whole 8-byte words. */
+    long slot(int p) {
+        return (half / p) & ~7L;
     }
 
     /** The offset of the half the next use writes into. */

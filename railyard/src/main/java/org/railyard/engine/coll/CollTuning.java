@@ -189,6 +189,20 @@ final class CollTuning {
     static final String REDUCE_SCATTER_SHARED_PROP = "railyard.coll.reducescatter.shared";
     static final long REDUCE_SCATTER_SHARED_DEFAULT = 128 * 1024;
 
+    /**
+     * The counter barrier over the shared segment ({@link CollCounter}) for the blocking barrier and
+     * small allreduce of a communicator of at least 3 processes on one node.
+     */
+    static final String COUNTER_PROP = "railyard.coll.counter";
+    static final boolean COUNTER_DEFAULT = true;
+
+    /**
+     * allreduce: vectors up to this many bytes go through the counter barrier ({@link CollCounter}:
+     * each member reads every member's vector, so the bound stays small).
+     */
+    static final String ALLREDUCE_COUNTER_PROP = "railyard.coll.allreduce.counter";
+    static final long ALLREDUCE_COUNTER_DEFAULT = 4 * 1024;
+
     /** Node-aware two-level algorithms when several processes share a node and there are several nodes. */
     static final String NODE_AWARE_PROP = "railyard.coll.nodeaware";
     static final boolean NODE_AWARE_DEFAULT = true;
@@ -220,6 +234,8 @@ final class CollTuning {
     final long exchangeReads = Config.bytes(EXCHANGE_READS_PROP, EXCHANGE_READS_DEFAULT);
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
+    final boolean counter = Config.bool(COUNTER_PROP, COUNTER_DEFAULT);
+    final long allreduceCounter = Config.bytes(ALLREDUCE_COUNTER_PROP, ALLREDUCE_COUNTER_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
     /** Largest intermediate buffer a pooled schedule keeps for its next call ({@code railyard.coll.scratch.keep}). */
     final long scratchKeep = Config.bytes(Config.COLL_SCRATCH_KEEP_PROP, Config.COLL_SCRATCH_KEEP_DEFAULT);

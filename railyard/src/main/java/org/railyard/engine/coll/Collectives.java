@@ -1,17 +1,17 @@
 package org.railyard.engine.coll;
 
-import org.railyard.types.Reduction;
-
 import static org.railyard.engine.coll.CollChecks.*;
 import static org.railyard.engine.coll.CollChoice.*;
 
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
-import org.railyard.types.Kind;
-import org.railyard.engine.request.Transfer;
+
 import org.railyard.engine.comm.CommState;
+import org.railyard.engine.request.Transfer;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
 
 /**
  * Every collective operation, blocking and non-blocking, on the engine's point-to-point layer.
@@ -347,7 +347,19 @@ public final class Collectives {
     }
 
     public void barrier(CommState c) {
+        check(c, BARRIER);
+        CollShm shm = segments.counter(c, BARRIER);
+        if (shm != null) {
+            logChoice(c, BARRIER, null, 0, CollCounter.NAME);
+            shm.counter().barrier();
+            return;
+        }
         finish(ibarrier(c));
+    }
+
+    /** The segment for the counter barrier of a blocking collective {@code id} on {@code c}, or null: {@link CollSegments#counter}. */
+    CollShm counter(CommState c, int id) {
+        return segments.counter(c, id);
     }
 
     /**

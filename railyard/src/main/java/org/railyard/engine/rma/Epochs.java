@@ -6,6 +6,7 @@ import java.util.function.IntConsumer;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.util.WaitPlan;
 import org.railyard.wire.RmaHeader;
 
 /**

@@ -7,11 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.channel.LocalMemory;
-import org.railyard.types.Kind;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
 import org.railyard.util.Config;
+import org.railyard.util.WaitPlan;
 
 /**
  * One-sided communication of one process: creates windows (collectively) and serves them. Each

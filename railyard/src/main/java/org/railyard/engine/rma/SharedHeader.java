@@ -5,7 +5,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
-import org.railyard.util.Futex;
+import org.railyard.util.NodeBarrier;
+import org.railyard.util.WaitPlan;
 
 /**
  * The synchronisation words at the head of a mapped window (every member's memory in one mapping,
@@ -27,14 +28,9 @@ import org.railyard.util.Futex;
  *  +----------------------------------------------------------------------+
  * </pre>
  *
- * <p>Barrier: a member reads {@code gen}, then adds one to {@code arrived}; the last to arrive sets
- * {@code arrived} back to 0 and then bumps {@code gen}; the others wait until {@code gen} moved.
- * Since nobody passes before the last arrives, the generation read first cannot move before that
- * member's own arrival. A waiter polls a little, then sleeps on {@code gen} as a futex (a 2-core
- * node with more runnable threads than cores cannot afford spinning members): it counts itself in
- * {@code sleepers} and looks at {@code gen} once more before it sleeps, and the last to arrive wakes
- * the sleepers after its bump when it sees any (both sides order their store before their load, so
- * one of them sees the other).
+ * <p>Barrier: the first two lines are a {@link NodeBarrier} (its rules are there). A waiter polls a
+ * little, then sleeps on {@code gen} as a futex: a 2-core node with more runnable threads than
+ * cores cannot afford spinning members.
  *
  * <p>Accumulate lock of a member (a reader-writer word over that member's part): {@link #WRITER} set
  * by one holder that applies a block with plain loads and stores; the low bits count holders that
@@ -45,20 +41,14 @@ import org.railyard.util.Futex;
  */
 final class SharedHeader {
     static final int LINE = 64;
-    private static final long ARRIVED = 0;
-    private static final long GENERATION = LINE;
-    private static final long SLEEPERS = LINE + 4;
     private static final long LOCKS = 2 * LINE;
     static final long WRITER = 1L << 40;
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     /** A sleep of a barrier waiter lasts at most this long before it looks again (a lost wake costs no more). */
     private static final long SLEEP_SLICE_NANOS = 2_000_000;
-    private static final ThreadLocal<Futex.Waiter> WAITER = ThreadLocal.withInitial(Futex.Waiter::new);
 
     private final MemorySegment words;
-    /** The generation word as a 4-byte segment for the futex calls, made once (a slice per sleep or wake would allocate). */
-    private final MemorySegment generationWord;
+    private final NodeBarrier barrier;
     private final int members;
     private final RmaWindow w;
     private final SharedSync sync;
@@ -74,7 +64,7 @@ final class SharedHeader {
 
     SharedHeader(MemorySegment words, int members, RmaWindow w, WaitPlan plan) {
         this.words = words;
-        this.generationWord = words.asSlice(GENERATION, 4);
+        this.barrier = new NodeBarrier(words.asSlice(0, NodeBarrier.BYTES), members);
         this.members = members;
         this.w = w;
         this.sync = new SharedSync(words.asSlice(syncAt(members), SharedSync.bytes(members)), members, plan);
@@ -89,42 +79,22 @@ final class SharedHeader {
 
     /** Arrives at the barrier; returns the generation to wait past ({@link #passed}). */
     int arrive() {
-        int gen = (int) INT.getAcquire(words, GENERATION);
-        long arrived = (long) WORD.getAndAdd(words, ARRIVED, 1L) + 1;
-        if (arrived == members) {
-            WORD.setVolatile(words, ARRIVED, 0L);
-            INT.setVolatile(words, GENERATION, gen + 1);
-            if ((int) INT.getVolatile(words, SLEEPERS) > 0) {
-                Futex.wakeAll(generationWord);
-            }
-        }
-        return gen;
+        return barrier.arrive();
     }
 
     /** True once every member arrived at the barrier that returned {@code gen}. */
     boolean passed(int gen) {
-        return (int) INT.getAcquire(words, GENERATION) != gen;
+        return barrier.passed(gen);
     }
 
     /** True if a waiter of the barrier may sleep on the futex word. */
     static boolean canSleep() {
-        return Futex.available();
+        return NodeBarrier.canSleep();
     }
 
     /** Sleeps while the barrier of {@code gen} has not passed, at most one slice; {@link #canSleep} holds. */
     void sleepPast(int gen) {
-        INT.getAndAdd(words, SLEEPERS, 1);
-        try {
-            if (passed(gen)) {
-                return;
-            }
-            Futex.Waiter waiter = WAITER.get();
-            waiter.clear();
-            waiter.add(generationWord, gen);
-            waiter.sleep(SLEEP_SLICE_NANOS);
-        } finally {
-            INT.getAndAdd(words, SLEEPERS, -1);
-        }
+        barrier.sleepPast(gen, SLEEP_SLICE_NANOS);
     }
 
     // ================================================================== accumulate locks

@@ -8,9 +8,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.railyard.error.ErrorClass;
-import org.railyard.util.Config;
 import org.railyard.error.RailyardException;
+import org.railyard.util.Config;
 import org.railyard.util.Futex;
+import org.railyard.util.WaitPlan;
 
 /**
  * Passive-target locks and post/start/complete/wait of a mapped window, as words in the mapping's

@@ -7,10 +7,12 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.Test;
 import org.railyard.testkit.Await;
 import org.railyard.util.Config;
 import org.railyard.util.IdlePlan;
+import org.railyard.util.WaitPlan;
 
 /** The waits of a mapped window follow the engine's rule for a crowded node ({@link IdlePlan}). */
 class WaitPlanTest {

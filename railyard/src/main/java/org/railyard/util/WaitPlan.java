@@ -1,38 +1,37 @@
-package org.railyard.engine.rma;
+package org.railyard.util;
 
 import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
-import org.railyard.util.Config;
-import org.railyard.util.IdlePlan;
 
 /**
- * How a wait of a mapped window (the fence's barrier, a lock, post/start/complete/wait:
- * {@link SharedSync}, {@link Epochs}) passes the time before it sleeps on its futex word: it polls
- * for {@code spinNanos}, then yields {@code yields} times. Decided as the engine's waiters are
+ * How a wait on a word of node memory that another member of the node sets (a mapped window's
+ * fence barrier, lock, post/start/complete/wait in {@code engine.rma}; the counter barrier of a
+ * one-node communicator, {@link NodeBarrier}) passes the time before it sleeps on its futex word:
+ * it polls for {@code spinNanos}, then yields {@code yields} times. Decided as the engine's waiters are
  * ({@link IdlePlan}), from the ranks on this node against the processors this process may use:
  * <ul>
  *   <li>where {@link IdlePlan#spins} polls at all (no more ranks than processors), for
- *       {@link Config#RMA_SPIN_PROP} microseconds (a wait of a window is for another member, which
- *       answers within microseconds when it runs); with more ranks than processors, not at all:
+ *       {@link Config#RMA_SPIN_PROP} microseconds (such a wait is for another member, which answers
+ *       within microseconds when it runs); with more ranks than processors, not at all:
  *       the member waited for may need this very processor;</li>
  *   <li>{@value #YIELDS} yields where {@link IdlePlan#yields} yields, none on a crowded node (at
  *       least {@link IdlePlan#CROWDED_SHARE} ranks per processor).</li>
  * </ul>
  * A value given for {@link Config#RMA_SPIN_PROP} is used whatever the node.
  */
-record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
+public record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     /** Yields of a wait after its polls, where the node is not crowded. */
-    static final int YIELDS = 16;
+    public static final int YIELDS = 16;
     /** Polls between two reads of the clock while polling. */
-    static final int SPINS_PER_LOOK = 32;
+    public static final int SPINS_PER_LOOK = 32;
 
     /** The plan for {@code ranks} ranks on {@code processors} processors, {@link Config#RMA_SPIN_PROP} as set. */
-    static WaitPlan of(int ranks, int processors) {
+    public static WaitPlan of(int ranks, int processors) {
         return of(ranks, processors, micros -> Config.number(Config.RMA_SPIN_PROP, micros));
     }
 
     /** As above, the poll time in microseconds {@code setting} gives for the node's default (0 where none). */
-    static WaitPlan of(int ranks, int processors, LongUnaryOperator setting) {
+    public static WaitPlan of(int ranks, int processors, LongUnaryOperator setting) {
         long defaultMicros = IdlePlan.spins(ranks, processors) > 0 ? Config.RMA_SPIN_DEFAULT : 0;
         long spinMicros = Math.max(0, setting.applyAsLong(defaultMicros));
         int yields = IdlePlan.yields(ranks, processors) > 0 ? YIELDS : 0;
@@ -44,12 +43,12 @@ record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
      * launcher tells ({@link IdlePlan#ranksOnNode}), the processors as counted before the engine
      * bound its thread ({@link IdlePlan#processorsBeforeBinding}), as the engine's plan was made.
      */
-    static WaitPlan forThisNode(int jobSize) {
+    public static WaitPlan forThisNode(int jobSize) {
         return of(IdlePlan.ranksOnNode(Config.env(), jobSize), IdlePlan.processorsBeforeBinding());
     }
 
     /** True if a wait polls before it yields and sleeps. */
-    boolean spins() {
+    public boolean spins() {
         return spinNanos > 0;
     }
 
@@ -58,7 +57,7 @@ record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
      * clock every {@link #SPINS_PER_LOOK} polls), then between {@link #yields} yields. True as soon
      * as {@code done} is; false if it is not by the end, and the caller sleeps.
      */
-    boolean pollThenYield(BooleanSupplier done) {
+    public boolean pollThenYield(BooleanSupplier done) {
         long spinUntil = 0;
         for (int i = 1; spins(); i++) {
             if (done.getAsBoolean()) {
@@ -84,7 +83,7 @@ record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     }
 
     /** For the choice log. */
-    String describe() {
+    public String describe() {
         return (spins() ? "poll " + spinNanos / 1000 + " us, " : "no polling, ") + yields + " yields, then sleep ("
                 + ranks + " ranks on " + processors + " processors)";
     }

@@ -1,0 +1,118 @@
+package org.railyard.engine.coll;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.locks.ReentrantLock;
+import org.railyard.engine.comm.CommState;
+import org.railyard.error.ErrorClass;
+import org.railyard.error.RailyardException;
+import org.railyard.types.Kind;
+import org.railyard.types.Reduction;
+import org.railyard.util.NodeBarrier;
+import org.railyard.util.WaitPlan;
+
+/**
+ * The blocking barrier and small allreduce of a communicator whose members all run on one node,
+ * done with one {@link NodeBarrier} over the words its shared segment ({@link CollShm}) keeps for
+ * it, instead of log p rounds of messages. Each waiting member is woken once per call, by one
+ * system call of the last to arrive: on a node with more ranks than processors, where every wake-up
+ * of a message round costs a pass through the scheduler, this is what keeps a barrier short.
+ *
+ * <p>Allreduce: each member writes its vector into its slot of the half the use writes into
+ * ({@link CollShm#next}), passes the barrier, and folds all the slots in rank order
+ * ({@code x0 op (x1 op (... op x(p-1)))}), so every member computes the same result bit for bit, a
+ * non-commutative operation included. The halves alternate as for the segment's other uses, and the
+ * argument there holds: a member that passed the barrier of use {@code k - 1} knows every member
+ * had finished reading use {@code k - 2}, the last one of the half it now writes.
+ *
+ * <p>While a member waits it is outside the engine's waits: the progress agent drives what else is
+ * under way, as when the program computes. Between two sleeps the waiter runs one duty cycle and
+ * looks at the other members' channels; a member whose channel went down ends the wait with
+ * PEER_FAILED. A member that is alive but never comes keeps the others waiting, as with every
+ * barrier of MPI.
+ */
+final class CollCounter {
+    /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
+    static final String NAME = "node-counter";
+    /** A waiter's sleep lasts at most this long before it looks at the members' channels. */
+    private static final long SLICE_NANOS = 2_000_000;
+
+    private final CollServices e;
+    private final CommState c;
+    /** The segment whose last words {@link #barrier} is, and whose halves the allreduce writes into. */
+    private final CollShm shm;
+    private final NodeBarrier barrier;
+    private final WaitPlan plan;
+    private final Runnable lookAtMembers = this::lookAtMembers;
+    /** What the wait under way is for (the collective's name), for its error. */
+    private String waitingIn = "";
+
+    CollCounter(CollServices e, CommState c, CollShm shm, MemorySegment words) {
+        this.e = e;
+        this.c = c;
+        this.shm = shm;
+        this.barrier = new NodeBarrier(words, c.size());
+        // the communicator is on one node: at least its members are there
+        this.plan = WaitPlan.forThisNode(c.size());
+    }
+
+    /** How a wait goes before it sleeps, for the choice log. */
+    String describe() {
+        return plan.describe();
+    }
+
+    /** The barrier; blocking. */
+    void barrier() {
+        pass("barrier");
+    }
+
+    /**
+     * Allreduce of {@code count} elements of {@code k} from {@code sbuf} into {@code acc}, a Java
+     * array of {@code k} ({@code tmp} another, of at least {@code count}); {@code sbuf} may be
+     * {@code acc} itself. The vector must fit a slot ({@link CollShm#slot}).
+     */
+    void allreduce(Object sbuf, int soff, Object acc, int accOff, Object tmp, Kind k, int count, Reduction op) {
+        int p = c.size();
+        long slot = shm.slot(p);
+        int at = shm.next();
+        MemorySegment seg = shm.segment();
+        CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + c.rank * slot));
+        pass("allreduce");
+        CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + (p - 1) * slot), count * k.size, k, acc, accOff);
+        for (int q = p - 2; q >= 0; q--) {
+            CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + q * slot), count * k.size, k, tmp, 0);
+            op.apply(k, tmp, 0, acc, accOff, count);
+        }
+    }
+
+    private void pass(String what) {
+        waitingIn = what;
+        barrier.await(barrier.arrive(), plan, SLICE_NANOS, lookAtMembers);
+    }
+
+    /**
+     * Between two sleeps: one duty cycle, then PEER_FAILED naming every member whose channel is
+     * down (a member may have left only after failing on another's death).
+     */
+    private void lookAtMembers() {
+        e.tryDuty();
+        StringBuilder failed = null;
+        ReentrantLock lock = e.progressLock();
+        lock.lock();
+        try {
+            for (int q = 0; q < c.size(); q++) {
+                String why = q == c.rank ? null : e.channelFailure(c.worldRanks[q]);
+                if (why != null) {
+                    failed = failed == null ? new StringBuilder() : failed.append("; ");
+                    failed.append("rank ").append(q).append(" (world rank ").append(c.worldRanks[q]).append(") failed: ")
+                            .append(why);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failed != null) {
+            throw new RailyardException(ErrorClass.PEER_FAILED, waitingIn + " on " + c.name() + " (" + NAME + ") failed: "
+                    + failed);
+        }
+    }
+}
