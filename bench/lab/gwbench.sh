@@ -10,6 +10,7 @@
 #
 #   bench/lab/gwbench.sh [-n SITES] [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N]
 #       [--connections K[,K...]] [--base DIR] [--only LIST] [--warm MS] [--halo 'ARGS'] [--sizes LIST] [--iters N]
+#       [--gw-warmup N]
 #
 # Defaults: 2 sites, 10 ms one way, 200 Mbit/s, no loss, 2 rounds, 1 WAN connection. Several
 # connection counts (--connections 1,2) make one gateway mode each (gateway-c1, gateway-c2: a pair
@@ -20,7 +21,11 @@
 # (comma-separated; default pingpong,alltoall). halo: HaloBenchRank over all the ranks (4 per site),
 # with ARGS of --halo added (its defaults: 30 steps of 250 ms compute, halos of 160k and 26k); each
 # of its rows is followed by the kernel's congestion signals in each site namespace over that job.
-# --sizes and --iters: the ping-pong's (default 1,4m and 50). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
+# --sizes and --iters: the ping-pong's (default 1,4m and 50). --gw-warmup N (default 1000; 0: none):
+# before the first round, an untimed 1 B ping-pong of N iterations through each gateway mode's
+# gateways, so that the rounds measure gateways whose forwarding path the JIT has compiled, as in a
+# long-running daemon, instead of freshly started ones (the ranks start afresh in every job, direct
+# or not, so nothing else is warmed). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
 # congestion control (printed; this machine's is bbr, and a namespace may not change it) unless
 # STLAB_CC names one for the route across the WAN (wanlab.sh). With -n 3,
 # three sites (wanlab.sh -n 3: each behind its own access link), the ping-pong between sites 0 and
@@ -39,6 +44,7 @@ dir=${STLAB_DIR:-/tmp/stlab$id}
 export STLAB_DIR=$dir
 out=${GWBENCH_OUT:-$here/results/gwbench.txt}
 delay=10 rate=200 loss=0 rounds=2 connections=1 sites=2 base="" only=pingpong,alltoall warm=0 pp_sizes=1,4m pp_iters=50 halo=""
+gw_warmup=1000
 while (($#)); do
     case $1 in
         -n) sites=$2; shift 2 ;;
@@ -53,6 +59,7 @@ while (($#)); do
         --halo) halo=$2; shift 2 ;;
         --sizes) pp_sizes=$2; shift 2 ;;
         --iters) pp_iters=$2; shift 2 ;;
+        --gw-warmup) gw_warmup=$2; shift 2 ;;
         *) echo "gwbench: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -89,6 +96,7 @@ if [[ -n $base ]]; then
     modes+=("base-c${counts[0]}") mode_k+=("${counts[0]}") mode_port+=($((7430 + ${#mode_port[@]})))
     mode_cp+=("$base/railyard-cli/target/lib/*")
 fi
+[[ $gw_warmup =~ ^[0-9]+$ ]] || { echo "gwbench: --gw-warmup takes a number of iterations, not $gw_warmup" >&2; exit 2; }
 mode_warm=() # the --warm option of each mode's gateways, or nothing
 for m in "${!modes[@]}"; do
     if [[ ${modes[$m]} == base-* || $warm == 0 ]]; then mode_warm+=(""); else mode_warm+=("--warm $warm"); fi
@@ -158,6 +166,7 @@ signals() {
     [[ $warm == 0 ]] || args+=" --warm $warm"
     [[ -z $halo ]] || args+=" --halo '$halo'"
     [[ $pp_sizes == 1,4m && $pp_iters == 50 ]] || args+=" --sizes $pp_sizes --iters $pp_iters"
+    args+=" --gw-warmup $gw_warmup"
     echo "## $(date -u +%Y-%m-%dT%H:%MZ) ${STLAB_ID:+STLAB_ID=$STLAB_ID }bench/lab/gwbench.sh $args"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
     cc=$(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)
@@ -168,6 +177,13 @@ signals() {
     echo "# mode benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s"
     hosts 1
     sites 1
+    if ((gw_warmup > 0)); then
+        # untimed: the gateways' first frames run interpreted (docs/gateway.md, "The gateways' share in the WAN lab")
+        for mode in "${modes[@]}"; do
+            run "$mode" 2 org.railyard.bench.BenchRank latency --sizes 1 --iters "$gw_warmup" --no-jit-warmup >/dev/null
+        done
+        echo "# gateways warmed: $gw_warmup untimed 1 B ping-pongs through each mode's gateways; load average now $(cut -d' ' -f1-3 /proc/loadavg)"
+    fi
     for r in $(seq 1 "$rounds"); do
         wants pingpong || break
         for mode in direct "${modes[@]}"; do
