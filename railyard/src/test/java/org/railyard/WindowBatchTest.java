@@ -247,4 +247,52 @@ class WindowBatchTest {
             win.fence();
         });
     }
+
+    /**
+     * Request forms with a result (rget, rgetAccumulate) join the batch too, between puts and
+     * accumulates (rput, raccumulate) to the same places: waited on without any flush or unlock,
+     * each completes (its batch leaves at the next progress pass) with the value of the operations
+     * issued before it, in its own buffer.
+     */
+    @BothPaths
+    void requestFormsInABatchCompleteWithoutAFlushAndTheirValuesLandInOrder(String path, String transports)
+            throws Exception {
+        // used by rank 1 only
+        Request[] gets = new Request[OPS];
+        Request[] getAccs = new Request[OPS];
+        long[] got = new long[OPS];
+        long[] pairs = new long[2 * OPS];
+        withWindow(path, transports, 8, (w, me, win) -> {
+            if (me == 1) {
+                win.lock(Window.LOCK_EXCLUSIVE, 0);
+                for (int i = 0; i < OPS; i++) {
+                    // slot 2: rput then rget; slots 3..4: raccumulate then rgetAccumulate
+                    win.rput(new long[] {2000 + i}, 0, 1, 0, 2);
+                    gets[i] = win.rget(got, i, 1, 0, 2);
+                    win.raccumulate(new long[] {1, 2}, 0, 2, 0, 3, Op.SUM);
+                    getAccs[i] = win.rgetAccumulate(new long[] {10, 20}, 0, 2, pairs, 2 * i, 0, 3, Op.SUM);
+                    if (i % 50 == 49) {
+                        // no flush: the requests alone must bring the values
+                        for (int j = i - 49; j <= i; j++) {
+                            assertThat(gets[j].await(Duration.ofSeconds(60))).as("rget %d done", j).isNotNull();
+                            assertThat(getAccs[j].await(Duration.ofSeconds(60))).as("rgetAccumulate %d done", j)
+                                    .isNotNull();
+                            assertThat(got[j]).as("rget %d", j).isEqualTo(2000 + j);
+                            assertThat(pairs[2 * j]).as("rgetAccumulate %d, first value", j).isEqualTo(11L * j + 1);
+                            assertThat(pairs[2 * j + 1]).as("rgetAccumulate %d, second value", j)
+                                    .isEqualTo(22L * j + 2);
+                        }
+                    }
+                }
+                win.unlock(0);
+            }
+            win.fence();
+            if (me == 0) {
+                assertThat(longAt(win, 2)).isEqualTo(2000 + OPS - 1);
+                assertThat(longAt(win, 3)).isEqualTo(11L * OPS);
+                assertThat(longAt(win, 4)).isEqualTo(22L * OPS);
+            }
+            win.fence();
+        });
+    }
 }
