@@ -38,6 +38,11 @@ class WindowBatchTest {
     private @interface BothPaths {
     }
 
+    /** What rank 0 does with its window. */
+    private interface WindowAction {
+        void run(Window win) throws Exception;
+    }
+
     /** What each of the two ranks runs with its window. */
     private interface WindowBody {
         void run(Comm w, int me, Window win) throws Exception;
@@ -146,6 +151,36 @@ class WindowBatchTest {
     @BothPaths
     void aTargetThatFailsWithOperationsBatchedEndsTheEpochWithPeerFailed(String path, String transports)
             throws Exception {
+        targetFailsWithAnEpochOpen(path, transports, win -> {
+            for (int i = 0; i < 20; i++) {
+                win.put(new long[] {i}, 0, 1, 1, 0);
+                win.accumulate(new long[] {1}, 0, 1, 1, 1, Op.SUM);
+            }
+        }, win -> assertThatThrownBy(() -> win.unlock(1)).isInstanceOfSatisfying(RailyardException.class, x -> {
+            assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED);
+            assertThat(x.getMessage()).contains("rank 1");
+        }));
+    }
+
+    /**
+     * An rget to a target that has failed ends with PEER_FAILED and nothing hangs: at the call when
+     * the origin knows of the failure already, else at the wait on its request once the batch it
+     * joined is dropped or its reply fails.
+     */
+    @BothPaths
+    void anRgetToAFailedTargetFailsWithPeerFailed(String path, String transports) throws Exception {
+        targetFailsWithAnEpochOpen(path, transports, win -> { }, win ->
+            assertThatThrownBy(() -> win.rget(new long[1], 0, 1, 1, 2).await(Duration.ofSeconds(60)))
+                    .isInstanceOfSatisfying(RailyardException.class,
+                            x -> assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED)));
+    }
+
+    /**
+     * Rank 0 locks rank 1 exclusively and runs {@code before}; rank 1 then closes its engine, and
+     * once it has, rank 0 runs {@code after}. The RMA timeout is 60 s meanwhile.
+     */
+    private static void targetFailsWithAnEpochOpen(String path, String transports, WindowAction before,
+                                                   WindowAction after) throws Exception {
         String old = System.getProperty("railyard.rma.timeout");
         System.setProperty("railyard.rma.timeout", "60");
         AtomicBoolean closed = new AtomicBoolean();
@@ -157,17 +192,11 @@ class WindowBatchTest {
                 Window win = window(w, path, mem);
                 if (me == 0) {
                     win.lock(Window.LOCK_EXCLUSIVE, 1);
-                    for (int i = 0; i < 20; i++) {
-                        win.put(new long[] {i}, 0, 1, 1, 0);
-                        win.accumulate(new long[] {1}, 0, 1, 1, 1, Op.SUM);
-                    }
+                    before.run(win);
                     w.send(new int[] {1}, 0, 1, 1, 3);
-                    // nothing of the epoch has left yet; rank 1 closes its engine before the unlock sends it all
+                    // nothing batched has left yet; rank 1 closes its engine before the unlock sends it all
                     Await.awaitUntil(closed::get, Duration.ofSeconds(60), "rank 1's engine closed");
-                    assertThatThrownBy(() -> win.unlock(1)).isInstanceOfSatisfying(RailyardException.class, x -> {
-                        assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED);
-                        assertThat(x.getMessage()).contains("rank 1");
-                    });
+                    after.run(win);
                 } else {
                     w.recv(new int[1], 0, 1, 0, 3);
                     e.close();
