@@ -15,10 +15,11 @@ import org.railyard.types.Reduction;
  * a combination that {@code apply} rejects, or an operation it does not know, is left to the caller
  * ({@link #inPlace} returns false and touches nothing).
  *
- * <p>Each kind has one counted loop over the memory with the operation chosen per value (a
- * loop-invariant branch the JIT takes out of the loop): the integer kinds and booleans in long
- * arithmetic, float and double in their own; MAXLOC and MINLOC compare pair by pair. The caller holds the target's accumulate lock exclusively ({@link SharedAccess}). The
- * memory holds values little endian at any alignment, as {@link Kind#wire} does.
+ * <p>Each kind has a method of its own with one counted loop over the memory, the operation chosen
+ * per value by a test that is the same for the whole loop: the integer kinds and booleans in long
+ * arithmetic, float and double in their own; MAXLOC and MINLOC compare pair by pair. The caller
+ * holds the target's accumulate lock exclusively ({@link SharedAccess}). The memory holds values
+ * little endian at any alignment, as {@link Kind#wire} does.
  */
 final class Combine {
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
