@@ -38,6 +38,11 @@ class WindowBatchTest {
     private @interface BothPaths {
     }
 
+    /** What rank 0 does with its window. */
+    private interface WindowAction {
+        void run(Window win) throws Exception;
+    }
+
     /** What each of the two ranks runs with its window. */
     private interface WindowBody {
         void run(Comm w, int me, Window win) throws Exception;
@@ -146,6 +151,36 @@ class WindowBatchTest {
     @BothPaths
     void aTargetThatFailsWithOperationsBatchedEndsTheEpochWithPeerFailed(String path, String transports)
             throws Exception {
+        targetFailsWithAnEpochOpen(path, transports, win -> {
+            for (int i = 0; i < 20; i++) {
+                win.put(new long[] {i}, 0, 1, 1, 0);
+                win.accumulate(new long[] {1}, 0, 1, 1, 1, Op.SUM);
+            }
+        }, win -> assertThatThrownBy(() -> win.unlock(1)).isInstanceOfSatisfying(RailyardException.class, x -> {
+            assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED);
+            assertThat(x.getMessage()).contains("rank 1");
+        }));
+    }
+
+    /**
+     * An rget to a target that has failed ends with PEER_FAILED and nothing hangs: at the call when
+     * the origin knows of the failure already, else at the wait on its request once the batch it
+     * joined is dropped or its reply fails.
+     */
+    @BothPaths
+    void anRgetToAFailedTargetFailsWithPeerFailed(String path, String transports) throws Exception {
+        targetFailsWithAnEpochOpen(path, transports, win -> { }, win ->
+            assertThatThrownBy(() -> win.rget(new long[1], 0, 1, 1, 2).await(Duration.ofSeconds(60)))
+                    .isInstanceOfSatisfying(RailyardException.class,
+                            x -> assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED)));
+    }
+
+    /**
+     * Rank 0 locks rank 1 exclusively and runs {@code before}; rank 1 then closes its engine, and
+     * once it has, rank 0 runs {@code after}. The RMA timeout is 60 s meanwhile.
+     */
+    private static void targetFailsWithAnEpochOpen(String path, String transports, WindowAction before,
+                                                   WindowAction after) throws Exception {
         String old = System.getProperty("railyard.rma.timeout");
         System.setProperty("railyard.rma.timeout", "60");
         AtomicBoolean closed = new AtomicBoolean();
@@ -157,17 +192,11 @@ class WindowBatchTest {
                 Window win = window(w, path, mem);
                 if (me == 0) {
                     win.lock(Window.LOCK_EXCLUSIVE, 1);
-                    for (int i = 0; i < 20; i++) {
-                        win.put(new long[] {i}, 0, 1, 1, 0);
-                        win.accumulate(new long[] {1}, 0, 1, 1, 1, Op.SUM);
-                    }
+                    before.run(win);
                     w.send(new int[] {1}, 0, 1, 1, 3);
-                    // nothing of the epoch has left yet; rank 1 closes its engine before the unlock sends it all
+                    // nothing batched has left yet; rank 1 closes its engine before the unlock sends it all
                     Await.awaitUntil(closed::get, Duration.ofSeconds(60), "rank 1's engine closed");
-                    assertThatThrownBy(() -> win.unlock(1)).isInstanceOfSatisfying(RailyardException.class, x -> {
-                        assertThat(x.errorClass()).isEqualTo(ErrorClass.PEER_FAILED);
-                        assertThat(x.getMessage()).contains("rank 1");
-                    });
+                    after.run(win);
                 } else {
                     w.recv(new int[1], 0, 1, 0, 3);
                     e.close();
@@ -243,6 +272,54 @@ class WindowBatchTest {
             win.fence();
             if (me == 1) {
                 assertThat(last[0]).as("get completed by fence").isEqualTo(OPS);
+            }
+            win.fence();
+        });
+    }
+
+    /**
+     * Request forms with a result (rget, rgetAccumulate) join the batch too, between puts and
+     * accumulates (rput, raccumulate) to the same places: waited on without any flush or unlock,
+     * each completes (its batch leaves at the next progress pass) with the value of the operations
+     * issued before it, in its own buffer.
+     */
+    @BothPaths
+    void requestFormsInABatchCompleteWithoutAFlushAndTheirValuesLandInOrder(String path, String transports)
+            throws Exception {
+        // used by rank 1 only
+        Request[] gets = new Request[OPS];
+        Request[] getAccs = new Request[OPS];
+        long[] got = new long[OPS];
+        long[] pairs = new long[2 * OPS];
+        withWindow(path, transports, 8, (w, me, win) -> {
+            if (me == 1) {
+                win.lock(Window.LOCK_EXCLUSIVE, 0);
+                for (int i = 0; i < OPS; i++) {
+                    // slot 2: rput then rget; slots 3..4: raccumulate then rgetAccumulate
+                    win.rput(new long[] {2000 + i}, 0, 1, 0, 2);
+                    gets[i] = win.rget(got, i, 1, 0, 2);
+                    win.raccumulate(new long[] {1, 2}, 0, 2, 0, 3, Op.SUM);
+                    getAccs[i] = win.rgetAccumulate(new long[] {10, 20}, 0, 2, pairs, 2 * i, 0, 3, Op.SUM);
+                    if (i % 50 == 49) {
+                        // no flush: the requests alone must bring the values
+                        for (int j = i - 49; j <= i; j++) {
+                            assertThat(gets[j].await(Duration.ofSeconds(60))).as("rget %d done", j).isNotNull();
+                            assertThat(getAccs[j].await(Duration.ofSeconds(60))).as("rgetAccumulate %d done", j)
+                                    .isNotNull();
+                            assertThat(got[j]).as("rget %d", j).isEqualTo(2000 + j);
+                            assertThat(pairs[2 * j]).as("rgetAccumulate %d, first value", j).isEqualTo(11L * j + 1);
+                            assertThat(pairs[2 * j + 1]).as("rgetAccumulate %d, second value", j)
+                                    .isEqualTo(22L * j + 2);
+                        }
+                    }
+                }
+                win.unlock(0);
+            }
+            win.fence();
+            if (me == 0) {
+                assertThat(longAt(win, 2)).isEqualTo(2000 + OPS - 1);
+                assertThat(longAt(win, 3)).isEqualTo(11L * OPS);
+                assertThat(longAt(win, 4)).isEqualTo(22L * OPS);
             }
             win.fence();
         });

@@ -9,9 +9,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Blocks of values accumulated by several origins at once into overlapping ranges of one target,
- * while fetchAndOp updates an element inside the ranges: on a mapped window a block of SUM or
- * REPLACE is applied in place and the others through a copy, all under the target's accumulate
- * lock; nothing may be lost or torn. Mapped (allocate on shm) and remote (tcp) windows.
+ * while fetchAndOp updates an element inside the ranges: on a mapped window every block is
+ * combined in place under the target's accumulate lock; nothing may be lost or torn. Mapped (allocate on shm) and remote (tcp) windows.
  */
 class WindowBulkAccumulateTest {
     private static final int LEN = 4096;
@@ -35,7 +34,7 @@ class WindowBulkAccumulateTest {
                 Arrays.fill(ones, 1);
                 double[] halves = new double[SPAN];
                 Arrays.fill(halves, 0.5);
-                // BOR (through a copy of the block): the bits of the origins whose range covers it
+                // BOR: the bits of the origins whose range covers it
                 long[] mine = new long[SPAN];
                 Arrays.fill(mine, 1L << me);
                 // REPLACE: one long whose halves name the same origin; a torn value has halves of two

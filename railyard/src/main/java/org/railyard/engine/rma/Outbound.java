@@ -67,6 +67,8 @@ final class Outbound {
     /** Per target: the results of the operations with a result in its batch, else null. */
     private final Replies[] replies;
     private final ArrayDeque<Replies> spareReplies = new ArrayDeque<>();
+    /** Set when a request form joins a batch: the next {@link #progress} sends the batches that hold one. */
+    private boolean requestsBatched;
     private int replySeq;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
@@ -149,8 +151,8 @@ final class Outbound {
      * True if an operation of header {@code h} with a result of {@code resultBytes} bytes may wait
      * in a batch and have its result come back in the batch's one reply: a get, getAccumulate or
      * compareAndSwap whose data (if any) is inline, whose target type is basic, and whose result
-     * fits inline too. (Only forms without a request: a request's wait outside this class would
-     * not send the batch.)
+     * fits inline too. Request forms too: a batch holding one leaves at the next progress pass
+     * ({@link #progress}), since a wait on the request outside the window's calls sends nothing.
      */
     static boolean batchableWithResult(long[] h, long resultBytes) {
         int op = RmaHeader.op(h);
@@ -163,9 +165,10 @@ final class Outbound {
      * Adds a {@link #batchableWithResult} operation to {@code target}'s batch; its result (
      * {@code values} of kind {@code k}) will be copied to {@code dst} from element {@code dstOff}
      * when the batch's reply arrives, which the next flush, unlock, complete or fence waits for,
-     * like any operation with a result. Lock held.
+     * like any operation with a result. With {@code request}, returns the request that completes
+     * once the result is in {@code dst} (or fails with the batch), else null. Lock held.
      */
-    void batchWithResult(int target, long[] h, Object dst, int dstOff, Kind k, int values) {
+    RmaRequest batchWithResult(int target, long[] h, Object dst, int dstOff, Kind k, int values, boolean request) {
         long bytes = (long) values * k.size;
         Replies r = replies[target];
         if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS || (r != null && !r.fits(bytes))) {
@@ -182,8 +185,13 @@ final class Outbound {
         }
         RmaHeader.setCollected(h, r.tag);
         r.lastRecord = batchLongs[target];
-        r.add(dst, dstOff, k, values);
+        RmaRequest req = request ? new RmaRequest() : null;
+        r.add(dst, dstOff, k, values, req);
         appendRecord(target, h);
+        if (req != null) {
+            requestsBatched = true;
+        }
+        return req;
     }
 
     /** Sends {@code target}'s batch, if any, tracked until written (dropped if the target failed). Lock held. */
@@ -197,7 +205,7 @@ final class Outbound {
         replies[target] = null;
         if (failed[target] != null) {
             if (r != null) {
-                r.clear();
+                r.fail(peerFailed(target));
                 spareReplies.add(r);
             }
             return;
@@ -275,9 +283,18 @@ final class Outbound {
         pend(t, header(t, h), null, null, null, false, false);
     }
 
-    /** Completes this origin's finished operations; lock held. Returns how many. */
+    /** Sends the batches that hold a request, then completes this origin's finished operations; lock held. Returns how many. */
     int progress() {
         int work = 0;
+        if (requestsBatched) {
+            requestsBatched = false;
+            for (int t = 0; t < replies.length; t++) {
+                if (replies[t] != null && replies[t].requests > 0) {
+                    push(t);
+                    work++;
+                }
+            }
+        }
         for (int i = pending.size() - 1; i >= 0; i--) {
             Pending p = pending.get(i);
             if (!isDone(p.a) || !isDone(p.b) || !isDone(p.c)) {
@@ -288,7 +305,7 @@ final class Outbound {
                 if (err == null) {
                     p.replies.deliver();
                 } else {
-                    p.replies.clear();
+                    p.replies.fail(err);
                 }
                 spareReplies.add(p.replies);
             }
@@ -348,14 +365,14 @@ final class Outbound {
 
     void onPeerFailed(int src, String reason) {
         batchLongs[src] = 0;
-        if (replies[src] != null) {
-            replies[src].clear();
-            spareReplies.add(replies[src]);
-            replies[src] = null;
-        }
         if (failed[src] == null) {
             failed[src] = reason;
             failures++;
+        }
+        if (replies[src] != null) {
+            replies[src].fail(peerFailed(src));
+            spareReplies.add(replies[src]);
+            replies[src] = null;
         }
     }
 

@@ -1,6 +1,7 @@
 package org.railyard.engine.rma;
 
 import java.lang.foreign.MemorySegment;
+import org.railyard.error.RailyardException;
 import org.railyard.types.Kind;
 import org.railyard.wire.RmaHeader;
 
@@ -22,6 +23,10 @@ final class Replies {
     private final Kind[] kind = new Kind[MAX];
     private final int[] values = new int[MAX];
     private final int[] at = new int[MAX];
+    /** The request of each result that came from a request form ({@code rget}, {@code rgetAccumulate}), else null. */
+    private final RmaRequest[] req = new RmaRequest[MAX];
+    /** How many of the results have a request. */
+    int requests;
     /** The reply's receive buffer. */
     final long[] reply = new long[RmaHeader.BATCH_LONGS];
     int count;
@@ -37,8 +42,13 @@ final class Replies {
         return count < MAX && longs + RmaHeader.resultLongs(bytes) <= RmaHeader.BATCH_LONGS;
     }
 
-    /** Adds the result of {@code n} values of kind {@code k}, to land in {@code dst} from element {@code dstOff}. */
-    void add(Object dst, int dstOff, Kind k, int n) {
+    /**
+     * Adds the result of {@code n} values of kind {@code k}, to land in {@code dst} from element
+     * {@code dstOff}, completing {@code r} (if not null) once it has.
+     */
+    void add(Object dst, int dstOff, Kind k, int n, RmaRequest r) {
+        req[count] = r;
+        requests += r != null ? 1 : 0;
         buf[count] = dst;
         off[count] = dstOff;
         kind[count] = k;
@@ -48,20 +58,35 @@ final class Replies {
         longs += RmaHeader.resultLongs((long) n * k.size);
     }
 
-    /** Copies every result from the reply that arrived into its buffer, then clears. */
+    /** Copies every result from the reply that arrived into its buffer, in order, completing its request; then clears. */
     void deliver() {
         MemorySegment from = MemorySegment.ofArray(reply);
         for (int i = 0; i < count; i++) {
             kind[i].copyIn(from, at[i], buf[i], off[i], 0, (long) values[i] * kind[i].size);
+            if (req[i] != null) {
+                req[i].complete();
+            }
         }
         clear();
     }
 
-    void clear() {
+    /** The reply will not come: fails every request with {@code e}, then clears. */
+    void fail(RailyardException e) {
+        for (int i = 0; i < count; i++) {
+            if (req[i] != null) {
+                req[i].fail(e.errorClass(), e.getMessage());
+            }
+        }
+        clear();
+    }
+
+    private void clear() {
         for (int i = 0; i < count; i++) {
             buf[i] = null;
+            req[i] = null;
         }
         count = 0;
         longs = 0;
+        requests = 0;
     }
 }

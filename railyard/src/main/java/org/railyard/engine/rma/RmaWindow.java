@@ -241,12 +241,11 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
-            if (!request && type.contiguous) {
+            if (type.contiguous) {
                 long[] hb = RmaHeader.make(RmaHeader.OP_GET, k.ordinal(), 0, 0, a.first, tcount,
                         Outbound.shapeInts(ttype), 0, a.values);
                 if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
-                    out.batchWithResult(target, hb, buf, off, k, a.values);
-                    return null;
+                    return out.batchWithResult(target, hb, buf, off, k, a.values, request);
                 }
             }
             int tag = out.nextReplyTag();
@@ -329,13 +328,12 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
-            if (!request && rtype.contiguous) {
+            if (rtype.contiguous) {
                 long[] hb = noOp ? RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount,
                         Outbound.shapeInts(ttype), 0, 0)
                         : withData(RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
                 if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
-                    out.batchWithResult(target, hb, result, roff, k, a.values);
-                    return null;
+                    return out.batchWithResult(target, hb, result, roff, k, a.values, request);
                 }
             }
             int tag = out.nextReplyTag();
@@ -403,8 +401,7 @@ public final class RmaWindow {
             long[] h = RmaHeader.makeInline(RmaHeader.OP_CAS, k.ordinal(), 0, a.first, 1, 0, 0, 2, 2 * k.size);
             k.copyOut(in, 0, 0, MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, 2L * k.size);
             if (Outbound.batchableWithResult(h, k.size)) {
-                out.batchWithResult(target, h, result, roff, k, 1);
-                return null;
+                return out.batchWithResult(target, h, result, roff, k, 1, false);
             }
             int tag = out.nextReplyTag();
             RmaHeader.setId(h, tag);

@@ -3,7 +3,6 @@ package org.railyard.engine.rma;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import org.railyard.types.Kind;
 import org.railyard.types.Reduction;
 
@@ -20,9 +19,9 @@ import org.railyard.types.Reduction;
  *     shared and the value is updated by one atomic {@link VarHandle} operation (getAndAdd,
  *     getAndSet, compareAndExchange, or a compare-and-set loop), so such updates run together.</li>
  * <li><b>Block</b>: everything else (several values, other kinds, misaligned values): the lock is
- *     held exclusively and the block is read, combined and written back with plain loops (SUM of
- *     int, long, float or double and REPLACE without fetched values straight in the memory, in one
- *     pass; the others through a copy of a chunk).</li>
+ *     held exclusively and the block is combined straight in the memory with plain loops, every
+ *     predefined operation and kind ({@link Combine}), after its old values were copied out when
+ *     they are fetched.</li>
  * </ul>
  * A block never overlaps a single update, and two single updates are each atomic, so no update is
  * lost and no reader sees half of one. Each call applies its values before it returns, so the
@@ -34,16 +33,14 @@ import org.railyard.types.Reduction;
 final class SharedAccess {
     private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    /** The values of a block in place: the memory's order ({@link Kind#wire}, little endian), any alignment. */
-    private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     /** Values a block is combined in at a time (even: MAXLOC and MINLOC take pairs). */
     private static final int CHUNK = 8192;
 
     private final SharedHeader header;
-    /** Per target: a buffer for the values of a block, used only while holding that target's lock exclusively. */
+    /**
+     * Per target: a buffer for the values of a block that {@link Combine} does not take, used only
+     * while holding that target's lock exclusively.
+     */
     private final Object[] scratch;
     private final Kind[] scratchKind;
     private final int[] scratchLength;
@@ -183,10 +180,18 @@ final class SharedAccess {
         }
     }
 
-    /** {@code len} consecutive values from byte {@code off}, {@code cap} at a time through {@code buf}; the block mode held. */
+    /**
+     * {@code len} consecutive values from byte {@code off}; the block mode held. The fetched values
+     * are copied out first, then the block is combined in place ({@link Combine}); an operation
+     * {@link Combine} does not take goes {@code cap} values at a time through {@code buf}, where
+     * {@link Reduction#apply} reports a kind it does not apply to.
+     */
     private static void block(MemorySegment seg, long off, Kind k, Reduction op, long len, Object in, int inOff,
                               Object fetched, int foff, Object buf, int cap) {
-        if (fetched == null && in != null && inPlace(seg, off, k, op, (int) len, in, inOff)) {
+        if (fetched != null) {
+            k.copyIn(seg, off, fetched, foff, 0, len * k.size);
+        }
+        if (in == null || op == RmaOps.NO_OP || Combine.inPlace(seg, off, k, op, (int) len, in, inOff)) {
             return;
         }
         for (long done = 0; done < len; ) {
@@ -194,64 +199,10 @@ final class SharedAccess {
             long at = off + done * k.size;
             long bytes = (long) c * k.size;
             k.copyIn(seg, at, buf, 0, 0, bytes);
-            if (fetched != null) {
-                System.arraycopy(buf, 0, fetched, foff + (int) done, c);
-            }
-            if (in != null && op != RmaOps.NO_OP) {
-                op.apply(k, in, inOff + (int) done, buf, 0, c);
-                k.copyOut(buf, 0, 0, seg, at, bytes);
-            }
+            op.apply(k, in, inOff + (int) done, buf, 0, c);
+            k.copyOut(buf, 0, 0, seg, at, bytes);
             done += c;
         }
-    }
-
-    /**
-     * Applies an accumulate that returns nothing straight to the memory, without a copy of the
-     * block: REPLACE of any kind (a copy in), SUM of int, long, float or double (one pass of
-     * loads and stores); false for anything else. The block mode held, as for {@link #block}.
-     */
-    private static boolean inPlace(MemorySegment seg, long off, Kind k, Reduction op, int len, Object in, int inOff) {
-        if (op == RmaOps.REPLACE) {
-            k.copyOut(in, inOff, 0, seg, off, (long) len * k.size);
-            return true;
-        }
-        if (op != Reduction.SUM) {
-            return false;
-        }
-        switch (k) {
-            case INT -> {
-                int[] a = (int[]) in;
-                for (int i = 0; i < len; i++) {
-                    long at = off + 4L * i;
-                    seg.set(I32, at, seg.get(I32, at) + a[inOff + i]);
-                }
-            }
-            case LONG -> {
-                long[] a = (long[]) in;
-                for (int i = 0; i < len; i++) {
-                    long at = off + 8L * i;
-                    seg.set(I64, at, seg.get(I64, at) + a[inOff + i]);
-                }
-            }
-            case FLOAT -> {
-                float[] a = (float[]) in;
-                for (int i = 0; i < len; i++) {
-                    long at = off + 4L * i;
-                    seg.set(F32, at, a[inOff + i] + seg.get(F32, at));
-                }
-            }
-            case DOUBLE -> {
-                double[] a = (double[]) in;
-                for (int i = 0; i < len; i++) {
-                    long at = off + 8L * i;
-                    seg.set(F64, at, a[inOff + i] + seg.get(F64, at));
-                }
-            }
-            default -> {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Target {@code t}'s block buffer of at least {@code values} values of {@code k}; its lock held exclusively. */

@@ -22,8 +22,9 @@
  *     lock in the mapping's header while it touches it. An update of one naturally aligned int,
  *     long, float or double (fetchAndOp, compareAndSwap, a one-value accumulate) holds it shared and
  *     is one atomic {@code VarHandle} operation, so such updates run together; anything else (a
- *     block of values, another kind) holds it exclusively and is applied with plain loops, a chunk
- *     at a time. The origin applies each operation before the call returns, which keeps its order.
+ *     block of values, another kind) holds it exclusively and is combined in place with plain loops
+ *     ({@link org.railyard.engine.rma.Combine}). The origin applies each operation before the call
+ *     returns, which keeps its order.
  *     ({@link org.railyard.engine.rma.SharedAccess})</li>
  * </ul>
  * Puts and gets take no lock: MPI leaves a put concurrent with an accumulate to the same place
