@@ -196,6 +196,10 @@ final class CollTuning {
     static final String COUNTER_PROP = "railyard.coll.counter";
     static final boolean COUNTER_DEFAULT = true;
 
+    /** The fewest processes of a communicator whose barrier and small allreduce use the counter barrier. */
+    static final String COUNTER_MIN_PROP = "railyard.coll.counter.min";
+    static final long COUNTER_MIN_DEFAULT = 3;
+
     /**
      * allreduce: vectors up to this many bytes go through the counter barrier ({@link CollCounter}:
      * each member reads every member's vector, so the bound stays small).
@@ -235,6 +239,7 @@ final class CollTuning {
     final long allreduceShared = Config.bytes(ALLREDUCE_SHARED_PROP, ALLREDUCE_SHARED_DEFAULT);
     final long reduceShared = Config.bytes(REDUCE_SHARED_PROP, REDUCE_SHARED_DEFAULT);
     final boolean counter = Config.bool(COUNTER_PROP, COUNTER_DEFAULT);
+    final long counterMin = Math.max(2, Config.number(COUNTER_MIN_PROP, COUNTER_MIN_DEFAULT));
     final long allreduceCounter = Config.bytes(ALLREDUCE_COUNTER_PROP, ALLREDUCE_COUNTER_DEFAULT);
     final long reduceScatterShared = Config.bytes(REDUCE_SCATTER_SHARED_PROP, REDUCE_SCATTER_SHARED_DEFAULT);
     /** Largest intermediate buffer a pooled schedule keeps for its next call ({@code railyard.coll.scratch.keep}). */
