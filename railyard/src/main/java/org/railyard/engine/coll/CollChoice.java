@@ -59,7 +59,7 @@ final class CollChoice {
     // the algorithms railyard.coll.<collective> may force, per collective: constant arrays, so
     // that choosing (a varargs call otherwise) allocates nothing on each call
     static final String[] BARRIER_ALGOS = {NODE_AWARE, DISSEMINATION, CollCounter.NAME};
-    static final String[] BCAST_ALGOS = {BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE};
+    static final String[] BCAST_ALGOS = {BINOMIAL, SCATTER_RING, NODE_AWARE, LINEAR, PIPELINE, CollCounter.NAME};
     static final String[] REDUCE_ALGOS = {BINOMIAL, RABENSEIFNER};
     static final String[] ALLREDUCE_ALGOS = {RECURSIVE_DOUBLING, RABENSEIFNER, RING, NODE_AWARE, CollCounter.NAME};
     static final String[] REDUCE_SCATTER_ALGOS = {ALLREDUCE_COPY, RING, REDUCE_SCATTERV};

@@ -11,7 +11,7 @@ import org.railyard.util.NodeBarrier;
 import org.railyard.util.WaitPlan;
 
 /**
- * The blocking barrier and small allreduce of a communicator whose members all run on one node,
+ * The blocking barrier, small allreduce and bcast of a communicator whose members all run on one node,
  * done with one {@link NodeBarrier} over the words its shared segment ({@link CollShm}) keeps for
  * it, instead of log p rounds of messages. Each waiting member is woken once per call, by one
  * system call of the last to arrive: on a node with more ranks than processors, where every wake-up
@@ -81,6 +81,23 @@ final class CollCounter {
         for (int q = p - 2; q >= 0; q--) {
             CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + q * slot), count * k.size, k, tmp, 0);
             op.apply(k, tmp, 0, acc, accOff, count);
+        }
+    }
+
+    /**
+     * Broadcast of {@code count} elements of {@code k} from {@code root}: the root copies them
+     * into the half the use writes into, every member passes the barrier, the others copy them out.
+     * The bytes must fit a half ({@link CollShm#halfBytes}).
+     */
+    void bcast(int root, Object buf, Kind k, int off, int count) {
+        int at = shm.next();
+        MemorySegment seg = shm.segment();
+        if (c.rank == root) {
+            CollSchedule.copyNow(k, buf, off, count, Kind.BYTE, seg, at);
+        }
+        pass("bcast");
+        if (c.rank != root) {
+            CollSchedule.copyNow(Kind.BYTE, seg, at, count * k.size, k, buf, off);
         }
     }
 

@@ -318,6 +318,11 @@ final class CollShm {
         return seg;
     }
 
+    /** The bytes of each half. */
+    long halfBytes() {
+        return half;
+    }
+
     /** A member's slot in a half of a use among {@code p} members: a p-th of it, whole 8-byte words. */
     long slot(int p) {
         return (half / p) & ~7L;

@@ -403,6 +403,13 @@ public final class Collectives {
             shm.bcast(s, CollTeam.of(c), root, buf, k, off, count);
             return start(s);
         }
+        // below the shared segment's threshold: the root's copy in, one counter barrier, the copies out
+        shm = blocking && count > 0 && k != null && bytes < tuning.bcastSharedFrom(c.size()) ? counter(c, BCAST) : null;
+        if (shm != null && bytes <= shm.halfBytes()) {
+            CollSchedule s = schedule(c, BCAST, null, bytes, CollCounter.NAME);
+            shm.counter().bcast(root, buf, k, off, count);
+            return start(s);
+        }
         int p = c.size();
         String dflt = p == 1 || count == 0 ? LOCAL
                 : twoLevel(c) ? NODE_AWARE

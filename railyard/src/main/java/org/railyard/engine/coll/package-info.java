@@ -18,7 +18,9 @@
  *   a node and there are several nodes; else dissemination</td></tr>
  * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 64 KiB (a quarter of that per doubling of p
  *   beyond 8), all on one node: the communicator's shared
- *   segment ({@link org.railyard.engine.coll.CollShm}: the root copies in, the others copy out after a barrier); else
+ *   segment ({@link org.railyard.engine.coll.CollShm}: the root copies in, the others copy out after a barrier);
+ *   blocking, p &ge; 3, smaller, all on one node: the same through one counter barrier
+ *   ({@link org.railyard.engine.coll.CollCounter}); else
  *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
  *   binomial tree; pipelined in 128 KiB segments ({@code pipeline}) from the size

@@ -24,11 +24,11 @@ import org.railyard.types.Kind;
 import org.railyard.types.Reduction;
 
 /**
- * The blocking barrier and small allreduce of a one-node communicator over its counter barrier
+ * The blocking barrier, small allreduce and bcast of a one-node communicator over its counter barrier
  * ({@link CollCounter}), the default from 3 ranks on shm: a barrier lets nobody through before
  * everybody came, the allreduce equals the sequential fold in rank order (a non-commutative
  * operation too), in place and into a ByteBuffer, mixed with large collectives through the same
- * segment; forcing a message algorithm takes the counter out; a member that leaves ends the others'
+ * segment; a bcast from every root delivers and writes nothing around the buffer; forcing a message algorithm takes the counter out; a member that leaves ends the others'
  * wait with PEER_FAILED naming it.
  */
 class CollCounterTest {
@@ -89,14 +89,41 @@ class CollCounterTest {
         });
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {3, 5, 8})
+    void aCounterBcastDeliversFromEveryRoot(int n) throws Exception {
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
+            for (int round = 0; round < 10; round++) {
+                for (int count : new int[] {1, 100, 4000}) {
+                    for (int root = 0; root < n; root++) {
+                        long[] b = new long[count + 2];
+                        long[] sent = contribution(root * 100 + round, count, Reduction.SUM);
+                        if (me == root) {
+                            System.arraycopy(sent, 0, b, 1, count);
+                        }
+                        c.bcast(w, b, Kind.LONG, 1, count, root);
+                        assertThat(Arrays.copyOfRange(b, 1, count + 1)).as("bcast of %d from %d, round %d", count, root,
+                                round).isEqualTo(sent);
+                        assertThat(b[0] | b[count + 1]).as("around the buffer").isZero();
+                    }
+                }
+            }
+            assertThat(e.describeChoices()).contains("bcast [16 KiB, 32 KiB): " + CollCounter.NAME);
+        });
+    }
+
     @Test
     void aForcedMessageAlgorithmTakesTheCounterOut() throws Exception {
         EngineJob.run(4, "shm", (e, c, w, me) -> {
             force(e, "barrier", CollChoice.DISSEMINATION);
             force(e, "allreduce", CollChoice.RECURSIVE_DOUBLING);
+            force(e, "bcast", CollChoice.BINOMIAL);
             CommState d = e.communicators().dup(w);
             for (int r = 0; r < 10; r++) {
                 c.barrier(d);
+                long[] b = me == 1 ? contribution(1, 64, Reduction.SUM) : new long[64];
+                c.bcast(d, b, Kind.LONG, 0, 64, 1);
+                assertThat(b).isEqualTo(contribution(1, 64, Reduction.SUM));
                 long[] out = new long[8];
                 c.allreduce(d, contribution(me, 8, Reduction.SUM), 0, out, 0, 8, Kind.LONG, Reduction.SUM);
                 assertThat(out).isEqualTo(fold(Reduction.SUM, 0, 4, 8));
