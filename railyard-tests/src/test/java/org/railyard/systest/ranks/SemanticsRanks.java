@@ -642,9 +642,12 @@ public final class SemanticsRanks {
         int threads = 4;
         int rounds = 100;
         java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        // rounds each thread finished: a thread past the bound says whether it stopped or went slowly
+        java.util.concurrent.atomic.AtomicIntegerArray done = new java.util.concurrent.atomic.AtomicIntegerArray(threads);
         List<Thread> ts = new ArrayList<>();
         for (int k = 0; k < threads; k++) {
             int tag = 100 + k;
+            int self = k;
             ts.add(Thread.ofPlatform().name("systest-thread-" + k).start(() -> {
                 try {
                     for (int i = 0; i < rounds; i++) {
@@ -665,6 +668,7 @@ public final class SemanticsRanks {
                             fillInts(out, 0, len, rank, seq);
                             world.send(out, 0, len, p, tag);
                         }
+                        done.incrementAndGet(self);
                     }
                 } catch (Throwable e) {
                     errors.add(e);
@@ -673,7 +677,8 @@ public final class SemanticsRanks {
         }
         for (Thread t : ts) {
             try {
-                require(t.join(RankSupport.BOUND), t.getName() + " still runs after " + RankSupport.BOUND.toSeconds() + " s");
+                require(t.join(RankSupport.BOUND), t.getName() + " still runs after " + RankSupport.BOUND.toSeconds()
+                        + " s (rounds done of " + rounds + ", per thread: " + done + ")");
             } catch (InterruptedException e) {
                 throw new AssertionError("interrupted", e);
             }

@@ -186,10 +186,10 @@ public final class RelayClient implements AutoCloseable {
      * Like {@link #store}, but leaves the frame in the output buffer: several frames then share one
      * system call, and {@link #flush} sends them. For one sending thread only.
      */
-    public void storeLater(int destination, long sequence, byte[] message) throws IOException {
+    public void storeLater(int destination, long sequence, byte[] message, int length) throws IOException {
         synchronized (writeLock) {
             RelayFrame.write(out, outScratch, RelayFrame.STORE, (byte) 0, rank, destination, sequence, message, 0,
-                    message.length);
+                    length);
         }
     }
 

@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
+import org.railyard.wire.RelayFrame;
 
 /**
  * A rail through relays: frames to the peer go as STOREs to the peer's owner relay (through
@@ -48,7 +49,9 @@ final class RelayLink implements Link {
     private final Inbox inbox;
     private final long window;
     private final String description;
+    private final Direct direct = new Direct();
     private byte[] claimed;
+    private int claimedLength;
     private MemorySegment claimSegment = MemorySegment.NULL;
     private volatile boolean open = true;
     private volatile String failure;
@@ -88,8 +91,9 @@ final class RelayLink implements Link {
                 return BACK_PRESSURED;
             }
         }
-        claimed = new byte[frameLength]; // the queue keeps it until the relay STOREd it
-        claimSegment = MemorySegment.ofArray(claimed);
+        claimed = out.claim(frameLength); // the port keeps it until the relay STOREd it
+        claimedLength = frameLength;
+        claimSegment = MemorySegment.ofArray(claimed).asSlice(0, frameLength);
         return 0;
     }
 
@@ -100,7 +104,7 @@ final class RelayLink implements Link {
 
     @Override
     public void commit() {
-        out.send(new RelayPort.Out(peer, transport.nextSequence(peer), claimed));
+        out.send(new RelayPort.Out(peer, transport.nextSequence(peer), claimed, claimedLength));
         claimed = null;
     }
 
@@ -114,17 +118,33 @@ final class RelayLink implements Link {
         if (!open) {
             return 0;
         }
-        if (inbox.frames.isEmpty()) {
-            // read the relay's connection here, as a tcp link's waiter reads its socket; when nothing
-            // came, take the STOREDs of what this rank sent, so that no thread wakes for them
-            if (in.pollInput() == 0 && out != in && out.awaitsStored()) {
-                out.pollInput();
-            }
-        }
         int n = 0;
         long last = 0;
         boolean replay = transport.replay();
-        while (n < limit) {
+        boolean stopped = false;
+        if (inbox.frames.isEmpty()) {
+            // read the relay's connection here, as a tcp link's waiter reads its socket, this peer's
+            // frames handed up from the input buffer while none wait in the inbox; when nothing
+            // came, take the STOREDs of what this rank sent, so that no thread wakes for them
+            int read;
+            if (replay) {
+                read = in.pollInput(); // frames go up in the relay's order: through the inbox
+            } else {
+                direct.start(handler, limit);
+                try {
+                    read = in.pollInput(direct);
+                } finally {
+                    direct.handler = null;
+                }
+                n = direct.taken;
+                last = direct.last;
+                stopped = direct.stopped;
+            }
+            if (read == 0 && out != in && out.awaitsStored()) {
+                out.pollInput();
+            }
+        }
+        while (n < limit && !stopped) {
             if (replay && !transport.turnOf(peer)) {
                 break; // another peer's frame came first from the relay: it goes up first
             }
@@ -146,6 +166,47 @@ final class RelayLink implements Link {
             in.ack(peer, last); // replay mode: the relay keeps every frame for a restart of this rank
         }
         return n;
+    }
+
+    /**
+     * A poll's offer to take this peer's DELIVERs from the receiving connection's input buffer
+     * (no copy into an inbox frame): only while the inbox is empty (so the peer's order holds), up
+     * to the poll's limit and until the handler asks to stop; the rest go to the inboxes as before.
+     * Used by the polling thread only, under the connection's read lock.
+     */
+    private final class Direct implements RelayReceiver.Direct {
+        FrameHandler handler;
+        int limit;
+        int taken;
+        long last;
+        boolean stopped;
+
+        void start(FrameHandler h, int max) {
+            handler = h;
+            limit = max;
+            taken = 0;
+            last = 0;
+            stopped = false;
+        }
+
+        @Override
+        public boolean take(RelayFrame.Header h, MemorySegment segment, long offset, int length) {
+            if (h.source() != peer || stopped || taken >= limit || !inbox.frames.isEmpty()) {
+                return false;
+            }
+            long sequence = h.sequence();
+            if (sequence <= inbox.lastQueued) {
+                return true; // delivered again after a reconnection or a relay restart: already taken
+            }
+            inbox.lastQueued = sequence;
+            inbox.lastHanded = sequence;
+            taken++;
+            last = sequence;
+            if (!handler.onFrame(RelayLink.this, segment, offset, length)) {
+                stopped = true;
+            }
+            return true;
+        }
     }
 
     /** True while frames sent through this link's relay are not yet STORED (an orderly close waits). */

@@ -49,8 +49,8 @@ import org.railyard.wire.RelayFrame;
  * a relay lost its memory), the port fails for good and says why.
  */
 final class RelayPort implements AutoCloseable {
-    /** A frame to store at the relay for {@code destination}. */
-    record Out(int destination, long sequence, byte[] frame) { }
+    /** A frame to store at the relay for {@code destination}: the first {@code length} bytes of {@code frame}. */
+    record Out(int destination, long sequence, byte[] frame, int length) { }
 
     /** What a port's reader and its failure are handed to. */
     interface Handler {
@@ -90,6 +90,8 @@ final class RelayPort implements AutoCloseable {
     private final RelayTransport transport;
     private final Handler handler;
     private final ReentrantLock lock = new ReentrantLock();
+    /** The arrays of this port's frames: taken by {@link #claim}, given back at their STORED. */
+    private final FramePool frames = new FramePool();
     private final Condition work = lock.newCondition();
     /** Signalled when {@link #held} falls to zero (a checkpoint waits for it). */
     private final Condition empty = lock.newCondition();
@@ -182,6 +184,14 @@ final class RelayPort implements AutoCloseable {
         }
     }
 
+    /**
+     * An array for a frame of {@code length} bytes to {@link #send} through this port (its
+     * contents are stale); the port uses it again once the relay STOREs the frame.
+     */
+    byte[] claim(int length) {
+        return frames.take(length);
+    }
+
     /** Sends a frame to the relay (progress agent): written at once when it can be (see the class), else queued for the runner. */
     void send(Out out) {
         RelayClient c;
@@ -192,11 +202,11 @@ final class RelayPort implements AutoCloseable {
             try {
                 c = client;
                 boolean busy = c == null || broken || closed || writing || !pending.isEmpty();
-                boolean full = unstored.size() >= DIRECT_FRAMES || held + out.frame().length > directBytes;
+                boolean full = unstored.size() >= DIRECT_FRAMES || held + out.length() > directBytes;
                 if (!busy && full && !looked) {
                     look = true; // the STOREDs come meanwhile may make room: this thread reads them first
                 } else {
-                    held += out.frame().length;
+                    held += out.length();
                     if (busy || full) {
                         pending.add(out);
                         if (!writing) {
@@ -218,7 +228,7 @@ final class RelayPort implements AutoCloseable {
         }
         String why = null;
         try {
-            c.store(out.destination(), out.sequence(), false, out.frame(), 0, out.frame().length);
+            c.store(out.destination(), out.sequence(), false, out.frame(), 0, out.length());
         } catch (IOException e) {
             why = e.getMessage();
         }
@@ -495,7 +505,7 @@ final class RelayPort implements AutoCloseable {
             }
             try {
                 for (int i = 0; i < n; i++) {
-                    c.storeLater(batch[i].destination(), batch[i].sequence(), batch[i].frame());
+                    c.storeLater(batch[i].destination(), batch[i].sequence(), batch[i].frame(), batch[i].length());
                     batch[i] = null;
                 }
                 if (anyAck) {
@@ -550,8 +560,13 @@ final class RelayPort implements AutoCloseable {
      * frames read.
      */
     int pollInput() {
+        return pollInput(null);
+    }
+
+    /** As {@link #pollInput()}, offering each DELIVER to {@code direct} first (see {@link RelayReceiver#poll(RelayReceiver.Direct)}). */
+    int pollInput(RelayReceiver.Direct direct) {
         RelayReceiver r = receiver;
-        return r == null ? 0 : r.poll();
+        return r == null ? 0 : r.poll(direct);
     }
 
     /** Sending port: true while frames written are not yet STORED (a look at the input may find their STOREDs). */
@@ -577,13 +592,15 @@ final class RelayPort implements AutoCloseable {
             Out head = unstored.peek();
             if (head != null && head.destination() == destination && head.sequence() == sequence) {
                 unstored.poll();
-                held -= head.frame().length;
+                held -= head.length();
+                frames.give(head.frame());
             } else {
                 for (Iterator<Out> it = unstored.iterator(); it.hasNext(); ) {
                     Out o = it.next();
                     if (o.destination() == destination && o.sequence() == sequence) {
                         it.remove();
-                        held -= o.frame().length;
+                        held -= o.length();
+                        frames.give(o.frame());
                         break;
                     }
                 }

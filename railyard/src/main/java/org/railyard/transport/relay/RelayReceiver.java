@@ -28,7 +28,7 @@ import org.railyard.wire.RelayFrame;
  * looks again after {@link #HANDOVER_NANOS} rather than selecting again at once (the holder may
  * have lost its core with the bytes still unread, and a readable socket ends every select at once). Frames are parsed from a direct buffer that
  * grows to the largest frame seen; each frame's body is copied out for the sink (a frame without a
- * body allocates nothing). An ERROR from the relay ends the connection naming the relay's reason.
+ * body allocates nothing), unless a poll's {@link Direct} takes a DELIVER from the buffer itself. An ERROR from the relay ends the connection naming the relay's reason.
  * A break (end of stream, a malformed frame, an ERROR, a frame the sink refuses) is kept in
  * {@link #broken} and ends {@link #serve}, which the port then treats as a lost connection.
  */
@@ -56,6 +56,19 @@ final class RelayReceiver {
     interface Sink {
         /** One whole frame other than ERROR; an IOException ends the connection naming why. */
         void frame(RelayFrame.Header h, byte[] body) throws IOException;
+    }
+
+    /**
+     * A polling thread's offer to take DELIVERs straight from the input buffer, without the copy
+     * for the {@link Sink}: asked for each DELIVER the poll parses, with the read lock held.
+     */
+    interface Direct {
+        /**
+         * The DELIVER {@code h}, its body {@code length} bytes at {@code offset} in {@code segment}
+         * (valid only during the call); true if it was taken (or dropped as a duplicate), false to
+         * hand it to the sink as usual.
+         */
+        boolean take(RelayFrame.Header h, MemorySegment segment, long offset, int length);
     }
 
     private static final byte[] NO_BODY = new byte[0];
@@ -123,12 +136,20 @@ final class RelayReceiver {
      * returns the frames handed to the inboxes. Never blocks.
      */
     int poll() {
+        return poll(null);
+    }
+
+    /**
+     * As {@link #poll()}, offering each DELIVER to {@code direct} (null: none) before it is copied
+     * for the sink. A poll from inside {@code direct} (the thread already reads) returns 0.
+     */
+    int poll(Direct direct) {
         polled = System.nanoTime();
-        if (broken != null || !reading.tryLock()) {
+        if (broken != null || reading.isHeldByCurrentThread() || !reading.tryLock()) {
             return 0;
         }
         try {
-            return drain(true);
+            return drain(true, direct);
         } finally {
             reading.unlock();
         }
@@ -168,7 +189,7 @@ final class RelayReceiver {
                     continue;
                 }
                 try {
-                    drain(false);
+                    drain(false, null);
                 } finally {
                     reading.unlock();
                 }
@@ -185,16 +206,16 @@ final class RelayReceiver {
     /**
      * Reads and parses until the socket has nothing more, or, when {@code bounded} (a waiting
      * thread, which has frames to act on), once it has frames and read a buffer's worth; the
-     * caller holds {@link #reading}.
+     * caller holds {@link #reading}. DELIVERs are offered to {@code direct} first (null: none).
      */
-    private int drain(boolean bounded) {
+    private int drain(boolean bounded, Direct direct) {
         if (broken != null) {
             return 0;
         }
         int frames = 0;
         long bytes = 0;
         try {
-            frames += parse();
+            frames += parse(direct);
             while (!bounded || frames == 0 || bytes < in.capacity()) {
                 int r = readSome();
                 if (r < 0) {
@@ -205,7 +226,7 @@ final class RelayReceiver {
                     return frames;
                 }
                 bytes += r;
-                frames += parse();
+                frames += parse(direct);
             }
             return frames;
         } catch (IOException e) {
@@ -228,8 +249,11 @@ final class RelayReceiver {
         }
     }
 
-    /** Hands every whole frame in the buffer over; grows the buffer for a frame larger than it. */
-    private int parse() throws IOException {
+    /**
+     * Hands every whole frame in the buffer over (a DELIVER to {@code direct} if it takes it, else
+     * a copy to the sink); grows the buffer for a frame larger than it.
+     */
+    private int parse(Direct direct) throws IOException {
         int n = 0;
         while (in.remaining() >= RelayFrame.HEADER) {
             int pos = in.position();
@@ -245,9 +269,14 @@ final class RelayReceiver {
                 break;
             }
             RelayFrame.Header h = RelayFrame.header(inSeg, pos);
+            in.position(pos + len); // before direct: the frame is consumed whatever it does
+            if (direct != null && h.type() == RelayFrame.DELIVER
+                    && direct.take(h, inSeg, pos + RelayFrame.HEADER, h.bodyLength())) {
+                n++;
+                continue;
+            }
             byte[] body = h.bodyLength() == 0 ? NO_BODY : new byte[h.bodyLength()];
             MemorySegment.copy(inSeg, pos + RelayFrame.HEADER, MemorySegment.ofArray(body), 0, body.length);
-            in.position(pos + len);
             if (h.type() == RelayFrame.ERROR) {
                 throw new IOException("relay refused: " + new String(body, StandardCharsets.UTF_8));
             }

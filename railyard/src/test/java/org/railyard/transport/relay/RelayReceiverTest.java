@@ -101,6 +101,20 @@ class RelayReceiverTest {
         }
     }
 
+    /** A thread writing {@code bodies} as DELIVERs from sources 0, 1, 2 in turn, each cut in random pieces. */
+    private Thread writeDelivers(List<byte[]> bodies, long seed) {
+        return Thread.ofPlatform().start(() -> {
+            try {
+                Random pieces = new Random(seed);
+                for (int i = 0; i < bodies.size(); i++) {
+                    writeInPieces(frame(RelayFrame.DELIVER, i % 3, i / 3 + 1, bodies.get(i)), pieces, 40);
+                }
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
     @Test
     void framesCutAnywhereArriveWholeAndInOrderThroughPolls() throws Exception {
         Random random = new Random(22);
@@ -111,16 +125,7 @@ class RelayReceiverTest {
             // mostly small, some past the 4 KiB the buffer starts with
             sent.add(body(random, i % 37 == 0 ? 10_000 + random.nextInt(30_000) : random.nextInt(300)));
         }
-        Thread writer = Thread.ofPlatform().start(() -> {
-            try {
-                Random pieces = new Random(7);
-                for (int i = 0; i < frames; i++) {
-                    writeInPieces(frame(RelayFrame.DELIVER, i % 3, i / 3 + 1, sent.get(i)), pieces, 40);
-                }
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
+        Thread writer = writeDelivers(sent, 7);
         Await.awaitUntil(() -> {
             r.poll();
             return count() == frames || r.broken() != null;
@@ -129,6 +134,45 @@ class RelayReceiverTest {
         assertThat(r.broken()).isNull();
         for (int i = 0; i < frames; i++) {
             Got g = got.get(i);
+            assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
+            assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
+            assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
+        }
+    }
+
+    @Test
+    void aPollsDirectTakesTheDeliversItWantsFromTheBufferAndTheSinkGetsTheRest() throws Exception {
+        Random random = new Random(23);
+        RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
+        int frames = 300;
+        List<byte[]> sent = new ArrayList<>();
+        for (int i = 0; i < frames; i++) {
+            sent.add(body(random, i % 41 == 0 ? 10_000 + random.nextInt(20_000) : random.nextInt(200)));
+        }
+        List<Got> direct = new ArrayList<>();
+        int[] nested = {0};
+        RelayReceiver.Direct takeSourceOne = (h, segment, offset, length) -> {
+            if (h.source() != 1) {
+                return false; // declined: copied for the sink
+            }
+            nested[0] += r.poll(); // a poll from inside reads nothing (the buffer is mid-parse)
+            direct.add(new Got(h.source(), h.sequence(), segment.asSlice(offset, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+            return true;
+        };
+        Thread writer = writeDelivers(sent, 8);
+        Await.awaitUntil(() -> {
+            r.poll(takeSourceOne);
+            return count() + direct.size() == frames || r.broken() != null;
+        }, BOUND, () -> count() + direct.size() + " of " + frames + " frames polled");
+        writer.join();
+        assertThat(r.broken()).isNull();
+        assertThat(nested[0]).isZero();
+        assertThat(direct).hasSize(frames / 3);
+        assertThat(got).hasSize(frames - frames / 3);
+        int d = 0;
+        int s = 0;
+        for (int i = 0; i < frames; i++) {
+            Got g = i % 3 == 1 ? direct.get(d++) : got.get(s++);
             assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
             assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
             assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
