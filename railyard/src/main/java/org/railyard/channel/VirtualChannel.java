@@ -56,6 +56,12 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private boolean reliable;
     private State state = State.IDLE;
     private long connectDeadline;
+    /**
+     * When a receive or a wait first depended on this peer while no connection was asked for
+     * ({@link #wanted}), or 0. A peer that only ever receives from another never connects to it, so
+     * without this it would wait forever for a peer that died before connecting.
+     */
+    private long wantedSince;
     private int connectFailures;
     private String failure;
     private boolean byeSent;
@@ -159,6 +165,18 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     public void sendBulk(Outbound o) {
         bulk.add(o);
         wake();
+    }
+
+    /**
+     * A receive or a wait depends on this peer: if no connection has come or been asked for within
+     * {@link ChannelTable#WANTED_NANOS}, this side asks for one ({@link #checkDeadline}). A peer
+     * that is alive links as usual (when both sides connect at once, the lower rank's connection
+     * wins); one that died refuses, and the channel goes down, failing what waits on it.
+     */
+    public void wanted() {
+        if (state == State.IDLE && wantedSince == 0) {
+            wantedSince = table.nanoTime() | 1;
+        }
     }
 
     /** Asks for a connection if there is none yet. */
@@ -608,8 +626,11 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         failover.tick(t);
     }
 
-    /** Called periodically: gives up on a connection that did not come in time. */
+    /** Called periodically: asks for a connection long wanted ({@link #wanted}); gives up on one that did not come in time. */
     void checkDeadline(long t) {
+        if (state == State.IDLE && wantedSince != 0 && t - wantedSince - ChannelTable.WANTED_NANOS > 0) {
+            wake();
+        }
         if (state == State.CONNECTING && t - connectDeadline > 0) {
             down("no connection to rank " + peer + " within " + table.connectTimeoutNanos() / 1_000_000 + " ms (railyard.connect.timeout)", false);
         }

@@ -309,4 +309,29 @@ class PointToPointTest {
             }
         });
     }
+
+    /**
+     * A rank that only receives from a peer which left before it ever connected: without a
+     * connection of its own the receive would wait forever; the channel asks for one after a while,
+     * the peer's refusal fails the receive with PEER_FAILED naming it, and a probe of it alike.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aReceiveFromAPeerThatLeftBeforeItEverConnectedFails(String tr) throws Exception {
+        java.util.concurrent.CountDownLatch gone = new java.util.concurrent.CountDownLatch(1);
+        InMemoryJob.run(3, tr, (e, w) -> {
+            if (e.rank() == 2) {
+                gone.countDown();
+                return; // closes its engine: nobody ever connected to it
+            }
+            assertThat(gone.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            if (e.rank() == 0) {
+                St st = new St();
+                assertThatThrownBy(() -> e.recv(w, new byte[8], Kind.BYTE, 0, 8, 2, 5, st))
+                        .isInstanceOf(RailyardException.class)
+                        .satisfies(x -> assertThat(((RailyardException) x).errorClass()).isEqualTo(ErrorClass.PEER_FAILED))
+                        .hasMessageContaining("rank 2");
+            }
+        });
+    }
 }

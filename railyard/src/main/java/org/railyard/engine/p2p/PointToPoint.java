@@ -351,8 +351,9 @@ public final class PointToPoint implements Transfer.Owner {
             return true;
         }
         if (srcWorld != ANY_SOURCE) {
-            VirtualChannel ch = channels.existing(srcWorld);
-            if (ch != null && down(ch)) {
+            VirtualChannel ch = channels.channel(srcWorld);
+            ch.wanted();
+            if (down(ch)) {
                 throw new RailyardException(ErrorClass.PEER_FAILED, "probe of rank " + source + " of " + c.name()
                         + ": " + ch.failure());
             }
@@ -421,8 +422,11 @@ public final class PointToPoint implements Transfer.Owner {
             return;
         }
         if (srcWorld != ANY_SOURCE) {
-            VirtualChannel ch = channels.existing(srcWorld);
-            if (ch != null && down(ch)) {
+            // a peer this rank only ever receives from is connected to after a while all the same,
+            // so that one that died before it ever connected fails this receive instead of hanging it
+            VirtualChannel ch = channels.channel(srcWorld);
+            ch.wanted();
+            if (down(ch)) {
                 t.fail(ErrorClass.PEER_FAILED, "cannot receive from rank " + c.localRank(srcWorld) + " of " + c.name()
                         + " (world rank " + srcWorld + "): " + ch.failure());
                 return;
