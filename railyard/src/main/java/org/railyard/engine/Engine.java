@@ -542,15 +542,10 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return progress.tryDuty();
     }
 
-    /**
-     * Why the channel to {@code worldRank} is down, or null while it is not; a channel never
-     * opened is asked for after a while ({@link VirtualChannel#wanted}), so that a peer that died
-     * before it ever connected is found. Lock held.
-     */
+    /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
     String channelFailure(int worldRank) {
-        VirtualChannel ch = channels.channel(worldRank);
-        ch.wanted();
-        if (ch.state() != VirtualChannel.State.DOWN && ch.state() != VirtualChannel.State.CLOSED) {
+        VirtualChannel ch = channels.existing(worldRank);
+        if (ch == null || (ch.state() != VirtualChannel.State.DOWN && ch.state() != VirtualChannel.State.CLOSED)) {
             return null;
         }
         return ch.failure() != null ? ch.failure() : "its channel is " + ch.state();

@@ -26,8 +26,8 @@ import org.railyard.util.WaitPlan;
  *
  * <p>While a member waits it is outside the engine's waits: the progress agent drives what else is
  * under way, as when the program computes. Between two sleeps the waiter runs one duty cycle and
- * looks at the other members' channels; a member whose channel went down ends the wait with
- * PEER_FAILED. A member that is alive but never comes keeps the others waiting, as with every
+ * looks at the other members' channels and processes; a member whose channel went down or whose
+ * process is gone ends the wait with PEER_FAILED. A member that is alive but never comes keeps the others waiting, as with every
  * barrier of MPI.
  */
 final class CollCounter {
@@ -41,15 +41,20 @@ final class CollCounter {
     /** The segment whose last words {@link #barrier} is, and whose halves the allreduce writes into. */
     private final CollShm shm;
     private final NodeBarrier barrier;
+    /** Each member's process id, as it wrote it at attach (0 if it did not). */
+    private final MemorySegment pids;
     private final WaitPlan plan;
     private final Runnable lookAtMembers = this::lookAtMembers;
+    /** Two scratch arrays per kind for the allreduce (the fold's result and the next operand), grown on demand. */
+    private final Object[][] scratch = new Object[2][Kind.values().length];
     /** What the wait under way is for (the collective's name), for its error. */
     private String waitingIn = "";
 
-    CollCounter(CollServices e, CommState c, CollShm shm, MemorySegment words) {
+    CollCounter(CollServices e, CommState c, CollShm shm, MemorySegment words, MemorySegment pids) {
         this.e = e;
         this.c = c;
         this.shm = shm;
+        this.pids = pids;
         this.barrier = new NodeBarrier(words, c.size());
         // the communicator is on one node: at least its members are there
         this.plan = WaitPlan.forThisNode(c.size());
@@ -66,22 +71,39 @@ final class CollCounter {
     }
 
     /**
-     * Allreduce of {@code count} elements of {@code k} from {@code sbuf} into {@code acc}, a Java
-     * array of {@code k} ({@code tmp} another, of at least {@code count}); {@code sbuf} may be
-     * {@code acc} itself. The vector must fit a slot ({@link CollShm#slot}).
+     * Allreduce of {@code count} elements of {@code k} from {@code sbuf} into {@code rbuf}: folded
+     * in {@code rbuf} itself when it is {@code direct} (a Java array of {@code k}), else in a scratch
+     * array and copied out; {@code sbuf} may be {@code rbuf} itself. The vector must fit a slot
+     * ({@link CollShm#slot}).
      */
-    void allreduce(Object sbuf, int soff, Object acc, int accOff, Object tmp, Kind k, int count, Reduction op) {
+    void allreduce(Object sbuf, int soff, Object rbuf, int roff, boolean direct, Kind k, int count, Reduction op) {
         int p = c.size();
         long slot = shm.slot(p);
         int at = shm.next();
         MemorySegment seg = shm.segment();
         CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + c.rank * slot));
+        Object acc = direct ? rbuf : scratch(0, k, count);
+        int accOff = direct ? roff : 0;
+        Object tmp = scratch(1, k, count);
         pass("allreduce");
         CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + (p - 1) * slot), count * k.size, k, acc, accOff);
         for (int q = p - 2; q >= 0; q--) {
             CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + q * slot), count * k.size, k, tmp, 0);
             op.apply(k, tmp, 0, acc, accOff, count);
         }
+        if (!direct) {
+            CollSchedule.copyNow(k, acc, 0, count, k, rbuf, roff);
+        }
+    }
+
+    /** Scratch array {@code which} (0 or 1) of kind {@code k}, of at least {@code count}; kept for the next calls. */
+    private Object scratch(int which, Kind k, int count) {
+        Object a = scratch[which][k.ordinal()];
+        if (a == null || java.lang.reflect.Array.getLength(a) < count) {
+            a = k.newArray(count);
+            scratch[which][k.ordinal()] = a;
+        }
+        return a;
     }
 
     /**
@@ -108,7 +130,8 @@ final class CollCounter {
 
     /**
      * Between two sleeps: one duty cycle, then PEER_FAILED naming every member whose channel is
-     * down (a member may have left only after failing on another's death).
+     * down or whose process is gone (a member may have left only after failing on another's death;
+     * one this rank never talked to has no channel to tell, but all run on this node).
      */
     private void lookAtMembers() {
         e.tryDuty();
@@ -118,6 +141,12 @@ final class CollCounter {
         try {
             for (int q = 0; q < c.size(); q++) {
                 String why = q == c.rank ? null : e.channelFailure(c.worldRanks[q]);
+                if (why == null && q != c.rank) {
+                    long pid = pids.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, q);
+                    if (pid > 0 && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+                        why = "its process " + pid + " is gone";
+                    }
+                }
                 if (why != null) {
                     failed = failed == null ? new StringBuilder() : failed.append("; ");
                     failed.append("rank ").append(q).append(" (world rank ").append(c.worldRanks[q]).append(") failed: ")

@@ -161,22 +161,15 @@ final class CollReductions {
     }
 
     /**
-     * allreduce over the counter barrier ({@link CollCounter}), blocking: folded in the receive
-     * buffer itself when it is a Java array of the kind, else in a scratch array copied out. The
-     * schedule has no step: it only logs the choice, numbers the call like every collective, and
-     * lends the scratch arrays.
+     * allreduce over the counter barrier ({@link CollCounter}), blocking, run to its end here
+     * without a schedule or the progress lock: folded in the receive buffer itself when it is a Java
+     * array of the kind, else in the counter's scratch array and copied out.
      */
     private Transfer counterAllreduce(CommState c, CollShm shm, Object sbuf, int soff, Object rbuf, int roff, int count,
                                       Kind k, Reduction op) {
-        CollSchedule s = coll.schedule(c, ALLREDUCE, op, (long) count * k.size, CollCounter.NAME);
-        boolean direct = direct(rbuf, k);
-        Object acc = direct ? rbuf : s.scratch(k, count);
-        int accOff = direct ? roff : 0;
-        shm.counter().allreduce(sbuf, soff, acc, accOff, s.scratch(k, count), k, count, op);
-        if (!direct) {
-            s.copy(k, acc, 0, rbuf, roff, count);
-        }
-        return coll.start(s);
+        coll.logChoice(c, ALLREDUCE, op, (long) count * k.size, CollCounter.NAME);
+        shm.counter().allreduce(sbuf, soff, rbuf, roff, direct(rbuf, k), k, count, op);
+        return CollSchedule.DONE;
     }
 
     /**

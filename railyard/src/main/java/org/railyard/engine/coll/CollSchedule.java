@@ -104,6 +104,16 @@ final class CollSchedule extends Transfer {
     private final int[][] ints = new int[4][];
     private int intsUsed;
 
+    /**
+     * What a blocking collective that ran to its end in the calling thread returns (the counter
+     * barrier's, {@link CollCounter}): complete, never started, never pooled ({@link Collectives#finish}).
+     */
+    static final CollSchedule DONE = new CollSchedule(null, 0);
+
+    static {
+        DONE.nothingToDo();
+    }
+
     CollSchedule(CollServices p2p, long scratchKeep) {
         // never in the engine's transfer table: nobody is told when it completes
         super(NOBODY);

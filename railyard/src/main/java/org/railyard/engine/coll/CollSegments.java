@@ -57,7 +57,7 @@ final class CollSegments {
      * blocking collective {@code id} on {@code c}, mapped at the first call that qualifies; null
      * when the message algorithms run instead: the segment or the counter collectives are off
      * ({@code railyard.coll.shm}, {@code railyard.coll.counter}), another algorithm is forced, the
-     * communicator has fewer processes than {@code railyard.coll.counter.min} (3), is an intercommunicator, spans several nodes or
+     * communicator has fewer processes than {@code railyard.coll.counter.min} (2), is an intercommunicator, spans several nodes or
      * sites, or some member could not map the segment. Every member decides alike.
      */
     CollShm counter(CommState c, int id) {

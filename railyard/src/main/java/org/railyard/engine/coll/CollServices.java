@@ -71,10 +71,7 @@ public interface CollServices {
      */
     int tryDuty();
 
-    /**
-     * Why the channel to {@code worldRank} is down, or null while it is not; a channel never opened
-     * is asked for after a while, so that a peer that died before it ever connected is found. Lock held.
-     */
+    /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
     String channelFailure(int worldRank);
 
     /** One line for the choice log (printed with {@code --print-choices}). */

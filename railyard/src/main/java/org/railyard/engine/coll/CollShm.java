@@ -93,7 +93,7 @@ final class CollShm {
             why = "no transport of this process shares the node's memory (shm is not among its transports)";
         } else if (c.rank == 0) {
             try {
-                created = memory.createSegment("coll", bytesOf(halfBytes));
+                created = memory.createSegment("coll", bytesOf(halfBytes, c.size()));
                 byte[] b = created.getBytes(StandardCharsets.US_ASCII);
                 name[0] = (byte) b.length;
                 System.arraycopy(b, 0, name, 1, b.length);
@@ -109,8 +109,11 @@ final class CollShm {
                 why = why != null ? why : "rank 0 of " + c.name() + " could not create it";
             } else if (why == null) {
                 try {
-                    made = map(memory, new String(name, 1, len, StandardCharsets.US_ASCII), halfBytes);
-                    made.counter = new CollCounter(e, c, made, made.seg.asSlice(barrierAt(halfBytes), NodeBarrier.BYTES));
+                    made = map(memory, new String(name, 1, len, StandardCharsets.US_ASCII), halfBytes, c.size());
+                    long words = barrierAt(halfBytes);
+                    made.seg.set(ValueLayout.JAVA_LONG, words + NodeBarrier.BYTES + 8L * c.rank, ProcessHandle.current().pid());
+                    made.counter = new CollCounter(e, c, made, made.seg.asSlice(words, NodeBarrier.BYTES),
+                            made.seg.asSlice(words + NodeBarrier.BYTES, 8L * c.size()));
                 } catch (IOException | RuntimeException ex) {
                     why = "mapping it failed: " + ex;
                 }
@@ -283,10 +286,10 @@ final class CollShm {
         return m.isNative() ? m.address() : 0;
     }
 
-    private static CollShm map(LocalMemory memory, String name, long halfBytes) throws IOException {
+    private static CollShm map(LocalMemory memory, String name, long halfBytes, int members) throws IOException {
         Arena arena = Arena.ofShared();
         try {
-            return new CollShm(arena, memory.attachSegment(name, bytesOf(halfBytes), arena,
+            return new CollShm(arena, memory.attachSegment(name, bytesOf(halfBytes, members), arena,
                     " (is railyard.coll.shm.size the same in every process?)"), halfBytes, memory);
         } catch (IOException | RuntimeException ex) {
             arena.close();
@@ -299,9 +302,13 @@ final class CollShm {
         arena.close();
     }
 
-    /** The segment's bytes for halves of {@code half} bytes: the halves, then the counter barrier's words. */
-    static long bytesOf(long half) {
-        return barrierAt(half) + NodeBarrier.BYTES;
+    /**
+     * The segment's bytes for halves of {@code half} bytes and {@code members} members: the halves,
+     * then the counter barrier's words, then each member's process id (written at attach, read by a
+     * waiter of the counter barrier to find a member that died).
+     */
+    static long bytesOf(long half, int members) {
+        return barrierAt(half) + NodeBarrier.BYTES + 8L * members;
     }
 
     /** Where the counter barrier's words start: after the halves, on a cache line of their own. */

@@ -190,15 +190,19 @@ final class CollTuning {
     static final long REDUCE_SCATTER_SHARED_DEFAULT = 128 * 1024;
 
     /**
-     * The counter barrier over the shared segment ({@link CollCounter}) for the blocking barrier and
-     * small allreduce of a communicator of at least 3 processes on one node.
+     * The counter barrier over the shared segment ({@link CollCounter}) for the blocking barrier,
+     * small allreduce and bcast of a communicator of {@link #COUNTER_MIN_PROP} processes or more on one node.
      */
     static final String COUNTER_PROP = "railyard.coll.counter";
     static final boolean COUNTER_DEFAULT = true;
 
-    /** The fewest processes of a communicator whose barrier and small allreduce use the counter barrier. */
+    /**
+     * The fewest processes of a communicator whose barrier, small allreduce and bcast use the counter
+     * barrier (2: between two ranks one counter word replaces a message each way; the figures are in
+     * bench/results/log/2026-11-29-0121-quiet-window.md).
+     */
     static final String COUNTER_MIN_PROP = "railyard.coll.counter.min";
-    static final long COUNTER_MIN_DEFAULT = 3;
+    static final long COUNTER_MIN_DEFAULT = 2;
 
     /**
      * allreduce: vectors up to this many bytes go through the counter barrier ({@link CollCounter}:

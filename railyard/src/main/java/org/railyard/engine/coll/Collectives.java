@@ -159,6 +159,9 @@ public final class Collectives {
      * receive it could not cancel may still write into its buffers.
      */
     void finish(Transfer t) {
+        if (t == CollSchedule.DONE) {
+            return;
+        }
         p2p.await(t);
         CollSchedule s = (CollSchedule) t;
         ReentrantLock lock = p2p.progressLock();
@@ -175,7 +178,7 @@ public final class Collectives {
     }
 
     /** One line in the choice log per (communicator, collective, size class) and algorithm change. */
-    private void logChoice(CommState c, int id, Reduction op, long bytes, String algorithm) {
+    void logChoice(CommState c, int id, Reduction op, long bytes, String algorithm) {
         int cls = bytes == 0 ? 0 : 64 - Long.numberOfLeadingZeros(bytes);
         int slot = id * SIZE_CLASSES + Math.min(cls, SIZE_CLASSES - 1);
         CollState st = CollState.of(c);
@@ -406,9 +409,9 @@ public final class Collectives {
         // below the shared segment's threshold: the root's copy in, one counter barrier, the copies out
         shm = blocking && count > 0 && k != null && bytes < tuning.bcastSharedFrom(c.size()) ? counter(c, BCAST) : null;
         if (shm != null && bytes <= shm.halfBytes()) {
-            CollSchedule s = schedule(c, BCAST, null, bytes, CollCounter.NAME);
+            logChoice(c, BCAST, null, bytes, CollCounter.NAME);
             shm.counter().bcast(root, buf, k, off, count);
-            return start(s);
+            return CollSchedule.DONE;
         }
         int p = c.size();
         String dflt = p == 1 || count == 0 ? LOCAL

@@ -12,14 +12,14 @@
  *   sites ({@code railyard.site}), {@code railyard.coll.sites} is on and no other algorithm is forced:
  *   each pair of sites exchanges one message each way at most, and each site runs the node-aware
  *   or flat algorithms inside; else as below</td></tr>
- * <tr><td>barrier</td><td>blocking, p &ge; 3, all on one node: the counter barrier over the
+ * <tr><td>barrier</td><td>blocking, p &ge; 2, all on one node: the counter barrier over the
  *   communicator's shared segment ({@link org.railyard.engine.coll.CollCounter}, no message);
  *   else node-aware (fan-in, dissemination among node leaders, fan-out) when several ranks share
  *   a node and there are several nodes; else dissemination</td></tr>
  * <tr><td>bcast</td><td>blocking, p &ge; 3, n &ge; 64 KiB (a quarter of that per doubling of p
  *   beyond 8), all on one node: the communicator's shared
  *   segment ({@link org.railyard.engine.coll.CollShm}: the root copies in, the others copy out after a barrier);
- *   blocking, p &ge; 3, smaller, all on one node: the same through one counter barrier
+ *   blocking, p &ge; 2, smaller, all on one node: the same through one counter barrier
  *   ({@link org.railyard.engine.coll.CollCounter}); else
  *   node-aware two-level as for barrier; else binomial scatter + ring
  *   allgather (van de Geijn) for n &ge; 12 KiB on p &ge; 8 processes over several nodes; else
@@ -33,7 +33,7 @@
  *   operation reduces to rank 0 in rank order, which forwards to the root)</td></tr>
  * <tr><td>allreduce</td><td>blocking, p &ge; 3, n &ge; 128 KiB, all on one node: the shared segment
  *   (each member folds a p-th of the vector from everyone's copy, in rank order, any operation);
- *   blocking, p &ge; 3, n &le; 4 KiB, all on one node: the counter barrier (each member writes its
+ *   blocking, p &ge; 2, n &le; 4 KiB, all on one node: the counter barrier (each member writes its
  *   vector into the segment, passes the barrier, folds all in rank order, any operation); else
  *   commutative: node-aware (node reduce, leaders allreduce, node bcast)
  *   when two-level applies; else ring if n &ge; 512 KiB and p is not a power of two; else
