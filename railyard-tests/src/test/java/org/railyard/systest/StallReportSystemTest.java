@@ -30,9 +30,10 @@ class StallReportSystemTest {
         // rank 0: its receive is posted, and rank 1's barrier message waits for a barrier rank 0 never calls
         assertThat(t.find(l -> l.text().equals("railyard: stall:   posted: receive from rank 1, context 0, tag 0x7, up to 16 B")))
                 .as(job.report()).isPresent();
-        // rank 1: in the barrier, with rank 0's message of 8000 B unreceived
-        assertThat(t.find(l -> l.text().startsWith("railyard: stall:   collective: barrier on WORLD"))).as(job.report())
-                .isPresent();
+        // rank 1: in the (counter) barrier, alone, with rank 0's message of 8000 B unreceived
+        assertThat(t.find(l -> l.text().startsWith(
+                "railyard: stall:   waiting in barrier on WORLD (node-counter): 1 of 2 arrived, generation 1")))
+                .as(job.report()).isPresent();
         assertThat(t.find(l -> l.text().equals("railyard: stall:   unexpected: from rank 0, context 0, tag 0x3, 8000 B")))
                 .as(job.report()).isPresent();
         assertThat(t.find(l -> l.text().startsWith("railyard: stall:   channel to rank 0: UP"))).as(job.report()).isPresent();

@@ -48,6 +48,11 @@ final class CollPort extends EnginePort implements CollServices {
     }
 
     @Override
+    public void waitingOutside(boolean begins) {
+        engine.waitingOutside(begins);
+    }
+
+    @Override
     public String channelFailure(int worldRank) {
         return engine.channelFailure(worldRank);
     }

@@ -542,6 +542,15 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return progress.tryDuty();
     }
 
+    /** A wait outside the engine's waits begins ({@code true}) or ends: see {@link Progress#enterOutside}. */
+    void waitingOutside(boolean begins) {
+        if (begins) {
+            progress.enterOutside();
+        } else {
+            progress.leaveOutside();
+        }
+    }
+
     /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
     String channelFailure(int worldRank) {
         VirtualChannel ch = channels.existing(worldRank);

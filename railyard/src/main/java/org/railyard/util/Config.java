@@ -153,6 +153,13 @@ public final class Config {
     public static final long RMA_SPIN_DEFAULT = 100;
 
     /**
+     * Yields of a wait on a node word (a mapped window's, the counter barrier's: engine.rma,
+     * util.WaitPlan) after its polls and before it sleeps; the default follows
+     * {@link IdlePlan#yields} (none on a crowded node).
+     */
+    public static final String NODE_YIELDS_PROP = "railyard.node.yields";
+
+    /**
      * Yields of an idle waiter after its spins, before it parks: {@link #IDLE_YIELDS_DEFAULT}, or none
      * on a crowded node ({@link IdlePlan#yields}).
      */

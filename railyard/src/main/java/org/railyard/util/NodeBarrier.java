@@ -85,6 +85,12 @@ public final class NodeBarrier {
         return (int) INT.getAcquire(words, GENERATION) != gen;
     }
 
+    /** The members arrived at the passage under way, and the passages so far: for a report. */
+    public String describe() {
+        return WORD.getVolatile(words, ARRIVED) + " of " + members + " arrived, generation "
+                + (int) INT.getVolatile(words, GENERATION);
+    }
+
     /** True if a waiter may sleep on the futex word on this machine. */
     public static boolean canSleep() {
         return Futex.available();

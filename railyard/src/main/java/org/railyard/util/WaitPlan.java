@@ -17,7 +17,7 @@ import java.util.function.LongUnaryOperator;
  *   <li>{@value #YIELDS} yields where {@link IdlePlan#yields} yields, none on a crowded node (at
  *       least {@link IdlePlan#CROWDED_SHARE} ranks per processor).</li>
  * </ul>
- * A value given for {@link Config#RMA_SPIN_PROP} is used whatever the node.
+ * A value given for {@link Config#RMA_SPIN_PROP} or {@link Config#NODE_YIELDS_PROP} is used whatever the node.
  */
 public record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     /** Yields of a wait after its polls, where the node is not crowded. */
@@ -34,7 +34,8 @@ public record WaitPlan(long spinNanos, int yields, int ranks, int processors) {
     public static WaitPlan of(int ranks, int processors, LongUnaryOperator setting) {
         long defaultMicros = IdlePlan.spins(ranks, processors) > 0 ? Config.RMA_SPIN_DEFAULT : 0;
         long spinMicros = Math.max(0, setting.applyAsLong(defaultMicros));
-        int yields = IdlePlan.yields(ranks, processors) > 0 ? YIELDS : 0;
+        int yields = (int) Math.max(0, Math.min(Integer.MAX_VALUE,
+                Config.number(Config.NODE_YIELDS_PROP, IdlePlan.yields(ranks, processors) > 0 ? YIELDS : 0)));
         return new WaitPlan(spinMicros * 1000, yields, ranks, processors);
     }
 

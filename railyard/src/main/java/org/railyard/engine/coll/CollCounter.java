@@ -47,6 +47,8 @@ final class CollCounter {
     private final Runnable lookAtMembers = this::lookAtMembers;
     /** Two scratch arrays per kind for the allreduce (the fold's result and the next operand), grown on demand. */
     private final Object[][] scratch = new Object[2][Kind.values().length];
+    /** True while a thread waits in {@link #pass}: for a stall report, read by another thread. */
+    private volatile boolean waiting;
     /** What the wait under way is for (the collective's name), for its error. */
     private String waitingIn = "";
 
@@ -58,11 +60,6 @@ final class CollCounter {
         this.barrier = new NodeBarrier(words, c.size());
         // the communicator is on one node: at least its members are there
         this.plan = WaitPlan.forThisNode(c.size());
-    }
-
-    /** How a wait goes before it sleeps, for the choice log. */
-    String describe() {
-        return plan.describe();
     }
 
     /** The barrier; blocking. */
@@ -123,9 +120,32 @@ final class CollCounter {
         }
     }
 
+    /**
+     * Arrives and waits for the others, counted as a waiter of the engine meanwhile (the agent
+     * rests: this thread runs a duty cycle between its sleeps; a stall report names the wait).
+     */
     private void pass(String what) {
         waitingIn = what;
-        barrier.await(barrier.arrive(), plan, SLICE_NANOS, lookAtMembers);
+        int gen = barrier.arrive();
+        if (barrier.passed(gen)) {
+            return;
+        }
+        e.waitingOutside(true);
+        waiting = true;
+        try {
+            barrier.await(gen, plan, SLICE_NANOS, lookAtMembers);
+        } finally {
+            waiting = false;
+            e.waitingOutside(false);
+        }
+    }
+
+    /** A line for a stall report if a thread waits here now. */
+    void describe(StringBuilder sb) {
+        if (waiting) {
+            sb.append("  waiting in ").append(waitingIn).append(" on ").append(c.name()).append(" (").append(NAME)
+                    .append("): ").append(barrier.describe()).append('\n');
+        }
     }
 
     /**

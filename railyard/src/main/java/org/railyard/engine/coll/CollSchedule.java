@@ -503,6 +503,7 @@ final class CollSchedule extends Transfer {
 
     @Override
     public String toString() {
-        return what + " on " + comm.name() + " (" + algorithm + "), round " + round + " of " + rounds;
+        return what + " on " + comm.name() + " (" + algorithm + "), round " + round + " of " + rounds
+                + (comm.collState instanceof CollState st && st.shmSetup ? ", mapping the communicator's shared segment" : "");
     }
 }

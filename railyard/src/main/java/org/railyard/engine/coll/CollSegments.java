@@ -96,6 +96,18 @@ final class CollSegments {
         return st.shm;
     }
 
+    /** A line for each counter barrier a thread waits in now, for a stall report (any thread). */
+    void describeCounterWaits(StringBuilder sb) {
+        synchronized (segments) {
+            for (CommState c : segments) {
+                CollShm shm = CollState.of(c).shm;
+                if (shm != null) {
+                    shm.counter().describe(sb);
+                }
+            }
+        }
+    }
+
     /** Unmaps the shared segment of {@code c}, if it has one (the communicator is freed). */
     public void release(CommState c) {
         synchronized (segments) {

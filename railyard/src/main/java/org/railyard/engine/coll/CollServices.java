@@ -71,6 +71,13 @@ public interface CollServices {
      */
     int tryDuty();
 
+    /**
+     * A wait outside the engine's waits that drives a duty cycle now and then itself begins
+     * ({@code true}) or ends: the thread counts as a waiter meanwhile (the agent rests, the stall
+     * report sees it).
+     */
+    void waitingOutside(boolean begins);
+
     /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
     String channelFailure(int worldRank);
 

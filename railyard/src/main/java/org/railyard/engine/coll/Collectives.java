@@ -114,6 +114,7 @@ public final class Collectives {
             s.describePending(sb);
         }
         sb.append("  ").append(n).append(" collectives under way\n");
+        segments.describeCounterWaits(sb);
     }
 
     /** Starts a built schedule: its first rounds run now, the rest from the progress engine. */

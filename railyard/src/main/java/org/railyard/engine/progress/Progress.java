@@ -388,6 +388,20 @@ public final class Progress {
         return waiting.get();
     }
 
+    /**
+     * A thread that waits outside {@link #await} (on a word of node memory another process sets)
+     * and runs a duty cycle now and then itself ({@link #tryDuty}) counts in as a waiter: the agent
+     * rests meanwhile and the stall watch sees the wait. {@link #leaveOutside} when it ends.
+     */
+    public void enterOutside() {
+        waiting.incrementAndGet();
+    }
+
+    /** The end of a wait of {@link #enterOutside}. */
+    public void leaveOutside() {
+        leave();
+    }
+
     /** A waiting thread leaves. */
     private void leave() {
         waiting.decrementAndGet();
