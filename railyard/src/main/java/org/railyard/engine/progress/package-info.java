@@ -23,7 +23,10 @@
  * <ul>
  * <li>holds the progress lock or is queued for it (every posting call, a probe, close), or</li>
  * <li>is in a wait loop ({@code await}, {@code awaitAny}, {@code driveUntil}): it counts itself in
- *     {@code waiting} on entry and out on exit.</li>
+ *     {@code waiting} on entry and out on exit; or</li>
+ * <li>waits on a word of node memory that another process sets (the counter barrier of a one-node
+ *     communicator) between {@code enterOutside} and {@code leaveOutside}, running a duty cycle
+ *     itself between its sleeps.</li>
  * </ul>
  * Besides who is inside now, the agent needs to know whether anybody came in lately: the
  * <em>entry mark</em> of the lock is a counter bumped, under the lock, by every outermost {@code
