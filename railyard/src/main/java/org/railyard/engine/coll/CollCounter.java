@@ -7,6 +7,7 @@ import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.types.Kind;
 import org.railyard.types.Reduction;
+import org.railyard.util.Config;
 import org.railyard.util.NodeBarrier;
 import org.railyard.util.WaitPlan;
 
@@ -33,6 +34,14 @@ import org.railyard.util.WaitPlan;
 final class CollCounter {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
     static final String NAME = "node-counter";
+    /**
+     * Yields of a waiter on a crowded node before it sleeps (where {@link WaitPlan} gives none, and
+     * {@code railyard.node.yields} is not set). Every member of a counter barrier waits on the same
+     * word, so yielding passes the processor round the members until the last one arrives, as Open
+     * MPI's ranks do when they outnumber the processors; a sleep and its wake-up cost each member a
+     * pass through the scheduler (figures: bench/results/log/2026-11-29-0121-quiet-window.md).
+     */
+    static final int CROWDED_YIELDS = 2000;
     /** A waiter's sleep lasts at most this long before it looks at the members' channels. */
     private static final long SLICE_NANOS = 2_000_000;
 
@@ -59,7 +68,17 @@ final class CollCounter {
         this.pids = pids;
         this.barrier = new NodeBarrier(words, c.size());
         // the communicator is on one node: at least its members are there
-        this.plan = WaitPlan.forThisNode(c.size());
+        this.plan = planOf(WaitPlan.forThisNode(c.size()), Config.string(Config.NODE_YIELDS_PROP, null));
+    }
+
+    /**
+     * A counter waiter's plan: the node's plan ({@code node}), with {@link #CROWDED_YIELDS} where it
+     * neither polls nor yields (a crowded node) and {@code railyard.node.yields} is not set
+     * ({@code setting} null).
+     */
+    static WaitPlan planOf(WaitPlan node, String setting) {
+        return node.yields() == 0 && !node.spins() && setting == null
+                ? new WaitPlan(0, CROWDED_YIELDS, node.ranks(), node.processors()) : node;
     }
 
     /** The barrier; blocking. */

@@ -113,6 +113,19 @@ class CollCounterTest {
     }
 
     @Test
+    void aCounterWaiterYieldsOnACrowdedNodeUnlessTheSettingSaysOtherwise() {
+        org.railyard.util.WaitPlan crowded = org.railyard.util.WaitPlan.of(org.railyard.util.IdlePlan.CROWDED_SHARE * 2, 2,
+                micros -> micros);
+        assertThat(crowded.yields()).as("the node's plan on a crowded node").isZero();
+        assertThat(CollCounter.planOf(crowded, null).yields()).isEqualTo(CollCounter.CROWDED_YIELDS);
+        assertThat(CollCounter.planOf(crowded, "0")).as("railyard.node.yields set").isSameAs(crowded);
+        org.railyard.util.WaitPlan spare = org.railyard.util.WaitPlan.of(1, 2, micros -> micros);
+        assertThat(CollCounter.planOf(spare, null)).as("a processor to spare: polls first, unchanged").isSameAs(spare);
+        org.railyard.util.WaitPlan over = org.railyard.util.WaitPlan.of(3, 2, micros -> micros);
+        assertThat(CollCounter.planOf(over, null)).as("over-full, not crowded: its own yields").isSameAs(over);
+    }
+
+    @Test
     void aForcedMessageAlgorithmTakesTheCounterOut() throws Exception {
         EngineJob.run(4, "shm", (e, c, w, me) -> {
             force(e, "barrier", CollChoice.DISSEMINATION);
