@@ -25,11 +25,11 @@ import org.railyard.util.WaitPlan;
  * argument there holds: a member that passed the barrier of use {@code k - 1} knows every member
  * had finished reading use {@code k - 2}, the last one of the half it now writes.
  *
- * <p>While a member waits it is outside the engine's waits: the progress agent drives what else is
- * under way, as when the program computes. Between two sleeps the waiter runs one duty cycle and
- * looks at the other members' channels and processes; a member whose channel went down or whose
- * process is gone ends the wait with PEER_FAILED. A member that is alive but never comes keeps the others waiting, as with every
- * barrier of MPI.
+ * <p>A waiting member counts as one of the engine's waiters (the agent rests, a stall report names
+ * the wait) and drives progress itself, one duty cycle between two sleeps, so what else is under
+ * way moves at that pace. After each sleep it looks at the other members' channels and processes; a
+ * member whose channel went down or whose process is gone ends the wait with PEER_FAILED. A member
+ * that is alive but never comes keeps the others waiting, as with every barrier of MPI.
  */
 final class CollCounter {
     /** The algorithm's name in the choice log and for {@code railyard.coll.<collective>}. */
