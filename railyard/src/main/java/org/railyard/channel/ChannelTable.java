@@ -331,13 +331,6 @@ public final class ChannelTable {
         this.stats = Stats.open(rank);
     }
 
-    /**
-     * How long a channel that a receive or wait depends on may stay unconnected before this side
-     * asks for a connection itself ({@link VirtualChannel#wanted}): long enough that a live peer
-     * has connected first in any ordinary start, so that both sides dialling at once stays rare.
-     */
-    static final long WANTED_NANOS = 10_000_000_000L;
-
     /** The channel to {@code peer}, created (not yet connected) on first call. */
     public VirtualChannel channel(int peer) {
         VirtualChannel c = channels[peer];

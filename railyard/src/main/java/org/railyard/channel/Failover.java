@@ -50,13 +50,18 @@ final class Failover {
     private long stillWaitNanos;
     private String lastRailFailure;
 
-    Failover(VirtualChannel channel, ChannelTable table, RailScheduler rails, Sequencer order) {
+    /** The failover of a channel whose rails were just opened at {@code now}. */
+    Failover(VirtualChannel channel, ChannelTable table, RailScheduler rails, Sequencer order, long now) {
         this.channel = channel;
         this.table = table;
         this.settings = table.settings();
         this.rails = rails;
         this.order = order;
         this.retransmit = new RetransmitBuffer(settings.retransmitBytes());
+        for (int i = 0; i < rails.slots(); i++) {
+            // the first attempts for the other rails are under way: reconnect only if they fail
+            rails.rail(i).nextAttemptNanos = now + settings.reconnectMin().toNanos();
+        }
     }
 
     /** True if a frame of {@code len} bytes may go now: nothing waits to be sent again and the buffer has room. */

@@ -55,4 +55,11 @@ public record RailSettings(String policy, long stripeThreshold, Duration railTim
         return new RailSettings(spec, stripeThreshold, railTimeout, heartbeat, partitionTimeout, retransmitBytes,
                 railWindow, ackBytes, ackInterval, reconnectMin, reconnectMax);
     }
+
+    /** The choice log's words for a channel of {@code slots} rails under policy {@code policyName}. */
+    String describe(int slots, String policyName, boolean reliable) {
+        return slots + (slots == 1 ? " rail" : " rails") + ", rail policy " + policyName
+                + (reliable ? ", striping from " + stripeThreshold + " B, acknowledged with retransmission ("
+                + (retransmitBytes >> 20) + " MiB buffer)" : "");
+    }
 }

@@ -55,14 +55,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private Failover failover;
     private boolean reliable;
     private State state = State.IDLE;
-    private long connectDeadline;
-    /**
-     * When a receive or a wait first depended on this peer while no connection was asked for
-     * ({@link #wanted}), or 0. A peer that only ever receives from another never connects to it, so
-     * without this it would wait forever for a peer that died before connecting.
-     */
-    private long wantedSince;
-    private int connectFailures;
+    private final Dialing dialing;
     private String failure;
     private boolean byeSent;
     private boolean byeReceived;
@@ -83,6 +76,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         this.rails = new RailScheduler(peer, table.stats(), settings.railWindow());
         // a PSN this far ahead cannot be real: the peer's retransmit buffer holds at most this many frames
         this.order = new Sequencer(settings.retransmitBytes() / FrameHeader.LENGTH + 1);
+        this.dialing = new Dialing(peer, table.connectTimeoutNanos());
     }
 
     /** The peer's world rank. */
@@ -92,6 +86,11 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
 
     public State state() {
         return state;
+    }
+
+    /** True once the channel is down or closed for good. */
+    public boolean gone() {
+        return state == State.DOWN || state == State.CLOSED;
     }
 
     /** Why the channel is down, or null. */
@@ -167,15 +166,10 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         wake();
     }
 
-    /**
-     * A receive or a wait depends on this peer: if no connection has come or been asked for within
-     * {@link ChannelTable#WANTED_NANOS}, this side asks for one ({@link #checkDeadline}). A peer
-     * that is alive links as usual (when both sides connect at once, the lower rank's connection
-     * wins); one that died refuses, and the channel goes down, failing what waits on it.
-     */
+    /** A receive or a wait depends on this peer: see {@link Dialing} for when this side then connects. */
     public void wanted() {
-        if (state == State.IDLE && wantedSince == 0) {
-            wantedSince = table.nanoTime() | 1;
+        if (state == State.IDLE) {
+            dialing.wanted(table.nanoTime());
         }
     }
 
@@ -183,7 +177,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     public void wake() {
         if (state == State.IDLE) {
             state = State.CONNECTING;
-            connectDeadline = table.nanoTime() + table.connectTimeoutNanos();
+            dialing.asked(table.nanoTime());
             table.links().connect(peer);
         }
     }
@@ -205,13 +199,9 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
             rails.open(n, RailPolicies.create(settings.policy(), table.rank(), peer));
             reliable = n > 1 || link.reroutes();
             if (reliable) {
-                failover = new Failover(this, table, rails, order);
+                failover = new Failover(this, table, rails, order, now);
                 order.expectReordering();
                 table.reliableChannelAdded();
-                for (int i = 0; i < n; i++) {
-                    // the first attempts for the other rails are under way: reconnect only if they fail
-                    rails.rail(i).nextAttemptNanos = now + settings.reconnectMin().toNanos();
-                }
             }
         }
         if (index >= rails.slots()) {
@@ -238,10 +228,8 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         }
         if (!printedPolicy) {
             printedPolicy = true;
-            table.printChoice("rank " + table.rank() + " -> rank " + peer + ": " + rails.slots()
-                    + (rails.slots() == 1 ? " rail" : " rails") + ", rail policy " + rails.policy().name()
-                    + (reliable ? ", striping from " + settings.stripeThreshold() + " B, acknowledged with retransmission ("
-                    + (settings.retransmitBytes() >> 20) + " MiB buffer)" : ""));
+            table.printChoice("rank " + table.rank() + " -> rank " + peer + ": "
+                    + settings.describe(rails.slots(), rails.policy().name(), reliable));
         }
         table.printChoice("rank " + table.rank() + " -> rank " + peer + ": rail " + index + " up: transport "
                 + link.transport().name() + " (" + link.describe() + ")");
@@ -255,7 +243,7 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     void connectFailed(int index, int slots, String why, boolean refused) {
         if (state == State.IDLE || state == State.CONNECTING) {
             // no rail ever came: the channel fails once every rail's first attempt did
-            if (++connectFailures >= Math.max(1, slots)) {
+            if (dialing.allFailed(slots)) {
                 down(why, false);
             }
             return;
@@ -626,13 +614,14 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         failover.tick(t);
     }
 
-    /** Called periodically: asks for a connection long wanted ({@link #wanted}); gives up on one that did not come in time. */
+    /** Called periodically: asks for a connection long wanted; gives up on one that did not come in time ({@link Dialing}). */
     void checkDeadline(long t) {
-        if (state == State.IDLE && wantedSince != 0 && t - wantedSince - ChannelTable.WANTED_NANOS > 0) {
+        if (state == State.IDLE && dialing.askNow(t)) {
             wake();
         }
-        if (state == State.CONNECTING && t - connectDeadline > 0) {
-            down("no connection to rank " + peer + " within " + table.connectTimeoutNanos() / 1_000_000 + " ms (railyard.connect.timeout)", false);
+        String late = state == State.CONNECTING ? dialing.late(t) : null;
+        if (late != null) {
+            down(late, false);
         }
     }
 

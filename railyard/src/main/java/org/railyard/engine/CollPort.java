@@ -1,11 +1,12 @@
 package org.railyard.engine;
 
+import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.coll.CollServices;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.request.Transfer;
 import org.railyard.types.Kind;
 
-/** The engine as the collectives see it: {@link CollServices}, each call passed to the engine as it is. */
+/** The engine as the collectives see it: {@link CollServices}, each call passed to the engine or its progress and channels. */
 final class CollPort extends EnginePort implements CollServices {
     CollPort(Engine engine) {
         super(engine);
@@ -44,17 +45,25 @@ final class CollPort extends EnginePort implements CollServices {
 
     @Override
     public int tryDuty() {
-        return engine.tryDuty();
+        return engine.progress().tryDuty();
     }
 
     @Override
     public void waitingOutside(boolean begins) {
-        engine.waitingOutside(begins);
+        if (begins) {
+            engine.progress().enterOutside();
+        } else {
+            engine.progress().leaveOutside();
+        }
     }
 
     @Override
     public String channelFailure(int worldRank) {
-        return engine.channelFailure(worldRank);
+        VirtualChannel ch = engine.channels().existing(worldRank);
+        if (ch == null || !ch.gone()) {
+            return null;
+        }
+        return ch.failure() != null ? ch.failure() : "its channel is " + ch.state();
     }
 
     @Override

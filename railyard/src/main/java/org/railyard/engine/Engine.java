@@ -537,27 +537,9 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return values;
     }
 
-    /** One duty cycle if no other thread holds the progress lock; the work it did. */
-    int tryDuty() {
-        return progress.tryDuty();
-    }
-
-    /** A wait outside the engine's waits begins ({@code true}) or ends: see {@link Progress#enterOutside}. */
-    void waitingOutside(boolean begins) {
-        if (begins) {
-            progress.enterOutside();
-        } else {
-            progress.leaveOutside();
-        }
-    }
-
-    /** Why the channel to {@code worldRank} is down, or null while it is up or not opened yet. Lock held. */
-    String channelFailure(int worldRank) {
-        VirtualChannel ch = channels.existing(worldRank);
-        if (ch == null || (ch.state() != VirtualChannel.State.DOWN && ch.state() != VirtualChannel.State.CLOSED)) {
-            return null;
-        }
-        return ch.failure() != null ? ch.failure() : "its channel is " + ch.state();
+    /** Who drives progress; for the engine's other parts. */
+    Progress progress() {
+        return progress;
     }
 
     /** The channel floor; for the engine's other parts. */

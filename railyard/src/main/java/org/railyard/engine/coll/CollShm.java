@@ -367,7 +367,7 @@ final class CollShm {
     void allgatherv(CollSchedule s, CollTeam t, Object sbuf, int soff, int scount, Kind sk, Object rbuf, int roff,
                     int[] counts, int[] displs, Kind rk) {
         int p = t.size;
-        long slot = (half / p) & ~7L;
+        long slot = slot(p);
         long largest = 0;
         for (int q = 0; q < p; q++) {
             largest = Math.max(largest, (long) counts[q] * rk.size);
@@ -429,7 +429,7 @@ final class CollShm {
                 int width) {
         int p = t.size;
         int me = t.me;
-        long slot = (half / p) & ~7L;
+        long slot = slot(p);
         int per = (int) Math.min(Integer.MAX_VALUE - 7, slot / k.size / width * width);
         int largestRange = (int) ((((long) Math.min(per, count) / width) + p - 1) / p * width);
         Object tmp = largestRange > 0 ? s.scratch(k, largestRange) : null;

@@ -353,7 +353,7 @@ public final class PointToPoint implements Transfer.Owner {
         if (srcWorld != ANY_SOURCE) {
             VirtualChannel ch = channels.channel(srcWorld);
             ch.wanted();
-            if (down(ch)) {
+            if (ch.gone()) {
                 throw new RailyardException(ErrorClass.PEER_FAILED, "probe of rank " + source + " of " + c.name()
                         + ": " + ch.failure());
             }
@@ -372,7 +372,7 @@ public final class PointToPoint implements Transfer.Owner {
         // a send that is not eager has work the agent can advance: the CTS to answer, the data that follows
         table.register(t, !goesEagerly(t, mode));
         VirtualChannel ch = channels.channel(destWorld);
-        if (down(ch)) {
+        if (ch.gone()) {
             t.fail(ErrorClass.PEER_FAILED, "cannot send to rank " + c.localRank(destWorld) + " of " + c.name()
                     + " (world rank " + destWorld + "): " + ch.failure());
             return;
@@ -426,7 +426,7 @@ public final class PointToPoint implements Transfer.Owner {
             // so that one that died before it ever connected fails this receive instead of hanging it
             VirtualChannel ch = channels.channel(srcWorld);
             ch.wanted();
-            if (down(ch)) {
+            if (ch.gone()) {
                 t.fail(ErrorClass.PEER_FAILED, "cannot receive from rank " + c.localRank(srcWorld) + " of " + c.name()
                         + " (world rank " + srcWorld + "): " + ch.failure());
                 return;
@@ -435,9 +435,6 @@ public final class PointToPoint implements Transfer.Owner {
         matching.post(t);
     }
 
-    private static boolean down(VirtualChannel ch) {
-        return ch.state() == VirtualChannel.State.DOWN || ch.state() == VirtualChannel.State.CLOSED;
-    }
 
     // ================================================================== frames from the channel floor
 

@@ -50,6 +50,9 @@ final class Epochs {
     /** The generation the fence's barrier waits to pass, and the test of it, made once (a fence allocates nothing). */
     private int fenceGen;
     private final BooleanSupplier fencePassed = this::passedFence;
+    /** When the fence's sleeps began, and the look between two of them, made once. */
+    private long fenceStart;
+    private final Runnable lookAtFence = this::lookAtFence;
     /** {@link Outbound#anyBatched()} for the fence's look under the lock, made once. */
     private final Outbound.Locked<Boolean> anyBatchedLocked;
 
@@ -439,31 +442,26 @@ final class Epochs {
     private void nodeBarrier() {
         int gen = shared.arrive();
         fenceGen = gen;
-        // polls and yields as the window's WaitPlan says, then sleeps
-        if (shared.sync().plan().pollThenYield(fencePassed)) {
-            return;
-        }
-        if (!SharedHeader.canSleep()) {
+        if (SharedHeader.canSleep()) {
+            // polls and yields as the window's WaitPlan says, then sleeps a slice at a time
+            fenceStart = System.nanoTime();
+            shared.awaitBarrier(gen, lookAtFence);
+        } else if (!shared.sync().plan().pollThenYield(fencePassed)) {
             out.waitUntil(() -> shared.passed(gen) || anyFailed() >= 0, "the other members' fence");
-        } else {
-            long start = System.nanoTime();
-            while (!shared.passed(gen)) {
-                shared.sleepPast(gen);
-                if (shared.passed(gen)) {
-                    break;
-                }
-                if (out.locked(anyFailedLocked) >= 0) {
-                    break;
-                }
-                if (System.nanoTime() - start > Rma.timeoutNanos()) {
-                    throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
-                            + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP
-                            + ") for the other members' fence");
-                }
-            }
         }
         if (!shared.passed(gen) && anyFailed() >= 0) {
             throw out.locked(this::membersFailed);
+        }
+    }
+
+    /** Between two sleeps of the fence's barrier: PEER_FAILED once a member failed, TIMEOUT after the RMA timeout. */
+    private void lookAtFence() {
+        if (out.locked(anyFailedLocked) >= 0) {
+            throw out.locked(this::membersFailed);
+        }
+        if (System.nanoTime() - fenceStart > Rma.timeoutNanos()) {
+            throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
+                    + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP + ") for the other members' fence");
         }
     }
 

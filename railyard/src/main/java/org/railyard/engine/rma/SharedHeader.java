@@ -92,9 +92,12 @@ final class SharedHeader {
         return NodeBarrier.canSleep();
     }
 
-    /** Sleeps while the barrier of {@code gen} has not passed, at most one slice; {@link #canSleep} holds. */
-    void sleepPast(int gen) {
-        barrier.sleepPast(gen, SLEEP_SLICE_NANOS);
+    /**
+     * Waits until the barrier of {@code gen} passed, as the window's plan polls and yields, then in
+     * sleeps of a slice, running {@code between} after each ({@link NodeBarrier#await}); {@link #canSleep} holds.
+     */
+    void awaitBarrier(int gen, Runnable between) {
+        barrier.await(gen, sync.plan(), SLEEP_SLICE_NANOS, between);
     }
 
     // ================================================================== accumulate locks
