@@ -44,6 +44,15 @@ final class CollCounter {
     static final int CROWDED_YIELDS = 2000;
     /** A waiter's sleep lasts at most this long before it looks at the members' channels. */
     private static final long SLICE_NANOS = 2_000_000;
+    /**
+     * Members whose process one look checks ({@link #lookAtMembers}), the next ones at the next look
+     * that is due. Asking the system whether a process lives reads its /proc entry, which costs a
+     * few tens of microseconds of processor; every member checked at every look would, on a
+     * crowded node, take from the members still to arrive the processor the waiters wait for.
+     */
+    static final int PIDS_PER_LOOK = 8;
+    /** The least time between two looks at the members' processes of one waiter. */
+    static final long PID_LOOK_NANOS = 100_000_000;
 
     private final CollServices e;
     private final CommState c;
@@ -60,6 +69,10 @@ final class CollCounter {
     private volatile boolean waiting;
     /** What the wait under way is for (the collective's name), for its error. */
     private String waitingIn = "";
+    /** The member whose process the next look at processes checks first. */
+    private int pidCursor;
+    /** When the next look at the members' processes is due ({@link System#nanoTime}). */
+    private long nextPidLook;
 
     CollCounter(CollServices e, CommState c, CollShm shm, MemorySegment words, MemorySegment pids) {
         this.e = e;
@@ -170,7 +183,10 @@ final class CollCounter {
     /**
      * Between two sleeps: one duty cycle, then PEER_FAILED naming every member whose channel is
      * down or whose process is gone (a member may have left only after failing on another's death;
-     * one this rank never talked to has no channel to tell, but all run on this node).
+     * one this rank never talked to has no channel to tell, but all run on this node). Channels are
+     * looked at every time; processes {@link #PIDS_PER_LOOK} at a time, round the members, at most
+     * once per {@link #PID_LOOK_NANOS}: a member that died without its channel telling is named
+     * within (members / PIDS_PER_LOOK + 1) such periods.
      */
     private void lookAtMembers() {
         e.tryDuty();
@@ -180,24 +196,35 @@ final class CollCounter {
         try {
             for (int q = 0; q < c.size(); q++) {
                 String why = q == c.rank ? null : e.channelFailure(c.worldRanks[q]);
-                if (why == null && q != c.rank) {
-                    long pid = pids.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, q);
-                    if (pid > 0 && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
-                        why = "its process " + pid + " is gone";
-                    }
-                }
                 if (why != null) {
-                    failed = failed == null ? new StringBuilder() : failed.append("; ");
-                    failed.append("rank ").append(q).append(" (world rank ").append(c.worldRanks[q]).append(") failed: ")
-                            .append(why);
+                    failed = named(failed, q, why);
                 }
             }
         } finally {
             lock.unlock();
         }
+        long now = System.nanoTime();
+        if (failed == null && now - nextPidLook >= 0) {
+            nextPidLook = now + PID_LOOK_NANOS;
+            int p = c.size();
+            for (int i = 0; i < Math.min(PIDS_PER_LOOK, p); i++) {
+                int q = pidCursor;
+                pidCursor = (pidCursor + 1) % p;
+                long pid = q == c.rank ? 0 : pids.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, q);
+                if (pid > 0 && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
+                    failed = named(failed, q, "its process " + pid + " is gone");
+                }
+            }
+        }
         if (failed != null) {
             throw new RailyardException(ErrorClass.PEER_FAILED, waitingIn + " on " + c.name() + " (" + NAME + ") failed: "
                     + failed);
         }
+    }
+
+    /** {@code failed} with member {@code q}'s failure added. */
+    private StringBuilder named(StringBuilder failed, int q, String why) {
+        StringBuilder sb = failed == null ? new StringBuilder() : failed.append("; ");
+        return sb.append("rank ").append(q).append(" (world rank ").append(c.worldRanks[q]).append(") failed: ").append(why);
     }
 }
