@@ -23,13 +23,29 @@ import org.railyard.systest.ranks.SiteCollRanks;
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class SiteCollectivesSystemTest {
     private static final Duration BOUND = Duration.ofMinutes(4);
+    /**
+     * A rank that waits this long prints what it waits for (railyard.stall.report): before the
+     * ranks' own 60 s bound on a non-blocking collective fails the job, which the launcher's
+     * default (three fifths of the job's bound) would come after. A stuck exchange then names its
+     * pending sends and receives, and each channel's packet counts, in the transcript.
+     */
+    private static final String STALL_REPORT = "20s";
+    /**
+     * The ranks listen and publish on loopback only (railyard.tcp.host). Otherwise their cards
+     * name every interface of the machine, and ranks of different nodes dial the first: a network
+     * lab of a test run beside this one (its management veths in the root namespace) may be it,
+     * and when the lab is closed, the connections through that address stop without an error and
+     * the job waits until its bound (issue 20).
+     */
+    private static final String TCP_HOST = "127.0.0.1";
 
     @ParameterizedTest(name = "sites {0}")
     @CsvSource({"'a,b,b,a,b', 11", "'a,b,c,a,b,b', 12"})
     void everyCollectiveSiteAwareEqualsFlat(String sites, long seed) {
         int np = sites.split(",").length;
         Jobs.Finished aware = Jobs.run("site-collectives-aware-" + np, Jobs.spec(np, SiteCollRanks.class,
-                Map.of("RAILYARD_PRINT_CHOICES", "true"), BOUND, sites, Long.toString(seed)));
+                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_STALL_REPORT", STALL_REPORT, "RAILYARD_TCP_HOST",
+                        TCP_HOST), BOUND, sites, Long.toString(seed)));
         aware.requireSuccessSaying("site-aware", ": site-aware");
         List<String> awareDigests = digests(aware);
         assertThat(awareDigests).as("digests of the site-aware run").hasSizeGreaterThan(np * 50);
@@ -49,8 +65,8 @@ class SiteCollectivesSystemTest {
             return;
         }
         Jobs.Finished flat = Jobs.run("site-collectives-flat-" + np, Jobs.spec(np, SiteCollRanks.class,
-                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_COLL_SITES", "off"), BOUND, sites,
-                Long.toString(seed)));
+                Map.of("RAILYARD_PRINT_CHOICES", "true", "RAILYARD_COLL_SITES", "off", "RAILYARD_STALL_REPORT",
+                        STALL_REPORT, "RAILYARD_TCP_HOST", TCP_HOST), BOUND, sites, Long.toString(seed)));
         flat.requireSuccessSaying("flat", "OK site-collectives rank 0");
         assertThat(flat.transcript().find(l -> l.text().contains(": site-aware"))).as("a flat run chose site-aware")
                 .isEmpty();

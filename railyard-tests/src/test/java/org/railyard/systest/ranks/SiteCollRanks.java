@@ -22,6 +22,9 @@ import org.railyard.Request;
  * the site go node-aware) and two sites never share a node.
  */
 public final class SiteCollRanks {
+    /** The bound of each wait for a non-blocking collective. */
+    private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(60);
+
     private final long seed;
     private final int worldRank;
 
@@ -81,10 +84,41 @@ public final class SiteCollRanks {
     }
 
     private static void same(String check, long[] expected, long[] actual) {
-        if (!Arrays.equals(expected, actual)) {
-            int i = Arrays.mismatch(expected, actual);
-            throw new AssertionError(check + ": element " + i + " is " + (i < actual.length ? actual[i] : "missing")
-                    + ", expected " + (i < expected.length ? expected[i] : "none"));
+        same(check, expected, actual, null, null);
+    }
+
+    /**
+     * Fails unless {@code actual} equals {@code expected}; the message names the first wrong
+     * element, how many are wrong, and whether {@code actual} is all {@code mine} (this rank's own
+     * contribution: the collective wrote nothing after its first local copy) or all {@code before}
+     * (what the buffer held before the call: it wrote nothing at all). Either may be null.
+     */
+    private static void same(String check, long[] expected, long[] actual, long[] mine, long[] before) {
+        if (Arrays.equals(expected, actual)) {
+            return;
+        }
+        int i = Arrays.mismatch(expected, actual);
+        int wrong = 0;
+        for (int j = 0; j < Math.min(expected.length, actual.length); j++) {
+            if (expected[j] != actual[j]) {
+                wrong++;
+            }
+        }
+        String whole = Arrays.equals(actual, mine) ? "; the buffer holds exactly this rank's own contribution"
+                : Arrays.equals(actual, before) ? "; the buffer holds exactly what it held before the call" : "";
+        throw new AssertionError(check + ": element " + i + " is " + (i < actual.length ? actual[i] : "missing")
+                + ", expected " + (i < expected.length ? expected[i] : "none") + " (" + wrong + " of " + expected.length
+                + " elements wrong" + whole + ")");
+    }
+
+    /**
+     * Waits for a non-blocking collective at most {@code bound}, and fails naming {@code check} if
+     * it is still under way then: its buffers would be read while the library may still write them.
+     */
+    private static void await(String check, Request r, java.time.Duration bound) {
+        if (r.await(bound) == null) {
+            throw new AssertionError(check + ": not complete after " + bound.toSeconds() + " s (the rank's stall report,"
+                    + " railyard.stall.report, says what it waited for)");
         }
     }
 
@@ -124,9 +158,12 @@ public final class SiteCollRanks {
             check(name + " allreduce sum n=" + n, sum, out);
             c.allreduce(data(name, tag, me, n), 0, out, 0, n, Op.MAX);
             check(name + " allreduce max n=" + n, max, out);
-            Request req = c.iallreduce(data(name, tag, me, n), 0, out, 0, n, Op.SUM);
-            req.await(java.time.Duration.ofSeconds(60));
-            check(name + " iallreduce sum n=" + n, sum, out);
+            long[] mine = data(name, tag, me, n);
+            long[] before = out.clone();
+            Request req = c.iallreduce(mine, 0, out, 0, n, Op.SUM);
+            await(name + " iallreduce sum n=" + n, req, WAIT);
+            same(name + " iallreduce sum n=" + n, sum, out, mine, before);
+            digest(name + " iallreduce sum n=" + n, out);
             for (int root = 0; root < p; root++) {
                 long[] red = new long[n];
                 c.reduce(data(name, tag, me, n), 0, red, 0, n, Op.SUM, root);
@@ -224,10 +261,10 @@ public final class SiteCollRanks {
         long[] send = data(name, tag + 1, me, s);
         long[] irecv = new long[r2];
         Request ia = c.ialltoallv(send, 0, sc, sd, irecv, 0, rc, rd);
-        for (Request q : pending) {
-            q.await(java.time.Duration.ofSeconds(60));
+        for (int x = 0; x < pending.length; x++) {
+            await(name + (x % 2 == 0 ? " igatherv" : " iscatterv") + " root=" + roots[x / 2], pending[x], WAIT);
         }
-        ia.await(java.time.Duration.ofSeconds(60));
+        await(name + " ialltoallv", ia, WAIT);
         for (int x = 0; x < 2; x++) {
             if (me == roots[x]) {
                 check(name + " igatherv root=" + roots[x], everyone, ig[x]);
