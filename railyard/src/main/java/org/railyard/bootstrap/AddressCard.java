@@ -19,7 +19,9 @@ import org.railyard.error.RailyardException;
  * {@code railyard.site}: the cluster of a grid; empty when unset, and all unset ranks share one site).
  *
  * <p>Transports may add entries of their own ({@code entries}, e.g. a rank's owner relay), encoded
- * as {@code x.<key>:<value>}.
+ * as {@code x.<key>:<value>}. The entry {@link #MACHINE} names the kernel and network namespace the
+ * process runs in, which its node name need not tell (a setting may name the nodes of one machine
+ * apart, as tests and site labs do): two processes of one machine reach each other over the loopback.
  *
  * <p>Encoded as {@code node:<id>;pid:<n>;hs:<host>/<port>,...;tr:<name>,...;if:<addr>/<prefix>,...;site:<name>;x.<key>:<value>...}:
  * printable, no spaces and no '=', so it passes through PMI-1 unchanged. A card without {@code if}
@@ -63,6 +65,15 @@ public record AddressCard(int rank, String node, long pid, List<InetSocketAddres
             throw new RailyardException(ErrorClass.ARG, "site name '" + site
                     + "' (setting railyard.site) must not contain ';', ':', ',' or spaces");
         }
+    }
+
+    /** The entry that names the process's kernel and network namespace. */
+    public static final String MACHINE = "machine";
+
+    /** True if both cards name the same kernel and network namespace ({@link #MACHINE}). */
+    public boolean sameMachine(AddressCard other) {
+        String mine = entries.get(MACHINE);
+        return mine != null && mine.equals(other.entries.get(MACHINE));
     }
 
     public static String key(int rank) {

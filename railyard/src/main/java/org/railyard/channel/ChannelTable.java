@@ -136,7 +136,7 @@ public final class ChannelTable {
             List<String> offered = connector.transports().stream().map(Transport::name).toList();
             AddressCard mine = new AddressCard(rank, node, ProcessHandle.current().pid(), addresses,
                     offered.stream().filter(n -> !n.equals("self")).toList(), Connector.interfaceNets(),
-                    Config.string(Config.SITE_PROP, Config.SITE_DEFAULT), cardEntries(started));
+                    Config.string(Config.SITE_PROP, Config.SITE_DEFAULT), cardEntries(started, machineIdentity()));
             bootstrap.put(AddressCard.key(rank), mine.encode());
             bootstrap.fence();
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
@@ -168,8 +168,12 @@ public final class ChannelTable {
     }
 
     /** What the started transports add to this process's address card; a key given twice is an error. */
-    private static Map<String, String> cardEntries(List<Transport> started) {
+    /** The card's entries: every transport's, and {@link AddressCard#MACHINE} (unless null). */
+    private static Map<String, String> cardEntries(List<Transport> started, String machine) {
         Map<String, String> out = new HashMap<>();
+        if (machine != null) {
+            out.put(AddressCard.MACHINE, machine);
+        }
         for (Transport t : started) {
             t.cardEntries().forEach((k, v) -> {
                 if (out.putIfAbsent(k, v) != null) {
@@ -292,9 +296,11 @@ public final class ChannelTable {
 
     private static String nodeIdentity() {
         String forced = Config.raw("railyard.node");
-        if (forced != null) {
-            return forced;
-        }
+        return forced != null ? forced : hostIdentity();
+    }
+
+    /** This kernel: the host name and the start of the boot id (the host name alone where there is none). */
+    private static String hostIdentity() {
         String host;
         try {
             host = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
@@ -306,6 +312,21 @@ public final class ChannelTable {
             return host + "." + boot.substring(0, 8);
         } catch (IOException | RuntimeException e) {
             return host;
+        }
+    }
+
+    /**
+     * This kernel and network namespace ({@link AddressCard#MACHINE}), or null where the namespace
+     * cannot be read: two processes with the same reach each other over the loopback whatever their
+     * node names say.
+     */
+    private static String machineIdentity() {
+        try {
+            String ns = Files.readSymbolicLink(Path.of("/proc/self/ns/net")).toString(); // net:[4026531840]
+            String digits = ns.replaceAll("[^0-9]", "");
+            return digits.isEmpty() ? null : hostIdentity().replaceAll("[^A-Za-z0-9.-]", "-") + ".net" + digits;
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -50,7 +50,7 @@ final class RailDialer {
             if (path != null && path.remote() != null) {
                 targets.add(path.remote());
             } else {
-                boolean sameNode = card.node().equals(conn.myCard.node());
+                boolean sameNode = card.node().equals(conn.myCard.node()) || card.sameMachine(conn.myCard);
                 for (InetSocketAddress a : card.handshake()) {
                     boolean loop = a.getHostString().startsWith("127.");
                     if (loop == sameNode || card.handshake().size() == 1) {

@@ -21,7 +21,8 @@ import org.railyard.bootstrap.AddressCard;
  * computes them.
  *
  * <p>Only networks inside {@code railNets} (when it is not empty) become paths, so a management
- * network stays out of the data. Processes of one node get the loopback path; processes that share
+ * network stays out of the data. Processes of one node, or of one machine whatever their node names
+ * ({@link AddressCard#sameMachine}), get the loopback path; processes that share
  * no subnet get one path with no fixed addresses (the connector then tries the peer's handshake
  * addresses in turn, and the kernel picks the route).
  */
@@ -90,7 +91,7 @@ public final class RailPaths {
      */
     public static List<Path> between(AddressCard self, AddressCard peer, List<Net> railNets) {
         List<Path> out = new ArrayList<>();
-        if (self.node().equals(peer.node())) {
+        if (self.node().equals(peer.node()) || self.sameMachine(peer)) {
             InetSocketAddress loop = peer.handshake().stream().filter(a -> a.getHostString().startsWith("127."))
                     .findFirst().orElse(null);
             if (loop != null) {

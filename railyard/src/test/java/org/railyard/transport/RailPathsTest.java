@@ -50,6 +50,26 @@ class RailPathsTest {
     }
 
     @Test
+    void processesOfOneMachineUseTheLoopbackWhateverTheirNodeNames() {
+        // nodes named apart on one machine (tests, site labs): an interface address they would dial
+        // may belong to something else on the machine and go away; the loopback stays
+        AddressCard a = withMachine(card(0, "n0", List.of("10.237.176.21/30")), "host.1234abcd.net4026531840");
+        AddressCard b = withMachine(card(1, "n1", List.of("10.237.176.21/30")), "host.1234abcd.net4026531840");
+        assertThat(a.sameMachine(b)).isTrue();
+        assertThat(names(RailPaths.between(a, b, List.of()))).containsExactly("loopback");
+        AddressCard c = withMachine(card(2, "n2", List.of("10.237.176.21/30")), "host.1234abcd.net4026532999");
+        assertThat(a.sameMachine(c)).as("another network namespace").isFalse();
+        assertThat(names(RailPaths.between(a, c, List.of()))).containsExactly(RailPaths.ANY_ROUTE);
+        assertThat(card(3, "n3", List.of()).sameMachine(card(4, "n4", List.of()))).as("cards without the entry").isFalse();
+        assertThat(AddressCard.decode(0, a.encode()).sameMachine(b)).as("through the bootstrap").isTrue();
+    }
+
+    private static AddressCard withMachine(AddressCard c, String machine) {
+        return new AddressCard(c.rank(), c.node(), c.pid(), c.handshake(), c.transports(), c.nets(), c.site(),
+                java.util.Map.of(AddressCard.MACHINE, machine));
+    }
+
+    @Test
     void aMalformedNetworkIsNamed() {
         assertThatThrownBy(() -> RailPaths.parseNets("10.1.0.0/16, 10.2.0.0")).hasMessageContaining("'10.2.0.0'");
         assertThatThrownBy(() -> RailPaths.parseNets("10.1.0.0/33")).hasMessageContaining("prefix");
