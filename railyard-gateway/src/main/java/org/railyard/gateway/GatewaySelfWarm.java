@@ -40,7 +40,7 @@ import org.railyard.wire.GatewayFrame;
  */
 final class GatewaySelfWarm {
     /** Round trips when the daemon is not told otherwise ({@code --self-warm}). */
-    static final int DEFAULT_ROUND_TRIPS = 2000;
+    static final int DEFAULT_ROUND_TRIPS = 5000;
     /** The bound on the whole warm-up, whatever the count. */
     static final Duration BOUND = Duration.ofSeconds(10);
     static final String SITE_A = "railyard-self-warm-a";
