@@ -127,6 +127,12 @@ final class GatewaySelfWarm {
         return new Result(w.done, w.sessions, Duration.ofNanos(System.nanoTime() - start), failure, addresses);
     }
 
+    /** Bound on a connection's opening and handshake: the patience, or what is left of the bound. */
+    private Duration step() {
+        long left = Math.max(1_000_000L, deadline - System.nanoTime());
+        return left < patience.toNanos() ? Duration.ofNanos(left) : patience;
+    }
+
     /**
      * One job of two played ranks, one on each gateway, and {@code count} round trips between
      * them (its second turn the large one); the ranks close at its end, so that the job's end
@@ -139,9 +145,9 @@ final class GatewaySelfWarm {
         byte[] verifier = JobKeys.gatewayVerifier(job, secret);
         GatewayFrame.Address ra = new GatewayFrame.Address(GatewayFrame.siteId(SITE_A), 1, 0);
         GatewayFrame.Address rb = new GatewayFrame.Address(GatewayFrame.siteId(SITE_B), 2, 1);
-        GatewayClient.Opened ca = GatewayClient.open(gatewayA, job, verifier, ra, 2, 0, SITE_A, false, patience);
+        GatewayClient.Opened ca = GatewayClient.open(gatewayA, job, verifier, ra, 2, 0, SITE_A, false, step());
         try (Socket sa = ca.socket()) {
-            GatewayClient.Opened cb = GatewayClient.open(gatewayB, job, verifier, rb, 2, 0, SITE_B, false, patience);
+            GatewayClient.Opened cb = GatewayClient.open(gatewayB, job, verifier, rb, 2, 0, SITE_B, false, step());
             try (Socket sb = cb.socket()) {
                 sessions++;
                 Rank pa = new Rank(ca, job, ra);
