@@ -10,7 +10,7 @@
 #
 #   bench/lab/gwbench.sh [-n SITES] [-d DELAY_MS] [-r RATE_MBIT] [-l LOSS_PERCENT] [--rounds N]
 #       [--connections K[,K...]] [--base DIR] [--only LIST] [--warm MS] [--halo 'ARGS'] [--sizes LIST] [--iters N]
-#       [--gw-warmup N]
+#       [--gw-warmup N] [--gw-self-warm N]
 #
 # Defaults: 2 sites, 10 ms one way, 200 Mbit/s, no loss, 2 rounds, 1 WAN connection. Several
 # connection counts (--connections 1,2) make one gateway mode each (gateway-c1, gateway-c2: a pair
@@ -25,7 +25,9 @@
 # before the first round, an untimed 1 B ping-pong of N iterations through each gateway mode's
 # gateways, so that the rounds measure gateways whose forwarding path the JIT has compiled, as in a
 # long-running daemon, instead of freshly started ones (the ranks start afresh in every job, direct
-# or not, so nothing else is warmed). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
+# or not, so nothing else is warmed). --gw-self-warm N: the gateways' --self-warm (round trips
+# each gateway daemon forwards through two throwaway loopback gateways before it reports ready;
+# default: the daemon's own, 0: off; not for --base). --warm MS is the gateways' --warm (not for --base). The site namespaces inherit the machine's TCP
 # congestion control (printed; this machine's is bbr, and a namespace may not change it) unless
 # STLAB_CC names one for the route across the WAN (wanlab.sh). With -n 3,
 # three sites (wanlab.sh -n 3: each behind its own access link), the ping-pong between sites 0 and
@@ -44,7 +46,7 @@ dir=${STLAB_DIR:-/tmp/stlab$id}
 export STLAB_DIR=$dir
 out=${GWBENCH_OUT:-$here/results/gwbench.txt}
 delay=10 rate=200 loss=0 rounds=2 connections=1 sites=2 base="" only=pingpong,alltoall warm=0 pp_sizes=1,4m pp_iters=50 halo=""
-gw_warmup=1000
+gw_warmup=1000 gw_self_warm=""
 while (($#)); do
     case $1 in
         -n) sites=$2; shift 2 ;;
@@ -60,6 +62,7 @@ while (($#)); do
         --sizes) pp_sizes=$2; shift 2 ;;
         --iters) pp_iters=$2; shift 2 ;;
         --gw-warmup) gw_warmup=$2; shift 2 ;;
+        --gw-self-warm) gw_self_warm=$2; shift 2 ;;
         *) echo "gwbench: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -97,9 +100,16 @@ if [[ -n $base ]]; then
     mode_cp+=("$base/railyard-cli/target/lib/*")
 fi
 [[ $gw_warmup =~ ^[0-9]+$ ]] || { echo "gwbench: --gw-warmup takes a number of iterations, not $gw_warmup" >&2; exit 2; }
-mode_warm=() # the --warm option of each mode's gateways, or nothing
+[[ -z $gw_self_warm || $gw_self_warm =~ ^[0-9]+$ ]] \
+    || { echo "gwbench: --gw-self-warm takes a number of round trips, not $gw_self_warm" >&2; exit 2; }
+mode_warm=() # the --warm and --self-warm options of each mode's gateways, or nothing
 for m in "${!modes[@]}"; do
-    if [[ ${modes[$m]} == base-* || $warm == 0 ]]; then mode_warm+=(""); else mode_warm+=("--warm $warm"); fi
+    o=""
+    if [[ ${modes[$m]} != base-* ]]; then
+        [[ $warm == 0 ]] || o+="--warm $warm "
+        [[ -z $gw_self_warm ]] || o+="--self-warm $gw_self_warm"
+    fi
+    mode_warm+=("$o")
 done
 
 gateway() { # site, address, peers, mode index
@@ -117,7 +127,7 @@ for m in "${!modes[@]}"; do
         gateway "$(site_ns "$i")" "10.77.0.$((i + 1))" "$(IFS=,; echo "${peers[*]}")" "$m"
     done
 done
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do # a daemon warms itself before it reports ready (--self-warm, up to 10 s)
     ready=1
     for m in "${!modes[@]}"; do
         for ((i = 0; i < sites; i++)); do
@@ -167,6 +177,7 @@ signals() {
     [[ -z $halo ]] || args+=" --halo '$halo'"
     [[ $pp_sizes == 1,4m && $pp_iters == 50 ]] || args+=" --sizes $pp_sizes --iters $pp_iters"
     args+=" --gw-warmup $gw_warmup"
+    [[ -z $gw_self_warm ]] || args+=" --gw-self-warm $gw_self_warm"
     echo "## $(date -u +%Y-%m-%dT%H:%MZ) ${STLAB_ID:+STLAB_ID=$STLAB_ID }bench/lab/gwbench.sh $args"
     echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores (other work on the machine shows in the numbers)"
     cc=$(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)
@@ -174,6 +185,9 @@ signals() {
     echo "# TCP in the sites: congestion control $cc," \
         "slow start after idle $(ip netns exec "$(site_ns 0)" sysctl -n net.ipv4.tcp_slow_start_after_idle)"
     head -1 "$dir/wanem.log"
+    for f in "$dir"/gw-*.log; do
+        grep -h "self-warm" "$f" | sed "s|^|# $(basename "$f" .log): |" || true
+    done
     echo "# mode benchmark transport np bytes iterations mean_us p50_us p99_us max_us MB_s"
     hosts 1
     sites 1

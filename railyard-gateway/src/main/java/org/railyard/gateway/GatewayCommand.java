@@ -69,6 +69,13 @@ public final class GatewayCommand implements Callable<Integer> {
             description = "Largest frame body forwarded. Default: ${DEFAULT-VALUE}.")
     private int maxFrame;
 
+    @Option(names = "--self-warm", paramLabel = "ROUNDTRIPS", defaultValue = "" + GatewaySelfWarm.DEFAULT_ROUND_TRIPS,
+            description = "Before reporting ready, forward this many ping-pong round trips (mostly small, a few"
+                    + " large and cut) through two throwaway gateways over loopback, so that"
+                    + " the first job's frames meet a compiled forwarding path; stops after 10 s whatever the count and"
+                    + " leaves nothing behind. 0: off. Default: ${DEFAULT-VALUE}.")
+    private int selfWarm;
+
     @Option(names = "--stats", paramLabel = "HOST:PORT",
             description = "Print the counters of the gateway at HOST:PORT and exit.")
     private String stats;
@@ -97,6 +104,9 @@ public final class GatewayCommand implements Callable<Integer> {
         if (maxFrame < 1024) {
             throw daemon.usageError("--max-frame must be at least 1024, not " + maxFrame);
         }
+        if (selfWarm < 0) {
+            throw daemon.usageError("--self-warm must not be negative, not " + selfWarm);
+        }
         List<GatewayServer.Peer> ps = new ArrayList<>();
         for (String p : peers) {
             int eq = p.indexOf('=');
@@ -104,12 +114,21 @@ public final class GatewayCommand implements Callable<Integer> {
         }
         GatewayServer.Settings settings = new GatewayServer.Settings(site, listen, ps,
                 connections, Duration.ofSeconds(waitSeconds), maxFrame, Duration.ofMillis(warmMillis));
+        GatewaySelfWarm.Result warmed = selfWarm(settings);
+        if (warmed != null) {
+            Daemons.println(out, warmed.describe());
+        }
         GatewayServer server = GatewayServer.start(settings, Daemons.lines(out));
         InetSocketAddress a = server.address();
         Daemons.runUntilStopped(server, () -> Daemons.println(out, "railyard gateway: site " + site + " listening on "
                 + a.getHostString() + ":" + a.getPort() + " (peers " + (peers.isEmpty() ? "none" : String.join(",", peers))
                 + ", connections " + connections + (warmMillis > 0 ? ", warm " + warmMillis + " ms" : "") + ")"));
         return 0;
+    }
+
+    /** The self-warm this command's options ask for, run with {@code settings}; null when it is off. */
+    GatewaySelfWarm.Result selfWarm(GatewayServer.Settings settings) {
+        return selfWarm == 0 ? null : GatewaySelfWarm.run(settings, selfWarm, GatewaySelfWarm.BOUND);
     }
 
     /** Runs the command alone (what a test or a service unit starts). */

@@ -47,23 +47,23 @@ class GatewayServerTest {
         west.close();
     }
 
-    private static GatewayFrame.Address addr(String site, String node, int rank) {
+    static GatewayFrame.Address addr(String site, String node, int rank) {
         return new GatewayFrame.Address(GatewayFrame.siteId(site), GatewayFrame.nodeId(node), rank);
     }
 
-    private static GatewayClient.Opened rank(GatewayServer gw, String job, byte[] secret, GatewayFrame.Address self,
+    static GatewayClient.Opened rank(GatewayServer gw, String job, byte[] secret, GatewayFrame.Address self,
                                              int size, String site) throws IOException {
         return GatewayClient.open(gw.address(), job, JobKeys.gatewayVerifier(job, secret), self, size, 0, site, false, T);
     }
 
-    private static void send(GatewayClient.Opened c, String job, GatewayFrame.Address src, GatewayFrame.Address dst,
+    static void send(GatewayClient.Opened c, String job, GatewayFrame.Address src, GatewayFrame.Address dst,
                              byte[] body) throws IOException {
         GatewayFrame.write(c.out(), new byte[GatewayFrame.HEADER], GatewayFrame.DATA, (byte) 0, GatewayFrame.jobId(job),
                 src, dst, body);
         c.out().flush();
     }
 
-    private static GatewayFrame.Header next(GatewayClient.Opened c, byte[][] body) throws IOException {
+    static GatewayFrame.Header next(GatewayClient.Opened c, byte[][] body) throws IOException {
         c.socket().setSoTimeout((int) T.toMillis());
         DataInputStream in = c.in();
         GatewayFrame.Header h = GatewayFrame.readHeader(in, new byte[GatewayFrame.HEADER], 1 << 24);
@@ -72,7 +72,7 @@ class GatewayServerTest {
     }
 
     /** The next DATA frame; a cut one must be followed by its END, which is read too. */
-    private static GatewayFrame.Header data(GatewayClient.Opened c, byte[][] body) throws IOException {
+    static GatewayFrame.Header data(GatewayClient.Opened c, byte[][] body) throws IOException {
         GatewayFrame.Header h = next(c, body);
         assertThat(h.type()).isEqualTo(GatewayFrame.DATA);
         if (h.has(GatewayFrame.FLAG_CUT)) {
