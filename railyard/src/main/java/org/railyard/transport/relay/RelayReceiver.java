@@ -100,6 +100,12 @@ final class RelayReceiver {
     private volatile Selector asleepOn;
     /** Sleeps on the socket that ended before their bound (input came, or a wake). */
     private volatile long sleepWakes;
+    /**
+     * {@link #polled} when the last sleep ended with the socket readable, else -1; guarded by
+     * {@link #sleeping}. Still equal at the next sleep: nobody has polled since (the progress lock
+     * was held elsewhere), the input is still unread, and a select would return at once.
+     */
+    private long readyAt = -1;
 
     /**
      * @param ch       the connection, after the handshake, non-blocking
@@ -176,7 +182,8 @@ final class RelayReceiver {
      * @param stay asked after the last look: true if the caller must not sleep on the socket now
      *             (its wait may end by something else than this connection's input)
      * @return true if it slept or the last look found work; false if it cannot sleep here
-     *         (another thread sleeps, the connection ended, or {@code stay}): the caller parks
+     *         (another thread sleeps, the connection ended, {@code stay}, or the input that ended
+     *         the last sleep is still unread because no poll came since): the caller parks
      */
     boolean sleepUntilReadable(long nanos, IntSupplier lastLook, BooleanSupplier stay) {
         if (!sleeping.tryLock()) {
@@ -198,13 +205,14 @@ final class RelayReceiver {
                 if (lastLook.getAsInt() > 0) {
                     return true;
                 }
-                if (stay.getAsBoolean()) {
-                    return false;
+                if (stay.getAsBoolean() || readyAt == polled) {
+                    return false; // the input it would wake for is there, unread: the caller parks
                 }
                 long bound = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
                 long start = System.nanoTime();
-                sel.select(bound);
+                int ready = sel.select(bound);
                 sel.selectedKeys().clear();
+                readyAt = ready > 0 ? polled : -1;
                 if (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(bound)) {
                     sleepWakes++;
                 }

@@ -19,8 +19,8 @@ import org.railyard.wire.RelayFrame;
 /**
  * A waiting thread's sleep on its relay connection ({@link RelayReceiver#sleepUntilReadable}):
  * input that comes after the last look ends it, so does a wake that comes after the look began,
- * nothing coming it lasts its bound; one thread sleeps at a time, and a caller told to stay, or a
- * connection that ended, does not sleep.
+ * nothing coming it lasts its bound; one thread sleeps at a time, and a caller told to stay, a
+ * connection that ended, or input left unread since the last sleep (no poll came) does not sleep.
  */
 class RelayInputSleepTest {
     /** A bound long enough that a sleep which reaches it has missed what should have ended it. */
@@ -80,6 +80,21 @@ class RelayInputSleepTest {
         assertThat(receiver.sleepWakes()).isEqualTo(1);
         assertThat(receiver.poll()).isEqualTo(1);
         assertThat(delivered.get()).isEqualTo(1);
+    }
+
+    @Test
+    void inputLeftUnreadBecauseNoPollCameDoesNotEndEverySleepAtOnceTheWaiterParksUntilAPoll() throws Exception {
+        deliver(1);
+        // the last look could not poll (another thread held the progress lock): the select returns at once
+        assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> 0, () -> false)).isTrue();
+        long start = System.nanoTime();
+        assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> 0, () -> false))
+                .as("still readable and nobody polled: park instead of selecting in a loop").isFalse();
+        assertThat(System.nanoTime() - start).isLessThan(LONG_NANOS / 2);
+        assertThat(receiver.poll()).isEqualTo(1);
+        start = System.nanoTime();
+        assertThat(receiver.sleepUntilReadable(TimeUnit.MILLISECONDS.toNanos(5), () -> 0, () -> false)).isTrue();
+        assertThat(System.nanoTime() - start).as("after the poll it sleeps again").isGreaterThanOrEqualTo(4_000_000);
     }
 
     @Test
