@@ -69,6 +69,7 @@ public final class ChannelTable {
     private int[] plannedNodes;
     private boolean allCardsRead;
     private Bell doorbell = Bell.NONE;
+    private Bell inputBell = Bell.NONE;
 
     /**
      * Opens the channel floor of this process: loads the transport plugins ({@link ServiceLoader}),
@@ -143,6 +144,7 @@ public final class ChannelTable {
                     settings, System::nanoTime);
             table.node = node;
             table.doorbell = Bell.of(started);
+            table.inputBell = Bell.inputOf(started);
             connector.doorbell(table.doorbell);
             table.transportNames = offered;
             for (Transport t : started) {
@@ -238,6 +240,14 @@ public final class ChannelTable {
     /** Wakes this process's threads that sleep on the doorbell, if any. */
     public void wakeSleepers() {
         doorbell.wakeSleepers();
+    }
+
+    /**
+     * The input bell of the started transports ({@link org.railyard.transport.Transport#inputBell}),
+     * {@link Bell#NONE} if none has one: what the engine's idle plan for a relayed rank sleeps on.
+     */
+    public Bell inputBell() {
+        return inputBell;
     }
 
     /** Doorbell sleeps a ring ended before their time. */

@@ -104,22 +104,27 @@ public final class Engine implements FrameSink, Transfer.Owner {
         this.collectives = new Collectives(new CollPort(this));
         this.communicators = new Communicators(new CommPort(this, collectives), size, rank);
         this.rma = new Rma(new RmaPort(this));
-        // how long a waiter polls depends on the share of the processors this node's ranks get: IdlePlan
-        long spins = Config.number(Config.IDLE_SPINS_PROP, IdlePlan.spins(ranksHere, processors));
+        // how long a waiter polls depends on the share of the processors this node's ranks get, and
+        // on whether a relay process must get one between them: IdlePlan
+        IdlePlan.Reach reach = IdlePlan.reach(transportNames, Config.bool(Config.LISTEN_PROP, Config.LISTEN_DEFAULT));
+        long spins = Config.number(Config.IDLE_SPINS_PROP, IdlePlan.spins(reach, ranksHere, processors));
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
-        long yields = Config.number(Config.IDLE_YIELDS_PROP, IdlePlan.yields(ranksHere, processors));
-        boolean sleepFirst = Config.bool(Config.IDLE_SLEEP_FIRST_PROP, IdlePlan.sleepFirst(ranksHere, processors));
+        long yields = Config.number(Config.IDLE_YIELDS_PROP, IdlePlan.yields(reach, ranksHere, processors));
+        boolean sleepFirst = Config.bool(Config.IDLE_SLEEP_FIRST_PROP, IdlePlan.sleepFirst(reach, ranksHere, processors));
+        boolean onInput = IdlePlan.sleepsOnInput(reach) && channels.inputBell() != org.railyard.transport.Bell.NONE;
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
-        this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, this::agentNeeded, spins, yields,
+        this.progress = new Progress(onInput ? new InputBell(channels) : new ChannelBell(channels), DUTY_PARTS, this::dutyPart, this::agentNeeded, spins, yields,
                 maxPark, maxSleep, sleepFirst);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead ? memory : null, remoteReadMin,
                 this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
                 + ", eager limit " + eagerLimit + " B (larger messages use rendezvous), idle spins " + spins
                 + ", yields " + yields + (sleepFirst ? ", doorbell sleep from the first park" : "")
-                + " (" + ranksHere + " ranks on " + processors + " processors), "
-                + (channels.bellEnabled() ? "long waits sleep on a doorbell the node's peers ring"
+                + " (" + ranksHere + " ranks on " + processors + " processors"
+                + (reach == IdlePlan.Reach.DIRECT ? "" : ", peers " + reach.name().toLowerCase(java.util.Locale.ROOT)) + "), "
+                + (onInput ? "waiters sleep on the relay connection's input"
+                : channels.bellEnabled() ? "long waits sleep on a doorbell the node's peers ring"
                         : "waiters park (doorbell off: " + (Futex.available() ? Config.DOORBELL_PROP + "=false"
                                 : Futex.unavailableReason()) + ")")
                 + ", " + binding

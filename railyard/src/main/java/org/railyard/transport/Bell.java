@@ -1,6 +1,7 @@
 package org.railyard.transport;
 
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 
 /**
@@ -47,10 +48,19 @@ public interface Bell {
     /** Sleeps a ring ended before their time, so far. */
     long wakes();
 
+    /** The input bell ({@link Transport#inputBell}) of the first of {@code transports} that has one, or {@link #NONE}. */
+    static Bell inputOf(List<Transport> transports) {
+        return first(transports, Transport::inputBell);
+    }
+
     /** The bell of the first of {@code transports} that has one, or {@link #NONE}. */
     static Bell of(List<Transport> transports) {
+        return first(transports, Transport::bell);
+    }
+
+    private static Bell first(List<Transport> transports, Function<Transport, Bell> which) {
         for (Transport t : transports) {
-            Bell b = t.bell();
+            Bell b = which.apply(t);
             if (b != NONE) {
                 return b;
             }

@@ -40,6 +40,17 @@ public interface Transport {
     }
 
     /**
+     * A bell that input arriving on this transport's connections rings (the kernel's readiness of
+     * a socket it reads), which a waiting thread of a process whose every peer is reached through
+     * this transport may sleep on instead of {@link #bell()}; {@link Bell#NONE} (the default) if
+     * there is none. Frames of other transports do not end such a sleep: it is only for waits that
+     * this transport's input alone can end, and stays bounded by the caller's interval.
+     */
+    default Bell inputBell() {
+        return Bell.NONE;
+    }
+
+    /**
      * A link of this process to itself, made without a handshake; only transports with
      * {@link Capability#LOOPBACK} make one.
      */

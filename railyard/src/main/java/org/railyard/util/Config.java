@@ -144,6 +144,11 @@ public final class Config {
     public static final long IDLE_SPINS_DEFAULT = 20_000;
     /** The default spins of {@link #IDLE_SPINS_PROP} when the node has exactly one rank per processor. */
     public static final long IDLE_SPINS_FULL_DEFAULT = 1_000;
+    /**
+     * The default spins of {@link #IDLE_SPINS_PROP} for a rank whose every peer is reached through a
+     * relay ({@link IdlePlan.Reach#RELAYED}): it then sleeps on its relay connection.
+     */
+    public static final long IDLE_SPINS_RELAYED_DEFAULT = 0;
 
     /**
      * Microseconds a wait of a mapped one-sided window (a fence, a lock, post/start/complete/wait)

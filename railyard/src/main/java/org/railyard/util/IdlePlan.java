@@ -48,6 +48,68 @@ public final class IdlePlan {
         return ranks == processors ? Config.IDLE_SPINS_FULL_DEFAULT : 0;
     }
 
+    /** How a rank reaches its peers, as far as its settings tell before any connection opens. */
+    public enum Reach {
+        /** No relay in use: the plans above, unchanged. */
+        DIRECT,
+        /**
+         * Every peer through a relay: relays are the only transport besides self
+         * ({@code railyard.transports=relay}), or this rank listens for no connection
+         * ({@code railyard.listen=false}), which sends every pair with it through the relays.
+         */
+        RELAYED,
+        /**
+         * Relays beside direct transports: a peer goes through one only when its direct connect
+         * fails, so the direct peers' plan is kept ({@link #DIRECT}'s).
+         */
+        MIXED
+    }
+
+    /** The name of the relay transport, as {@code railyard.transports} names it. */
+    public static final String RELAY = "relay";
+
+    /**
+     * The reach of a rank that offers {@code transports} (the names of the transports it started,
+     * {@code self} ignored) and accepts connections if {@code listens}.
+     */
+    public static Reach reach(List<String> transports, boolean listens) {
+        if (!transports.contains(RELAY)) {
+            return Reach.DIRECT;
+        }
+        boolean onlyRelay = transports.stream().allMatch(t -> t.equals(RELAY) || t.equals("self"));
+        return onlyRelay || !listens ? Reach.RELAYED : Reach.MIXED;
+    }
+
+    /**
+     * Spins of an idle waiter of a rank of reach {@code reach}: {@link #spins(int, int)} unless every
+     * peer is relayed, then {@link Config#IDLE_SPINS_RELAYED_DEFAULT} whatever the processors. A
+     * relayed message needs a third process, the relay, to get a processor between the two ranks;
+     * a waiter that polls for a round trip holds the one the relay needs, and its frame wakes it
+     * from a sleep on the receiving connection instead ({@link #sleepsOnInput}).
+     */
+    public static long spins(Reach reach, int ranks, int processors) {
+        return reach == Reach.RELAYED ? Config.IDLE_SPINS_RELAYED_DEFAULT : spins(ranks, processors);
+    }
+
+    /** Yields of an idle waiter of reach {@code reach}: none when every peer is relayed (a yield keeps the waiter runnable). */
+    public static long yields(Reach reach, int ranks, int processors) {
+        return reach == Reach.RELAYED ? 0 : yields(ranks, processors);
+    }
+
+    /** True if a waiter sleeps from its first park: on a crowded node, or when every peer is relayed. */
+    public static boolean sleepFirst(Reach reach, int ranks, int processors) {
+        return reach == Reach.RELAYED || sleepFirst(ranks, processors);
+    }
+
+    /**
+     * True if a waiter of reach {@code reach} sleeps on the relay connection's input
+     * ({@code Transport.inputBell}) rather than on the doorbell of shared rings: when every peer is
+     * relayed, so every frame from a peer comes on that connection.
+     */
+    public static boolean sleepsOnInput(Reach reach) {
+        return reach == Reach.RELAYED;
+    }
+
     /** Ranks per processor from which a node counts as crowded for {@link #yields} and {@link #sleepFirst}. */
     public static final int CROWDED_SHARE = 8;
 

@@ -41,6 +41,37 @@ class IdlePlanTest {
     }
 
     @Test
+    void aRankIsRelayedWhenOnlyTheRelayCarriesItsFramesOrItListensForNothingMixedWhenDirectTransportsMayToo() {
+        assertThat(IdlePlan.reach(java.util.List.of("self", "shm", "tcp"), true)).isEqualTo(IdlePlan.Reach.DIRECT);
+        assertThat(IdlePlan.reach(java.util.List.of("self", "shm", "tcp"), false)).isEqualTo(IdlePlan.Reach.DIRECT);
+        assertThat(IdlePlan.reach(java.util.List.of("self", "relay"), true)).isEqualTo(IdlePlan.Reach.RELAYED);
+        assertThat(IdlePlan.reach(java.util.List.of("relay"), true)).isEqualTo(IdlePlan.Reach.RELAYED);
+        assertThat(IdlePlan.reach(java.util.List.of("self", "shm", "tcp", "relay"), false)).isEqualTo(IdlePlan.Reach.RELAYED);
+        assertThat(IdlePlan.reach(java.util.List.of("self", "shm", "tcp", "relay"), true)).isEqualTo(IdlePlan.Reach.MIXED);
+        assertThat(IdlePlan.reach(java.util.List.of("self", "tcp", "relay"), true)).isEqualTo(IdlePlan.Reach.MIXED);
+    }
+
+    @Test
+    void aRelayedRankSpinsLittleAndSleepsOnItsRelayConnectionDirectAndMixedRanksKeepThePlanByProcessors() {
+        int[][] nodes = {{1, 2}, {2, 2}, {3, 2}, {16, 2}, {64, 64}};
+        for (int[] n : nodes) {
+            for (IdlePlan.Reach kept : new IdlePlan.Reach[] {IdlePlan.Reach.DIRECT, IdlePlan.Reach.MIXED}) {
+                assertThat(IdlePlan.spins(kept, n[0], n[1])).as("%s %s", kept, n).isEqualTo(IdlePlan.spins(n[0], n[1]));
+                assertThat(IdlePlan.yields(kept, n[0], n[1])).as("%s %s", kept, n).isEqualTo(IdlePlan.yields(n[0], n[1]));
+                assertThat(IdlePlan.sleepFirst(kept, n[0], n[1])).as("%s %s", kept, n)
+                        .isEqualTo(IdlePlan.sleepFirst(n[0], n[1]));
+                assertThat(IdlePlan.sleepsOnInput(kept)).isFalse();
+            }
+            assertThat(IdlePlan.spins(IdlePlan.Reach.RELAYED, n[0], n[1])).isEqualTo(Config.IDLE_SPINS_RELAYED_DEFAULT);
+            assertThat(IdlePlan.yields(IdlePlan.Reach.RELAYED, n[0], n[1])).isZero();
+            assertThat(IdlePlan.sleepFirst(IdlePlan.Reach.RELAYED, n[0], n[1])).isTrue();
+        }
+        assertThat(IdlePlan.sleepsOnInput(IdlePlan.Reach.RELAYED)).isTrue();
+        // a rank that has a processor to itself spins less when relayed than when not: the relay needs one too
+        assertThat(Config.IDLE_SPINS_RELAYED_DEFAULT).isLessThan(Config.IDLE_SPINS_FULL_DEFAULT);
+    }
+
+    @Test
     void aCgroupV2QuotaBelowTheProcessorCountIsWhatCounts(@TempDir Path root) throws IOException {
         Files.writeString(root.resolve("cpu.max"), "150000 100000\n");
         assertThat(IdlePlan.processors(root, 64)).isEqualTo(2); // 1.5 processors' worth, rounded up

@@ -563,6 +563,11 @@ final class RelayPort implements AutoCloseable {
         return pollInput(null);
     }
 
+    /** The reader of the connection now, null between connections. */
+    RelayReceiver receiver() {
+        return receiver;
+    }
+
     /** As {@link #pollInput()}, offering each DELIVER to {@code direct} first (see {@link RelayReceiver#poll(RelayReceiver.Direct)}). */
     int pollInput(RelayReceiver.Direct direct) {
         RelayReceiver r = receiver;

@@ -11,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import org.railyard.wire.RelayFrame;
 
 /**
@@ -90,6 +92,20 @@ final class RelayReceiver {
     private volatile Selector selector;
     /** True from before the reader thread asks its {@link Tick} until its wait on the socket ended. */
     private volatile boolean selecting;
+    /** Held by the one waiting thread that sleeps on the socket ({@link #sleepUntilReadable}); the others park. */
+    private final ReentrantLock sleeping = new ReentrantLock();
+    /** The sleeping waiters' selector, opened at the first sleep; guarded by {@link #sleeping}. */
+    private Selector waiterSelector;
+    /** The selector a waiting thread sleeps on now, null when none does: {@link #wakeSleeper} wakes it. */
+    private volatile Selector asleepOn;
+    /** Sleeps on the socket that ended before their bound (input came, or a wake). */
+    private volatile long sleepWakes;
+    /**
+     * {@link #polled} when the last sleep ended with the socket readable, else -1; guarded by
+     * {@link #sleeping}. Still equal at the next sleep: nobody has polled since (the progress lock
+     * was held elsewhere), the input is still unread, and a select would return at once.
+     */
+    private long readyAt = -1;
 
     /**
      * @param ch       the connection, after the handshake, non-blocking
@@ -152,6 +168,89 @@ final class RelayReceiver {
             return drain(true, direct);
         } finally {
             reading.unlock();
+        }
+    }
+
+    /**
+     * A waiting thread's sleep until the relay writes to this connection: after {@code lastLook}
+     * (a duty cycle, made once a {@link #wakeSleeper} can end the sleep) found nothing, waits for
+     * the socket to become readable, for at most {@code nanos} rounded up to whole milliseconds
+     * (the kernel's wait counts in them), or until {@link #wakeSleeper}. The kernel wakes exactly
+     * this thread when the relay writes, and the thread reads at its next poll, so no other thread
+     * of the rank wakes for the frame. One thread sleeps here at a time.
+     *
+     * @param stay asked after the last look: true if the caller must not sleep on the socket now
+     *             (its wait may end by something else than this connection's input)
+     * @return true if it slept or the last look found work; false if it cannot sleep here
+     *         (another thread sleeps, the connection ended, {@code stay}, or the input that ended
+     *         the last sleep is still unread because no poll came since): the caller parks
+     */
+    boolean sleepUntilReadable(long nanos, IntSupplier lastLook, BooleanSupplier stay) {
+        if (!sleeping.tryLock()) {
+            return false;
+        }
+        try {
+            if (broken != null || closed) {
+                closeWaiterSelector();
+                return false;
+            }
+            Selector sel = waiterSelector;
+            if (sel == null) {
+                sel = Selector.open();
+                ch.register(sel, SelectionKey.OP_READ);
+                waiterSelector = sel;
+            }
+            asleepOn = sel; // before the look: a wake that comes during it ends the select at once
+            try {
+                if (lastLook.getAsInt() > 0) {
+                    return true;
+                }
+                if (stay.getAsBoolean() || readyAt == polled) {
+                    return false; // the input it would wake for is there, unread: the caller parks
+                }
+                long bound = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
+                long start = System.nanoTime();
+                int ready = sel.select(bound);
+                sel.selectedKeys().clear();
+                readyAt = ready > 0 ? polled : -1;
+                if (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(bound)) {
+                    sleepWakes++;
+                }
+                return true;
+            } finally {
+                asleepOn = null;
+            }
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            closeWaiterSelector();
+            return false; // the connection is closing: its end is seen by the next poll
+        } finally {
+            sleeping.unlock();
+        }
+    }
+
+    /** Ends a waiting thread's sleep on the socket, if one sleeps there; cheap when none does. */
+    void wakeSleeper() {
+        Selector sel = asleepOn;
+        if (sel != null) {
+            sel.wakeup();
+        }
+    }
+
+    /** Sleeps on the socket that ended before their bound. */
+    long sleepWakes() {
+        return sleepWakes;
+    }
+
+    /** Holding {@link #sleeping}. */
+    private void closeWaiterSelector() {
+        Selector sel = waiterSelector;
+        waiterSelector = null;
+        if (sel != null) {
+            try {
+                sel.close();
+            } catch (IOException ignored) {
+                // the key goes with the socket anyway
+            }
         }
     }
 
@@ -318,6 +417,7 @@ final class RelayReceiver {
     }
 
     private void stop() {
+        wakeSleeper();
         try {
             ch.close();
         } catch (IOException ignored) {

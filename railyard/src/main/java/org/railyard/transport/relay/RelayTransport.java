@@ -53,7 +53,7 @@ public final class RelayTransport implements Transport, ReplayLog {
     private Duration timeout;
     private Duration absence;
     private InetSocketAddress owner;
-    private RelayPort receiving;
+    private volatile RelayPort receiving;
     private final Map<InetSocketAddress, RelayPort> sending = new ConcurrentHashMap<>();
     private RelayLink.Inbox[] inboxes;
     private long[] nextSequence;
@@ -62,6 +62,7 @@ public final class RelayTransport implements Transport, ReplayLog {
     /** Peers whose first frame arrived before {@link #arrivals} was set (a relay replaying at once to a rank started again). */
     private final BitSet earlyArrivals = new BitSet();
     private Doorbell doorbell;
+    private final RelayInputBell inputBell = new RelayInputBell(this);
     private volatile boolean closed;
     private Thread watcher;
     /**
@@ -397,12 +398,12 @@ public final class RelayTransport implements Transport, ReplayLog {
                 // the reading thread may be a waiter holding the progress lock: the connector hears of it elsewhere
                 Thread.ofVirtual().name("railyard-relay-arrival-" + source).start(() -> announce(source));
             }
-            doorbell.wakeSleepers();
+            wakeSleepers();
         }
 
         @Override
         public void stored() {
-            doorbell.wakeSleepers();
+            wakeSleepers();
         }
 
         @Override
@@ -414,7 +415,7 @@ public final class RelayTransport implements Transport, ReplayLog {
             if (l != null && l.sendsThrough(port)) {
                 l.fail("rank " + rank + " has been away from its relay " + text(port.relay()) + " for "
                         + absentMillis / 1000 + " s, more than " + Config.RELAY_ABSENCE_PROP + " (" + absence.toSeconds() + " s)");
-                doorbell.wakeSleepers();
+                wakeSleepers();
             }
         }
 
@@ -426,7 +427,7 @@ public final class RelayTransport implements Transport, ReplayLog {
                     l.fail(why);
                 }
             }
-            doorbell.wakeSleepers();
+            wakeSleepers();
         }
 
         @Override
@@ -434,6 +435,33 @@ public final class RelayTransport implements Transport, ReplayLog {
             System.getLogger("org.railyard.transport").log(System.Logger.Level.INFO, "rank " + env.rank() + ": " + line);
         }
     };
+
+    /** Wakes this process's threads that sleep on the doorbell or on the receiving connection. */
+    private void wakeSleepers() {
+        doorbell.wakeSleepers();
+        inputBell.wakeSleepers();
+    }
+
+    @Override
+    public org.railyard.transport.Bell inputBell() {
+        return inputBell;
+    }
+
+    /** The port of this rank's owner relay, null before the transport started. */
+    RelayPort receivingPort() {
+        return receiving;
+    }
+
+    /** True while a link was refused room by a sending port and its STOREDs have not freed it yet. */
+    boolean backPressured() {
+        for (RelayPort p : sending.values()) {
+            if (p.pressed) {
+                return true;
+            }
+        }
+        RelayPort r = receiving;
+        return r != null && r.pressed;
+    }
 
     @Override
     public String offer(int peer, AddressCard peerCard) throws IOException {

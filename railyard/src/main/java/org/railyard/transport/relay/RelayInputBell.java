@@ -1,0 +1,64 @@
+package org.railyard.transport.relay;
+
+import java.util.function.IntSupplier;
+import org.railyard.transport.Bell;
+
+/**
+ * The relay transport's input bell ({@link org.railyard.transport.Transport#inputBell}): a
+ * waiting thread sleeps on the readiness of this rank's receiving connection, so the kernel
+ * wakes exactly that thread when the owner relay writes a DELIVER, and the waiter leaves the
+ * processor to the relay meanwhile (on a node where the ranks and the relay share few
+ * processors, a rank that polls holds the one the relay needs to forward what it waits for).
+ *
+ * <p>Only input on the receiving connection ends the sleep, and {@link #wakeSleepers}: a thread
+ * that did work, a STORED read by a port's thread, a link failed. A rank back-pressured by a
+ * sending port (its frames wait for STOREDs, which come on that port's connection) does not sleep
+ * here: it parks as before ({@link #sleep} returns false). One thread sleeps at a time; the others
+ * park. The sleep is bounded by the caller's interval, rounded up to whole milliseconds.
+ */
+final class RelayInputBell implements Bell {
+    private final RelayTransport transport;
+
+    RelayInputBell(RelayTransport transport) {
+        this.transport = transport;
+    }
+
+    @Override
+    public boolean usable() {
+        RelayReceiver r = receiver();
+        return r != null && r.broken() == null;
+    }
+
+    @Override
+    public boolean enabled() {
+        return true;
+    }
+
+    @Override
+    public boolean sleep(long nanos, IntSupplier lastLook) {
+        RelayReceiver r = receiver();
+        if (r == null || transport.backPressured()) {
+            return false;
+        }
+        return r.sleepUntilReadable(nanos, lastLook, transport::backPressured);
+    }
+
+    @Override
+    public void wakeSleepers() {
+        RelayReceiver r = receiver();
+        if (r != null) {
+            r.wakeSleeper();
+        }
+    }
+
+    @Override
+    public long wakes() {
+        RelayReceiver r = receiver();
+        return r == null ? 0 : r.sleepWakes();
+    }
+
+    private RelayReceiver receiver() {
+        RelayPort p = transport.receivingPort();
+        return p == null ? null : p.receiver();
+    }
+}
