@@ -86,6 +86,7 @@ final class CollCounter {
     private int foldCount;
     private Reduction foldOp;
     private int foldAt;
+    private long foldSlot;
     /** What the operation threw in this member's {@link #fold}, or null. */
     private RuntimeException foldThrown;
     /** What the wait under way is for (the collective's name), for its error. */
@@ -136,16 +137,18 @@ final class CollCounter {
      * ({@link #slot}).
      */
     void allreduce(Object sbuf, int soff, Object rbuf, int roff, boolean direct, Kind k, int count, Reduction op) {
+        int p = c.size();
+        long slot = slot(shm, p);
         int at = shm.next();
         MemorySegment seg = shm.segment();
-        CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + HEAD + c.rank * slot(shm, c.size())));
-        // what the last member's fold needs (a communicator has one blocking collective at a time)
-        foldAt = at;
-        foldOp = op;
-        foldKind = k;
-        foldCount = count;
+        CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + HEAD + c.rank * slot));
         foldAcc = direct ? rbuf : scratch(0, k, count);
         foldAccOff = direct ? roff : 0;
+        foldKind = k;
+        foldCount = count;
+        foldOp = op;
+        foldAt = at;
+        foldSlot = slot;
         foldThrown = null;
         try {
             pass("allreduce", fold);
@@ -174,7 +177,6 @@ final class CollCounter {
      */
     private void fold() {
         int p = c.size();
-        long foldSlot = slot(shm, p);
         MemorySegment seg = shm.segment();
         Kind k = foldKind;
         int bytes = foldCount * k.size;
