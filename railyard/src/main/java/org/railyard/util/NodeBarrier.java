@@ -68,22 +68,9 @@ public final class NodeBarrier {
 
     /** Arrives at the barrier; returns the generation to wait past ({@link #passed}). */
     public int arrive() {
-        return arrive(null);
-    }
-
-    /**
-     * Arrives at the barrier; the last member to arrive runs {@code last} (unless null) before any
-     * member passes, so what it writes is seen by every member once {@link #passed} (the
-     * generation's release and acquire order it). {@code last} must return normally: the others
-     * pass only after it. Returns the generation to wait past.
-     */
-    public int arrive(Runnable last) {
         int gen = (int) INT.getAcquire(words, GENERATION);
         long arrived = (long) WORD.getAndAdd(words, ARRIVED, 1L) + 1;
         if (arrived == members) {
-            if (last != null) {
-                last.run();
-            }
             WORD.setVolatile(words, ARRIVED, 0L);
             INT.setVolatile(words, GENERATION, gen + 1);
             if ((int) INT.getVolatile(words, SLEEPERS) > 0) {

@@ -1,7 +1,6 @@
 package org.railyard.engine.coll;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.ReentrantLock;
 import org.railyard.engine.comm.CommState;
 import org.railyard.error.ErrorClass;
@@ -20,16 +19,11 @@ import org.railyard.util.WaitPlan;
  * of a message round costs a pass through the scheduler, this is what keeps a barrier short.
  *
  * <p>Allreduce: each member writes its vector into its slot of the half the use writes into
- * ({@link CollShm#next}) and arrives; the last to arrive folds all the slots in rank order
- * ({@code x0 op (x1 op (... op x(p-1)))}) and writes the result, with a word saying whether the fold
- * succeeded, at the head of the half before it lets the others pass; each copies the result out.
- * One fold per call, not one per member: on a node with more ranks than processors the members'
- * processor time adds up on the few processors, and p folds of p slots would make it grow as p^2.
- * Every member gets the same bits, a non-commutative operation included. An operation that throws
- * in the last member's fold still lets the others pass: they end with an OP error naming that
- * member, it with the exception itself. The halves alternate as for the segment's other uses, and
- * the argument there holds: a member that passed the barrier of use {@code k - 1} knows every
- * member had finished reading use {@code k - 2}, the last one of the half it now writes.
+ * ({@link CollShm#next}), passes the barrier, and folds all the slots in rank order
+ * ({@code x0 op (x1 op (... op x(p-1)))}), so every member computes the same result bit for bit, a
+ * non-commutative operation included. The halves alternate as for the segment's other uses, and the
+ * argument there holds: a member that passed the barrier of use {@code k - 1} knows every member
+ * had finished reading use {@code k - 2}, the last one of the half it now writes.
  *
  * <p>A waiting member counts as one of the engine's waiters (the agent rests, a stall report names
  * the wait) and drives progress itself, one duty cycle between two sleeps, so what else is under
@@ -59,10 +53,6 @@ final class CollCounter {
     static final int PIDS_PER_LOOK = 8;
     /** The least time between two looks at the members' processes of one waiter. */
     static final long PID_LOOK_NANOS = 100_000_000;
-    /** The head of a half in an allreduce: the fold's outcome word and the folding member's rank, then the result. */
-    private static final long HEAD = 64;
-    private static final int FOLDED = 1;
-    private static final int FOLD_FAILED = 2;
 
     private final CollServices e;
     private final CommState c;
@@ -77,18 +67,6 @@ final class CollCounter {
     private final Object[][] scratch = new Object[2][Kind.values().length];
     /** True while a thread waits in {@link #pass}: for a stall report, read by another thread. */
     private volatile boolean waiting;
-    /** {@link #fold}, made once. */
-    private final Runnable fold = this::fold;
-    /** The allreduce under way, for {@link #fold} (a communicator has one blocking collective at a time). */
-    private Object foldAcc;
-    private int foldAccOff;
-    private Kind foldKind;
-    private int foldCount;
-    private Reduction foldOp;
-    private int foldAt;
-    private long foldSlot;
-    /** What the operation threw in this member's {@link #fold}, or null. */
-    private RuntimeException foldThrown;
     /** What the wait under way is for (the collective's name), for its error. */
     private String waitingIn = "";
     /** The member whose process the next look at processes checks first. */
@@ -122,78 +100,28 @@ final class CollCounter {
     }
 
     /**
-     * The bytes of a member's slot of an allreduce among {@code p} members in {@code shm}: what is
-     * left of a half after its head, a p-th of it, whole 8-byte words. A larger vector does not
-     * take this path.
-     */
-    static long slot(CollShm shm, int p) {
-        return Math.max(0, ((shm.halfBytes() - HEAD) / p) & ~7L);
-    }
-
-    /**
      * Allreduce of {@code count} elements of {@code k} from {@code sbuf} into {@code rbuf}: folded
      * in {@code rbuf} itself when it is {@code direct} (a Java array of {@code k}), else in a scratch
      * array and copied out; {@code sbuf} may be {@code rbuf} itself. The vector must fit a slot
-     * ({@link #slot}).
+     * ({@link CollShm#slot}).
      */
     void allreduce(Object sbuf, int soff, Object rbuf, int roff, boolean direct, Kind k, int count, Reduction op) {
         int p = c.size();
-        long slot = slot(shm, p);
+        long slot = shm.slot(p);
         int at = shm.next();
         MemorySegment seg = shm.segment();
-        CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + HEAD + c.rank * slot));
-        foldAcc = direct ? rbuf : scratch(0, k, count);
-        foldAccOff = direct ? roff : 0;
-        foldKind = k;
-        foldCount = count;
-        foldOp = op;
-        foldAt = at;
-        foldSlot = slot;
-        foldThrown = null;
-        try {
-            pass("allreduce", fold);
-        } finally {
-            foldAcc = null;
-            foldOp = null;
+        CollSchedule.copyNow(k, sbuf, soff, count, Kind.BYTE, seg, (int) (at + c.rank * slot));
+        Object acc = direct ? rbuf : scratch(0, k, count);
+        int accOff = direct ? roff : 0;
+        Object tmp = scratch(1, k, count);
+        pass("allreduce");
+        CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + (p - 1) * slot), count * k.size, k, acc, accOff);
+        for (int q = p - 2; q >= 0; q--) {
+            CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + q * slot), count * k.size, k, tmp, 0);
+            op.apply(k, tmp, 0, acc, accOff, count);
         }
-        if (foldThrown != null) {
-            RuntimeException t = foldThrown;
-            foldThrown = null;
-            throw t;
-        }
-        if (seg.get(ValueLayout.JAVA_INT, at) != FOLDED) {
-            int who = seg.get(ValueLayout.JAVA_INT, at + 4);
-            throw new RailyardException(ErrorClass.OP, "allreduce on " + c.name() + " (" + NAME + "): operation " + op
-                    + " failed in rank " + who + "'s fold of the members' vectors");
-        }
-        CollSchedule.copyNow(Kind.BYTE, seg, (int) (at + HEAD), count * k.size, k, rbuf, roff);
-    }
-
-    /**
-     * The last member's part of {@link #allreduce}, run before any member passes: folds the slots
-     * in rank order into {@link #foldAcc} and writes the result and the outcome word at the head of
-     * the half. Never throws: what the operation threw is kept in {@link #foldThrown} for this
-     * member, and the word tells the others.
-     */
-    private void fold() {
-        int p = c.size();
-        MemorySegment seg = shm.segment();
-        Kind k = foldKind;
-        int bytes = foldCount * k.size;
-        try {
-            Object tmp = scratch(1, k, foldCount);
-            CollSchedule.copyNow(Kind.BYTE, seg, (int) (foldAt + HEAD + (p - 1) * foldSlot), bytes, k, foldAcc, foldAccOff);
-            for (int q = p - 2; q >= 0; q--) {
-                CollSchedule.copyNow(Kind.BYTE, seg, (int) (foldAt + HEAD + q * foldSlot), bytes, k, tmp, 0);
-                foldOp.apply(k, tmp, 0, foldAcc, foldAccOff, foldCount);
-            }
-            CollSchedule.copyNow(k, foldAcc, foldAccOff, foldCount, Kind.BYTE, seg, (int) (foldAt + HEAD));
-            seg.set(ValueLayout.JAVA_INT, foldAt, FOLDED);
-        } catch (RuntimeException | Error ex) {
-            seg.set(ValueLayout.JAVA_INT, foldAt + 4, c.rank);
-            seg.set(ValueLayout.JAVA_INT, foldAt, FOLD_FAILED);
-            foldThrown = ex instanceof RuntimeException re ? re : new RailyardException(ErrorClass.OP,
-                    "allreduce on " + c.name() + ": operation " + foldOp + " failed: " + ex, ex);
+        if (!direct) {
+            CollSchedule.copyNow(k, acc, 0, count, k, rbuf, roff);
         }
     }
 
@@ -229,13 +157,8 @@ final class CollCounter {
      * rests: this thread runs a duty cycle between its sleeps; a stall report names the wait).
      */
     private void pass(String what) {
-        pass(what, null);
-    }
-
-    /** As {@link #pass(String)}; the last member to arrive runs {@code last} (which must not throw) before the others pass. */
-    private void pass(String what, Runnable last) {
         waitingIn = what;
-        int gen = barrier.arrive(last);
+        int gen = barrier.arrive();
         if (barrier.passed(gen)) {
             return;
         }
@@ -287,7 +210,7 @@ final class CollCounter {
             for (int i = 0; i < Math.min(PIDS_PER_LOOK, p); i++) {
                 int q = pidCursor;
                 pidCursor = (pidCursor + 1) % p;
-                long pid = q == c.rank ? 0 : pids.getAtIndex(ValueLayout.JAVA_LONG, q);
+                long pid = q == c.rank ? 0 : pids.getAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, q);
                 if (pid > 0 && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true)) {
                     failed = named(failed, q, "its process " + pid + " is gone");
                 }

@@ -120,7 +120,7 @@ final class CollReductions {
             return sharedReduce(c, ALLREDUCE, shm, -1, sbuf, soff, rbuf, roff, count, k, op);
         }
         shm = blocking && count > 0 && bytes <= coll.tuning.allreduceCounter ? coll.counter(c, ALLREDUCE) : null;
-        if (shm != null && bytes <= CollCounter.slot(shm, p)) {
+        if (shm != null && bytes <= shm.slot(p)) {
             return counterAllreduce(c, shm, sbuf, soff, rbuf, roff, count, k, op);
         }
         String algo;
