@@ -29,7 +29,8 @@ import org.railyard.types.Reduction;
  * everybody came, the allreduce equals the sequential fold in rank order (a non-commutative
  * operation too), in place and into a ByteBuffer, mixed with large collectives through the same
  * segment; a bcast from every root delivers and writes nothing around the buffer; forcing a message algorithm takes the counter out; a member that leaves ends the others'
- * wait with PEER_FAILED naming it.
+ * wait with PEER_FAILED naming it; an operation that throws in the fold ends every member's call,
+ * none waits.
  */
 class CollCounterTest {
     private static final int ROUNDS = 200;
@@ -86,6 +87,29 @@ class CollCounterTest {
                 assertThat(bb.getLong(8 * i)).as("into a ByteBuffer, element %d", i).isEqualTo(expect[i]);
             }
             assertThat(e.describeChoices()).contains("SUM: " + CollCounter.NAME);
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {2, 5})
+    void anOperationThatThrowsInTheFoldEndsEveryMembersCallAndTheNextOnesWork(int n) throws Exception {
+        // every member's call ends with what the operation threw (each member folds the slots
+        // itself; a fold done by one member for all would end the others' with an OP error naming
+        // it); nobody waits, and the communicator goes on
+        Reduction broken = Reduction.of("BROKEN", true, 1, (k, in, io, inout, ioOff, count) -> {
+            throw new IllegalStateException("broken operation");
+        });
+        EngineJob.run(n, "shm", (e, c, w, me) -> {
+            long[] out = new long[4];
+            assertThatThrownBy(() -> c.allreduce(w, contribution(me, 4, Reduction.SUM), 0, out, 0, 4, Kind.LONG, broken))
+                    .satisfies(t -> assertThat(t).satisfiesAnyOf(
+                            x -> assertThat(x).isInstanceOf(IllegalStateException.class).hasMessage("broken operation"),
+                            x -> assertThat(x).isInstanceOf(RailyardException.class)
+                                    .hasMessageContaining("operation BROKEN failed in rank ")
+                                    .satisfies(r -> assertThat(((RailyardException) r).errorClass()).isEqualTo(ErrorClass.OP))));
+            c.allreduce(w, contribution(me, 4, Reduction.SUM), 0, out, 0, 4, Kind.LONG, Reduction.SUM);
+            assertThat(out).isEqualTo(fold(Reduction.SUM, 0, n, 4));
+            assertThat(e.describeChoices()).contains("BROKEN: " + CollCounter.NAME);
         });
     }
 
