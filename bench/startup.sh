@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/startup.sh: time from a launcher's start to every rank past init, by job size.
 #
-#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard railyard-aot railyard-cached hydra hydra-pmi2 ompi mpj"]
+#   bench/startup.sh [--sizes "2 8 32 64 128"] [--rounds 3] [--launchers "srun railyard railyard-aot railyard-cached railyard-threads hydra hydra-pmi2 ompi mpj"]
 #                    [--out DIR] [--timeout SECONDS]
 #
 # Launchers (each skipped, with a message, where its tools are missing):
@@ -12,6 +12,8 @@
 #               trained by one job before the first round (its time is printed, not measured)
 #   railyard-cached  railyard-aot, and the launcher's own JVM from its own cache as bin/railyard
 #               makes one (JDK 25's -XX:AOTCache; made by one recorded job before the first round)
+#   railyard-threads  railyard run -np N --threads StartupRank          (every rank a thread of the launcher's JVM,
+#               with a class loader of its own; the rank JVM options do not apply)
 #   hydra       mpiexec.hydra -n N java ... StartupRank                   (Railyard over PMI-1)
 #   hydra-pmi2  the same with RAILYARD_PMI=2                              (Railyard over Hydra's PMI-2)
 #   ompi        Open MPI's mpirun --oversubscribe of an empty C MPI program (bench/startup/empty_mpi.c)
@@ -84,7 +86,7 @@ usable=()
 for l in $LAUNCHERS; do
   case "$l" in
     srun) if have srun && sinfo -h > /dev/null 2>&1; then usable+=(srun); else echo "$PROG: skipping srun: no Slurm answers (sinfo)" >&2; fi ;;
-    railyard) usable+=(railyard) ;;
+    railyard|railyard-threads) usable+=("$l") ;;
     railyard-aot|railyard-cached)
       # the JVM caches classes from jars only: the rank goes into one
       "$JDK/bin/jar" cf "$SCRATCH/startuprank.jar" -C "$SCRATCH/classes" .
@@ -109,7 +111,7 @@ for l in $LAUNCHERS; do
       else
         echo "$PROG: skipping mpj: MPJ Express is not installed (apt-get install libmpj-java)" >&2
       fi ;;
-    *) fail "unknown launcher '$l' (srun railyard railyard-aot railyard-cached hydra hydra-pmi2 ompi mpj)" ;;
+    *) fail "unknown launcher '$l' (srun railyard railyard-aot railyard-cached railyard-threads hydra hydra-pmi2 ompi mpj)" ;;
   esac
 done
 ((${#usable[@]})) || fail "no launcher to measure"
@@ -126,6 +128,8 @@ run_one() {
     railyard-cached) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' \
                 -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
+    railyard-threads) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --threads \
+                -cp "$SCRATCH/classes" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     ompi) timeout "$TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" "$SCRATCH/empty_mpi" ;;

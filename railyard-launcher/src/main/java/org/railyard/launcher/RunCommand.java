@@ -208,6 +208,11 @@ public final class RunCommand implements Callable<Integer> {
             if (threads) {
                 return ThreadLauncher.run(job, o, e2).exitCode();
             }
+            String hint = crowdedHint(job.np(), Runtime.getRuntime().availableProcessors(),
+                    job.hosts().isEmpty() && !SrunLaunch.applies(job, System.getenv()));
+            if (hint != null) {
+                print(err, LineSink.LAUNCHER, hint);
+            }
             if (sites == null) {
                 return Launcher.run(job, o, e2).exitCode();
             }
@@ -227,6 +232,25 @@ public final class RunCommand implements Callable<Integer> {
                 started.close();
             }
         }
+    }
+
+    /** Ranks per processor from which a job of one JVM per rank on this machine gets {@link #crowdedHint}'s line. */
+    static final int CROWDED_RANKS_PER_PROCESSOR = 4;
+
+    /**
+     * The line that points a job of {@code np} JVMs on this machine ({@code local}) with
+     * {@code processors} processors to {@code --threads}, when the ranks outnumber the processors
+     * {@link #CROWDED_RANKS_PER_PROCESSOR} times or more; null otherwise. Every JVM compiles, loads
+     * and links the same code on the same few processors, which ranks that are threads of one JVM do
+     * once (measured: bench/results/log/2026-11-29-0428-quiet-window.md).
+     */
+    static String crowdedHint(int np, int processors, boolean local) {
+        if (!local || processors < 1 || np < CROWDED_RANKS_PER_PROCESSOR * processors) {
+            return null;
+        }
+        return "railyard run: " + np + " ranks on " + processors + (processors == 1 ? " processor" : " processors")
+                + ", one JVM each: every JVM compiles, loads and links the same code on them; --threads runs the"
+                + " ranks as threads of one JVM (README, --threads)";
     }
 
     /** How many relays to start in the launcher: --relays, else one if the job needs relays and --relay names none. */
