@@ -243,11 +243,26 @@ public final class ChannelTable {
     }
 
     /**
-     * The input bell of the started transports ({@link org.railyard.transport.Transport#inputBell}),
-     * {@link Bell#NONE} if none has one: what the engine's idle plan for a relayed rank sleeps on.
+     * True if a started transport has an input bell ({@link org.railyard.transport.Transport#inputBell}):
+     * what the engine's idle plan for a relayed rank sleeps on.
      */
-    public Bell inputBell() {
-        return inputBell;
+    public boolean hasInputBell() {
+        return inputBell != Bell.NONE;
+    }
+
+    /** True if a waiter can sleep on the input bell now. */
+    public boolean inputBellUsable() {
+        return inputBell.usable();
+    }
+
+    /** Sleeps on the input bell, at most {@code nanos}: see {@link Bell#sleep}. */
+    public boolean sleepOnInput(long nanos, java.util.function.IntSupplier lastLook) {
+        return inputBell.sleep(nanos, lastLook);
+    }
+
+    /** Wakes this process's threads that sleep on the input bell, if any. */
+    public void wakeInputSleepers() {
+        inputBell.wakeSleepers();
     }
 
     /** Doorbell sleeps a ring ended before their time. */

@@ -14,17 +14,17 @@ import org.railyard.engine.progress.Progress;
 record InputBell(ChannelTable channels) implements Progress.Bell {
     @Override
     public boolean usable() {
-        return channels.inputBell().usable();
+        return channels.inputBellUsable();
     }
 
     @Override
     public boolean sleep(long nanos, IntSupplier lastLook) {
-        return channels.inputBell().sleep(nanos, lastLook);
+        return channels.sleepOnInput(nanos, lastLook);
     }
 
     @Override
     public void wakeSleepers() {
-        channels.inputBell().wakeSleepers();
+        channels.wakeInputSleepers();
         channels.wakeSleepers();
     }
 
