@@ -128,7 +128,7 @@ run_one() {
     railyard-cached) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' \
                 -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
-    railyard-threads) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --threads \
+    railyard-threads) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --threads \
                 -cp "$SCRATCH/classes" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;

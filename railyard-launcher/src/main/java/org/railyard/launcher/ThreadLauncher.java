@@ -29,6 +29,31 @@ public final class ThreadLauncher {
     private ThreadLauncher() {
     }
 
+    /** The system property of the virtual threads' scheduler's carrier count. */
+    static final String CARRIERS_PROP = "jdk.virtualThreadScheduler.parallelism";
+    /** ... and of the most carriers it may add while others are blocked. */
+    static final String MAX_CARRIERS_PROP = "jdk.virtualThreadScheduler.maxPoolSize";
+    /** The most carriers asked for. */
+    static final int MAX_CARRIERS = 256;
+
+    /**
+     * Gives the virtual threads of this JVM a carrier per rank (as many as the processors at least,
+     * {@link #MAX_CARRIERS} at most) unless the JVM's options chose: every rank's connections are made
+     * on virtual threads, and a handshake whose thread blocks where the JDK cannot unmount it (a
+     * native call, a mapped file) holds its carrier; with the default of a carrier per processor, 64
+     * ranks' handshakes queued behind two carriers for tens of seconds. Effective only before the
+     * JVM's first virtual thread, which the launcher starts after this (its key-value server).
+     */
+    static void carriersFor(int np) {
+        if (System.getProperty(CARRIERS_PROP) == null) {
+            int carriers = Math.min(MAX_CARRIERS, Math.max(np, Runtime.getRuntime().availableProcessors()));
+            System.setProperty(CARRIERS_PROP, Integer.toString(carriers));
+            if (System.getProperty(MAX_CARRIERS_PROP) == null) {
+                System.setProperty(MAX_CARRIERS_PROP, Integer.toString(Math.max(MAX_CARRIERS, carriers)));
+            }
+        }
+    }
+
     /**
      * Runs the job to its end, like {@link Launcher#run(JobSpec, LineSink, LineSink)}.
      *
@@ -47,6 +72,7 @@ public final class ThreadLauncher {
         List<String> classpath = new ArrayList<>(spec.classpath());
         String mainClass = Launcher.mainClass(spec.main(), classpath);
         classpath.addAll(RankLoader.ownClasspath());
+        carriersFor(spec.np());
 
         JobIdentity identity = JobIdentity.fresh();
         SerialSinks sinks = SerialSinks.of(out, err);
