@@ -122,7 +122,7 @@ class WindowBatchTest {
             if (me == 1) {
                 long[] buf = {5, 6};
                 Request r = win.rput(buf, 0, 2, 0, 0);
-                r.await(Duration.ofSeconds(60));
+                assertThat(r.await(Duration.ofSeconds(60))).as("rput complete within 60 s").isNotNull();
                 // the origin buffer is free once the request is done: the target gets 5 and 6
                 buf[0] = -1;
                 buf[1] = -1;
