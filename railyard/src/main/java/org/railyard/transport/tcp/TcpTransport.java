@@ -16,6 +16,10 @@ import org.railyard.util.Config;
 public final class TcpTransport implements Transport {
     /** Smallest frame limit of a tcp link, set here or offered by a peer. */
     private static final int MIN_FRAME = 4096;
+    /** The smallest {@code railyard.tcp.sockbuf} taken: {@link #sockbuf}. */
+    static final int MIN_SOCKBUF = 64 * 1024;
+    /** The largest {@code railyard.tcp.sockbuf} taken. */
+    static final int MAX_SOCKBUF = 1 << 30;
     private int maxFrame;
     private int sockbuf;
 
@@ -29,8 +33,27 @@ public final class TcpTransport implements Transport {
         if (maxFrame < MIN_FRAME) {
             throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
         }
-        sockbuf = (int) Config.bytes(Config.TCP_SOCKBUF_PROP, Config.TCP_SOCKBUF_DEFAULT);
+        sockbuf = sockbuf(Config.bytes(Config.TCP_SOCKBUF_PROP, Config.TCP_SOCKBUF_DEFAULT));
         return true;
+    }
+
+    /**
+     * The socket buffer size asked of the kernel for {@code railyard.tcp.sockbuf} = {@code bytes}: 0
+     * leaves the kernel's sizes (and its autotuning); else at least {@link #MIN_SOCKBUF}. A buffer set
+     * after the connection is made can end up smaller than one segment of the path (a loopback
+     * segment is about 64 KiB), and a sender whose every segment overflows the peer's window stalls
+     * without an error.
+     *
+     * @throws IllegalArgumentException naming the setting, for a size that is negative, below
+     *                                  {@link #MIN_SOCKBUF} or above 1 GiB
+     */
+    static int sockbuf(long bytes) {
+        if (bytes != 0 && (bytes < MIN_SOCKBUF || bytes > MAX_SOCKBUF)) {
+            throw new IllegalArgumentException("setting " + Config.TCP_SOCKBUF_PROP + " = " + bytes + " is outside "
+                    + MIN_SOCKBUF + " to " + MAX_SOCKBUF + " bytes (0 leaves the kernel's sizes): a socket buffer"
+                    + " below one TCP segment stalls the connection");
+        }
+        return (int) bytes;
     }
 
     @Override
