@@ -40,6 +40,12 @@ final class RailScheduler {
     private StripeTimer timer;
     private StripeTimer freeTimers;
 
+    /** A rail that received nothing for this long counts as quiet ({@link #skipsQuiet}). */
+    private static final long QUIET_NANOS = 1_000_000L;
+    private static final int QUIET_POLL_MASK = 15;
+    /** Polls of the channel's rails so far ({@link #pollBegins}). */
+    private int polls;
+
     RailScheduler(int peer, StatsGroup stats, long railWindow) {
         this.peer = peer;
         this.stats = stats;
@@ -383,5 +389,21 @@ final class RailScheduler {
     private void releaseTimer(StripeTimer t) {
         t.nextFree = freeTimers;
         freeTimers = t;
+    }
+
+    /** A poll of the channel's rails begins ({@link #skipsQuiet} counts them). */
+    void pollBegins() {
+        polls++;
+    }
+
+    /**
+     * True if this poll of a multi-rail channel leaves rail {@code r} unread: a quiet rail (nothing
+     * received for {@link #QUIET_NANOS}) that owes no acknowledgement is read every 16th poll only.
+     * Reading an idle socket is a system call, and with four rails it would slow the one that
+     * carries a ping-pong; a rail with data in flight is read every time, so the acknowledgements
+     * that time its stripes are seen at once.
+     */
+    boolean skipsQuiet(Rail r, long now) {
+        return r.inFlight() == 0 && now - r.lastReceiveNanos > QUIET_NANOS && (polls & QUIET_POLL_MASK) != 0;
     }
 }

@@ -39,10 +39,6 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     /** Most rails a channel can have. */
     static final int MAX_RAILS = Handshake.MAX_RAILS;
 
-    /** A rail that received nothing for this long counts as quiet (see {@link #progressReceive}). */
-    private static final long QUIET_NANOS = 1_000_000L;
-    private static final int QUIET_POLL_MASK = 15;
-
     /** {@link #claim} when the retransmit buffer has no room for the frame. */
     private static final long FULL = -3;
 
@@ -61,7 +57,6 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
     private boolean byeReceived;
     private long now;
     private boolean printedPolicy;
-    private int polls;
     private Rail polling;
     /** The header of the frame being written: filled by the outbound, written only by {@link #put}. */
     private final FrameFields header = new FrameFields();
@@ -510,17 +505,10 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
             now = table.nanoTime();
         }
         int n = 0;
-        polls++;
+        rails.pollBegins();
         for (int i = 0; i < rails.slots() && state == State.UP; i++) {
             Rail r = rails.existing(i);
-            if (r == null || !r.up()) {
-                continue;
-            }
-            if (reliable && r.inFlight() == 0 && now - r.lastReceiveNanos > QUIET_NANOS && (polls & QUIET_POLL_MASK) != 0) {
-                // a quiet rail that owes us no acknowledgement is read every 16th cycle only: reading
-                // an idle socket is a system call, and with four rails it would slow the one that
-                // carries a ping-pong (a rail with data in flight is read every time, so the
-                // acknowledgements that time its stripes are seen at once)
+            if (r == null || !r.up() || reliable && rails.skipsQuiet(r, now)) {
                 continue;
             }
             polling = r;
