@@ -70,6 +70,8 @@ public final class ChannelTable {
     private boolean allCardsRead;
     private Bell doorbell = Bell.NONE;
     private Bell inputBell = Bell.NONE;
+    /** True once the waiters sleep on the input bell ({@link #sleepOnInput}). */
+    private boolean onInput;
 
     /**
      * Opens the channel floor of this process: loads the transport plugins ({@link ServiceLoader}),
@@ -219,12 +221,30 @@ public final class ChannelTable {
     }
 
     /**
-     * True if a waiter of this process can sleep on the doorbell of its shared rings (futexes
-     * work, {@code railyard.doorbell} is on, at least one ring; never in tables made without
-     * transports).
+     * From now on this process's waiters sleep on the input bell of a started transport
+     * ({@link org.railyard.transport.Transport#inputBell}: the relay connection every frame of a
+     * relayed rank comes on) instead of the doorbell; false, and nothing changes, if no transport
+     * has one. The doorbell is still rung: a thread of this process may sleep on either.
+     */
+    public boolean sleepOnInput() {
+        if (inputBell == Bell.NONE) {
+            return false;
+        }
+        onInput = true;
+        return true;
+    }
+
+    /** The bell this process's waiters sleep on: the doorbell, or the input bell after {@link #sleepOnInput}. */
+    private Bell waitersBell() {
+        return onInput ? inputBell : doorbell;
+    }
+
+    /**
+     * True if a waiter of this process can sleep on its bell now (the doorbell: futexes work,
+     * {@code railyard.doorbell} is on, at least one ring; never in tables made without transports).
      */
     public boolean bellUsable() {
-        return doorbell.usable();
+        return waitersBell().usable();
     }
 
     /** True if the doorbell is switched on and futexes work here. */
@@ -232,37 +252,17 @@ public final class ChannelTable {
         return doorbell.enabled();
     }
 
-    /** Sleeps on the doorbell, at most {@code nanos}: see {@link Bell#sleep}. */
+    /** Sleeps on the waiters' bell, at most {@code nanos}: see {@link Bell#sleep}. */
     public boolean sleepOnBell(long nanos, java.util.function.IntSupplier lastLook) {
-        return doorbell.sleep(nanos, lastLook);
+        return waitersBell().sleep(nanos, lastLook);
     }
 
-    /** Wakes this process's threads that sleep on the doorbell, if any. */
+    /** Wakes this process's threads that sleep on its bells, if any. */
     public void wakeSleepers() {
+        if (onInput) {
+            inputBell.wakeSleepers();
+        }
         doorbell.wakeSleepers();
-    }
-
-    /**
-     * True if a started transport has an input bell ({@link org.railyard.transport.Transport#inputBell}):
-     * what the engine's idle plan for a relayed rank sleeps on.
-     */
-    public boolean hasInputBell() {
-        return inputBell != Bell.NONE;
-    }
-
-    /** True if a waiter can sleep on the input bell now. */
-    public boolean inputBellUsable() {
-        return inputBell.usable();
-    }
-
-    /** Sleeps on the input bell, at most {@code nanos}: see {@link Bell#sleep}. */
-    public boolean sleepOnInput(long nanos, java.util.function.IntSupplier lastLook) {
-        return inputBell.sleep(nanos, lastLook);
-    }
-
-    /** Wakes this process's threads that sleep on the input bell, if any. */
-    public void wakeInputSleepers() {
-        inputBell.wakeSleepers();
     }
 
     /** Doorbell sleeps a ring ended before their time. */
@@ -471,11 +471,15 @@ public final class ChannelTable {
     }
 
     /**
-     * True if every frame this process can receive now would ring its doorbell: each channel that
-     * is up runs over shared memory alone (a channel still connecting rings when the connector
-     * finishes it). Call holding the progress lock.
+     * True if every frame this process can receive now would ring its waiters' bell: each channel
+     * that is up runs over shared memory alone (a channel still connecting rings when the connector
+     * finishes it). Never with the input bell: a frame to this process from itself rings only the
+     * doorbell. Call holding the progress lock.
      */
     public boolean allRing() {
+        if (onInput) {
+            return false;
+        }
         for (int i = 0; i < activeCount; i++) {
             VirtualChannel c = active[i];
             if (c.state() == VirtualChannel.State.UP && !c.sharesMemory()) {

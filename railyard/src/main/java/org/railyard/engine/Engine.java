@@ -111,11 +111,11 @@ public final class Engine implements FrameSink, Transfer.Owner {
         long maxPark = Config.number(Config.IDLE_MAX_PARK_PROP, Config.IDLE_MAX_PARK_DEFAULT) * 1000;
         long yields = Config.number(Config.IDLE_YIELDS_PROP, IdlePlan.yields(reach, ranksHere, processors));
         boolean sleepFirst = Config.bool(Config.IDLE_SLEEP_FIRST_PROP, IdlePlan.sleepFirst(reach, ranksHere, processors));
-        boolean onInput = IdlePlan.sleepsOnInput(reach) && channels.hasInputBell();
+        boolean onInput = IdlePlan.sleepsOnInput(reach) && channels.sleepOnInput();
         TimerSlack.configured(); // each thread reads it at its first park; a bad value fails here, not in a wait
         long maxSleep = Config.number(Config.IDLE_MAX_SLEEP_PROP, Config.IDLE_MAX_SLEEP_DEFAULT) * 1000;
-        this.progress = new Progress(onInput ? new InputBell(channels) : new ChannelBell(channels), DUTY_PARTS,
-                this::dutyPart, this::agentNeeded, spins, yields, maxPark, maxSleep, sleepFirst);
+        this.progress = new Progress(new ChannelBell(channels), DUTY_PARTS, this::dutyPart, this::agentNeeded, spins,
+                yields, maxPark, maxSleep, sleepFirst);
         this.p2p = new PointToPoint(rank, size, channels, progress, eagerLimit, remoteRead ? memory : null, remoteReadMin,
                 this::choice);
         choice("rank " + rank + ": bootstrap " + bootstrap.name() + ", node " + node + ", transports " + transportNames
@@ -207,7 +207,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
         progress.leftWork();
     }
 
-    /** The channel floor's doorbell, as the progress component sleeps on it. */
+    /** The channel floor's bell (its doorbell, or a relayed rank's input bell), as the progress component sleeps on it. */
     private record ChannelBell(ChannelTable channels) implements Progress.Bell {
         @Override
         public boolean usable() {
