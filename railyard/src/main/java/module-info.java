@@ -6,6 +6,8 @@
  * and what each may use are in docs/ARCHITECTURE.md; FloorsTest checks them on the sources.
  */
 module org.railyard {
+    requires jdk.net;
+
     exports org.railyard;
     exports org.railyard.error;
     exports org.railyard.types;

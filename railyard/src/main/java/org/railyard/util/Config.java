@@ -98,6 +98,18 @@ public final class Config {
     public static final String TCP_SOCKBUF_PROP = "railyard.tcp.sockbuf";
     public static final long TCP_SOCKBUF_DEFAULT = 4L << 20;
 
+    /**
+     * How long a TCP data connection may go unanswered before it ends with an error: when nothing
+     * has moved on it for half this time, the kernel sends keepalive probes, and a connection whose
+     * peer answers none of them is closed ({@code transport.tcp.TcpTransport#keepalive}). A peer that
+     * is alive answers the probes from its kernel, even while it computes, so only a path that stays
+     * silent this long (a host gone, a cable cut, an interface removed) ends a connection; the
+     * rank's waits on that peer then fail with {@code PEER_FAILED} instead of waiting forever.
+     * Whole seconds, 8 s to 9 hours; 0 turns the probes off.
+     */
+    public static final String TCP_KEEPALIVE_PROP = "railyard.tcp.keepalive";
+    public static final Duration TCP_KEEPALIVE_DEFAULT = Duration.ofSeconds(60);
+
     /** Address to bind and publish for TCP; empty: wildcard bind, publish every interface. */
     public static final String TCP_HOST_PROP = "railyard.tcp.host";
     public static final String TCP_HOST_DEFAULT = "";
