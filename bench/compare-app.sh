@@ -23,7 +23,7 @@
 #
 # Usage: bench/compare-app.sh [--rounds R] [--np LIST] [--n LIST] [--mpi openmpi|mpich] [--out DIR]
 #                             [--label TEXT] [--no-build] [--suite obstacle|mpijava|all]
-#                             [--lu-n N] [--mpijava-np LIST] [--threads]
+#                             [--lu-n N] [--mpijava-np LIST] [--threads] [--async]
 #        bench/compare-app.sh --tables-from DIR [--label TEXT]
 #   --rounds R   alternating rounds (default 3)
 #   --np LIST    comma-separated process counts (default 1,2,4,8; 1 is needed for the speed-ups)
@@ -39,6 +39,10 @@
 #   --lu-n N     LuPivot's matrix order (default 1000)
 #   --mpijava-np LIST  process counts of the mpiJava programs (default 2,4)
 #   --threads    mpiJava suite: also run Railyard with its ranks as threads of one JVM (run --threads)
+#   --async      obstacle suite: also run Railyard's asynchronous scheme (ObstacleDemo --scheme async) in
+#                every cell, as a column of its own (railyard-async: its speed-up over its own np-1 run,
+#                its solve time over the synchronous scheme's); its iterations differ by design, so it
+#                is not in the agreement check
 #   --tables-from DIR  runs nothing: the tables and plots again from DIR/raw.tsv
 #
 # A measurement's results file, bench/results/app-obstacle-<mpi>-n<N>-r<R>-<date>.md (the machine
@@ -71,6 +75,7 @@ SUITE=obstacle
 LU_N=1000
 MJ_NPS="2,4"
 THREADS=""
+ASYNC=""
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}
 
 while [ $# -gt 0 ]; do
@@ -86,8 +91,9 @@ while [ $# -gt 0 ]; do
     --lu-n) LU_N="${2:-}"; shift 2 ;;
     --mpijava-np) MJ_NPS="${2:-}"; shift 2 ;;
     --threads) THREADS=1; shift ;;
+    --async) ASYNC=1; shift ;;
     --tables-from) FROM="${2:-}"; shift 2 ;;
-    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -203,7 +209,7 @@ echo "$PROG: load average before measuring: $(cut -d' ' -f1-3 /proc/loadavg) on 
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "java: $("$JDK/bin/java" -version 2>&1 | head -n 1)"
   echo "mpi: $("$MPIRUN" --version 2>&1 | head -n 1)"
-  echo "command: bench/compare-app.sh --rounds $ROUNDS --np $NPS --n $NS --mpi $MPI"
+  echo "command: bench/compare-app.sh --rounds $ROUNDS --np $NPS --n $NS --mpi $MPI${ASYNC:+ --async}"
 } > "$OUT/machine.txt"
 
 # run_one IMPL ROUND N NP: one run; appends its TSV row to raw.tsv
@@ -211,10 +217,12 @@ run_one() {
   local impl=$1 round=$2 n=$3 np=$4 log t0 t1 line
   log="$OUT/logs/$impl-r$round-n$n-np$np.txt"
   t0=$(date +%s.%N)
-  if [ "$impl" = railyard ]; then
+  if [ "$impl" = railyard ] || [ "$impl" = railyard-async ]; then
+    local scheme=sync
+    [ "$impl" = railyard-async ] && scheme=async
     timeout "$((STEP_TIMEOUT + 30))" "$JDK/bin/java" --enable-native-access=ALL-UNNAMED -cp "$LIB/*" org.railyard.cli.Main \
       run -np "$np" --timeout "${STEP_TIMEOUT}s" org.railyard.apps.obstacle.ObstacleDemo --n "$n" --quiet --no-check \
-      > "$log" 2>&1 || fail "Railyard run failed (n $n, np $np, round $round): see $log"
+      --scheme "$scheme" > "$log" 2>&1 || fail "Railyard run failed ($impl, n $n, np $np, round $round): see $log"
   elif [ "$MPI" = openmpi ]; then
     timeout "$STEP_TIMEOUT" "$MPIRUN" --allow-run-as-root --oversubscribe --mca btl self,vader -np "$np" \
       "$OUT/obstacle" --n "$n" --quiet --no-check > "$log" 2>&1 || fail "C twin run failed (n $n, np $np, round $round): see $log"
@@ -226,11 +234,13 @@ run_one() {
   line=$(sed -n 's/^\(\[0\] \)\{0,1\}\(RESULT obstacle .*\)$/\2/p' "$log" | head -n 1)
   [ -n "$line" ] || fail "no RESULT line in $log"
   # key=value fields to the TSV columns AppCompare reads
+  # the asynchronous scheme times no halo or test phase of its own: NaN there
   awk -v round="$round" -v job="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" '
+    function f(k) { return (k in v) ? v[k] : "NaN" }
     {
       for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-      printf "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["impl"], round, v["n"], v["np"], v["iterations"],
-        v["residual"], v["solve_s"], v["compute_s"], v["halo_wait_s"], v["send_wait_s"], v["test_s"], job
+      printf "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v["impl"] (v["scheme"] == "async" ? "-async" : ""), round, v["n"], v["np"], v["iterations"],
+        v["residual"], v["solve_s"], v["compute_s"], f("halo_wait_s"), f("send_wait_s"), f("test_s"), job
     }' <<< "$line" >> "$RAW"
   tail -n 1 "$RAW" | awk -F'\t' '{ printf "  %-10s round %d n %d np %d: %d iterations, solve %.3f s, job %.1f s\n", $1, $2, $3, $4, $5, $7, $12 }' >&2
 }
@@ -240,11 +250,15 @@ TWIN=""
 for round in $(seq 1 "$ROUNDS"); do
   for n in ${NS//,/ }; do
     for np in ${NPS//,/ }; do
-      if [ $((round % 2)) -eq 1 ]; then order="c railyard"; else order="railyard c"; fi
+      if [ -n "$ASYNC" ]; then
+        case $((round % 3)) in 1) order="c railyard railyard-async" ;; 2) order="railyard railyard-async c" ;;
+          *) order="railyard-async c railyard" ;; esac
+      elif [ $((round % 2)) -eq 1 ]; then order="c railyard"; else order="railyard c"; fi
       for impl in $order; do run_one "$impl" "$round" "$n" "$np"; done
-      # the last two rows are this cell's: same iterations and the same residual, or the comparison is void
-      TWIN=$(tail -n 2 "$RAW" | awk -F'\t' '$1 != "railyard" { print $1 }')
-      tail -n 2 "$RAW" | awk -F'\t' -v raw="$RAW" '
+      # this cell's synchronous rows: same iterations and the same residual, or the comparison is void
+      sync_rows() { tail -n "$(wc -w <<< "$order")" "$RAW" | awk -F'\t' '$1 != "railyard-async"'; }
+      TWIN=$(sync_rows | awk -F'\t' '$1 != "railyard" { print $1 }')
+      sync_rows | awk -F'\t' -v raw="$RAW" '
         NR == 1 { it = $5; res = $6 + 0 }
         NR == 2 && ($5 != it || $6 + 0 != res) { printf "%s: the two programs disagree (iterations %s vs %s, residual %s vs %s)\n", raw, it, $5, res, $6; exit 1 }' \
         >&2 || fail "stopped: the C twin and Railyard did not do the same computation (n $n, np $np)"

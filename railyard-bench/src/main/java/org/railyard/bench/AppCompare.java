@@ -29,8 +29,9 @@ import org.knowm.xchart.style.Styler;
  * <pre>
  *   impl  round  n  np  iterations  residual  solve_s  compute_s  halo_wait_s  send_wait_s  test_s  job_s
  * </pre>
- * ({@code impl} is {@code railyard} or the twin's {@code c-...}; the phase times are the mean over
- * ranks, {@code solve_s} the slowest rank's solve, {@code job_s} the whole job from the shell).
+ * ({@code impl} is {@code railyard}, {@code railyard-async} for the asynchronous scheme, or the
+ * twin's {@code c-...}; the phase times are the mean over ranks, {@code solve_s} the slowest
+ * rank's solve, {@code job_s} the whole job from the shell).
  *
  * <p>Per round, each implementation's speed-up is its np-1 solve time of that round over its solve
  * time at np (its own sequential run, the same program on one rank), and Railyard's figures are
@@ -38,12 +39,19 @@ import org.knowm.xchart.style.Styler;
  * of those per-round ratios. Time per iteration is split into compute, halo (waiting for the planes
  * and for the sends) and test (the convergence allreduce), in microseconds.
  *
+ * <p>The asynchronous scheme, where it ran, is a column of its own: its speed-up over its own np-1
+ * run of the same round, and per round its solve time over the synchronous scheme's and its
+ * speed-up over the twin's (which runs the synchronous scheme). Its iterations differ from the
+ * others' by design (ranks iterate on the planes they have), so it is not in the agreement check.
+ *
  * <p>Usage: {@code AppCompare RAW_TSV OUT_DIR [LABEL]}: writes {@code OUT_DIR/tables.md} (also on
  * standard output), {@code OUT_DIR/app-speedup.png} and {@code OUT_DIR/app-per-iteration.png}.
  */
 public final class AppCompare {
     /** Name of Railyard's runs in the raw TSV. */
     public static final String RAILYARD = "railyard";
+    /** Name of Railyard's runs of the asynchronous scheme in the raw TSV. */
+    public static final String ASYNC = "railyard-async";
 
     /** One run of one implementation. */
     record Run(String impl, int round, int n, int np, int iterations, double residual, double solve, double compute,
@@ -70,9 +78,20 @@ public final class AppCompare {
         }
     }
 
-    /** The medians of one cell (n, np) for both implementations and their per-round ratios. */
+    /**
+     * The medians of one cell (n, np) for both implementations and their per-round ratios; with the
+     * asynchronous scheme's ({@code async} null where it did not run).
+     */
     record Cell(int n, int np, int rounds, Summary twin, Summary railyard, double wallRatio, double speedupRatio,
-                double commRatio, boolean agree) {
+                double commRatio, boolean agree, Async async) {
+    }
+
+    /**
+     * The asynchronous scheme in one cell: its medians, its iterations (median over rounds), and the
+     * medians of the per-round ratios of its solve time to the synchronous scheme's and of its
+     * speed-up to the twin's.
+     */
+    record Async(Summary summary, double iterations, double solveToSync, double speedupToTwin) {
     }
 
     /** Medians over rounds of one implementation in one cell; speed-up NaN without an np-1 run. */
@@ -128,7 +147,7 @@ public final class AppCompare {
 
     /** The implementation other than Railyard (the C twin's name), or "c" if none ran. */
     static String twinName(List<Run> runs) {
-        return runs.stream().map(Run::impl).filter(s -> !s.equals(RAILYARD)).findFirst().orElse("c");
+        return runs.stream().map(Run::impl).filter(s -> !s.equals(RAILYARD) && !s.equals(ASYNC)).findFirst().orElse("c");
     }
 
     /** One cell per (n, np) that both implementations ran, in order of n then np. */
@@ -154,6 +173,10 @@ public final class AppCompare {
             List<Double> speedup = new ArrayList<>();
             List<Double> comm = new ArrayList<>();
             boolean agree = true;
+            List<Run> asyncRuns = new ArrayList<>();
+            List<Double> asyncSpeedups = new ArrayList<>();
+            List<Double> asyncToSync = new ArrayList<>();
+            List<Double> asyncToTwin = new ArrayList<>();
             for (int round : rounds) {
                 Run c = byKey.get(key(twin, round, n, np));
                 Run ry = byKey.get(key(RAILYARD, round, n, np));
@@ -174,12 +197,25 @@ public final class AppCompare {
                     rySpeedups.add(rs);
                     speedup.add(rs / cs);
                 }
+                Run as = byKey.get(key(ASYNC, round, n, np));
+                if (as != null) {
+                    asyncRuns.add(as);
+                    asyncToSync.add(as.solve() / ry.solve());
+                    Run as1 = byKey.get(key(ASYNC, round, n, 1));
+                    if (as1 != null && c1 != null) {
+                        double a = as1.solve() / as.solve();
+                        asyncSpeedups.add(a);
+                        asyncToTwin.add(a / (c1.solve() / c.solve()));
+                    }
+                }
             }
             if (twinRuns.isEmpty()) {
                 continue;
             }
+            Async async = asyncRuns.isEmpty() ? null : new Async(summary(asyncRuns, asyncSpeedups),
+                    median(asyncRuns, Run::iterations), median(asyncToSync), median(asyncToTwin));
             cells.add(new Cell(n, np, twinRuns.size(), summary(twinRuns, twinSpeedups), summary(ryRuns, rySpeedups),
-                    median(wall), median(speedup), median(comm), agree));
+                    median(wall), median(speedup), median(comm), agree, async));
         }
         return cells;
     }
@@ -238,6 +274,24 @@ public final class AppCompare {
                     c.twin().computeUs(), c.twin().haloUs(), c.twin().testUs(), c.railyard().computeUs(),
                     c.railyard().haloUs(), c.railyard().testUs(), c.np() == 1 ? "-" : num(c.commRatio())));
         }
+        if (cells.stream().anyMatch(c -> c.async() != null)) {
+            b.append(String.format(Locale.ROOT, "%nThe asynchronous scheme (Railyard, `--scheme async`; the twin runs the"
+                    + " synchronous one): medians over rounds; the ratios are medians of per-round ratios. Speed-up: over"
+                    + " its own np-1 solve of the same round. Time per iteration in microseconds (mean over ranks; the"
+                    + " scheme times no halo or test phase of its own: -).%n%n"));
+            b.append("| n | np | async solve s | iterations | async speed-up | async / sync solve | async speed-up / ")
+                    .append(twin).append(" speed-up | compute | halo | test |\n");
+            b.append("|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Cell c : cells) {
+                Async a = c.async();
+                if (a != null) {
+                    b.append(String.format(Locale.ROOT, "| %d | %d | %.3f | %.0f | %s | %.2f | %s | %.1f | %s | %s |%n",
+                            c.n(), c.np(), a.summary().solve(), a.iterations(), num(a.summary().speedup()), a.solveToSync(),
+                            num(a.speedupToTwin()), a.summary().computeUs(), num1(a.summary().haloUs()),
+                            num1(a.summary().testUs())));
+                }
+            }
+        }
         b.append(System.lineSeparator()).append("Targets of issue 21 (met / missed / not measured):").append(System.lineSeparator());
         target(b, cells, 96, 2, "np 2, n 96: speed-up ratio >= 0.9", c -> c.speedupRatio() >= 0.9, c -> c.speedupRatio());
         target(b, cells, 96, 2, "np 2, n 96: solve ratio <= 1.3", c -> c.wallRatio() <= 1.3, c -> c.wallRatio());
@@ -268,6 +322,10 @@ public final class AppCompare {
         b.append(String.format(Locale.ROOT, "- %s: %s%n", what, verdict));
     }
 
+    private static String num1(double v) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+    }
+
     private static String num(double v) {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
     }
@@ -289,6 +347,7 @@ public final class AppCompare {
             s.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
             addSeries(s, twin, row, c -> c.twin().speedup());
             addSeries(s, "railyard", row, c -> c.railyard().speedup());
+            addSeries(s, "railyard async", row, c -> c.async() == null ? Double.NaN : c.async().summary().speedup());
             if (!s.getSeriesMap().isEmpty()) {
                 speedups.add(s);
             }

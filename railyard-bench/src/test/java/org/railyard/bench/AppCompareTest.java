@@ -51,6 +51,33 @@ class AppCompareTest {
     }
 
     @Test
+    void theAsynchronousSchemeIsAColumnOfItsOwnOutsideTheAgreementCheck() {
+        List<String> raw = new java.util.ArrayList<>(RAW);
+        raw.addAll(List.of(
+                "railyard-async\t1\t48\t1\t1000\t9.9e-8\t2.0\t1.9\t0\t0\t0.1\t5.0",
+                "railyard-async\t1\t48\t2\t1400\t9.0e-8\t1.0\t0.8\t0.1\t0\t0.1\t5.0",
+                "railyard-async\t2\t48\t1\t1000\t9.9e-8\t1.8\t1.7\t0\t0\t0.1\t4.8",
+                "railyard-async\t2\t48\t2\t1600\t9.1e-8\t1.2\t0.9\t0.1\t0\t0.1\t5.0"));
+        List<AppCompare.Run> runs = AppCompare.parse(raw);
+        assertThat(AppCompare.twinName(runs)).isEqualTo("c-openmpi");
+        List<AppCompare.Cell> cells = AppCompare.cells(runs);
+        AppCompare.Cell two = cells.get(1);
+        assertThat(two.agree()).as("still the synchronous runs' check alone (round 2 differs)").isFalse();
+        assertThat(cells.get(0).agree()).as("the async runs' iterations are not compared").isTrue();
+        // async speed-ups: round 1 2.0/1.0 = 2, round 2 1.8/1.2 = 1.5; C's 2 both rounds
+        assertThat(two.async().summary().speedup()).isCloseTo(1.75, within(1e-12));
+        assertThat(two.async().speedupToTwin()).isCloseTo(0.875, within(1e-12));
+        // async / sync solve: 1.0/2.0 and 1.2/1.2
+        assertThat(two.async().solveToSync()).isCloseTo(0.75, within(1e-12));
+        assertThat(two.async().iterations()).isEqualTo(1500.0);
+        assertThat(two.railyard().speedup()).as("the synchronous column unchanged").isCloseTo(1.25, within(1e-12));
+        String md = AppCompare.tables(cells, "c-openmpi", "");
+        assertThat(md).contains("The asynchronous scheme", "| 48 | 2 | 1.100 | 1500 | 1.75 | 0.75 | 0.88 |");
+        assertThat(AppCompare.tables(AppCompare.cells(AppCompare.parse(RAW)), "c-openmpi", ""))
+                .as("no async table without async runs").doesNotContain("asynchronous scheme");
+    }
+
+    @Test
     void writesBothPlots(@TempDir Path dir) throws Exception {
         AppCompare.writePlots(AppCompare.cells(AppCompare.parse(RAW)), "c-openmpi", dir);
         assertThat(Files.size(dir.resolve("app-speedup.png"))).isPositive();
