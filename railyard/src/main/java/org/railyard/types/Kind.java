@@ -32,23 +32,37 @@ public enum Kind {
         this.wire = wire;
     }
 
+    /*
+     * The buffer tests below are instanceof chains, not switches on type patterns: such a switch is
+     * linked at its first run by generating a class, in every rank's JVM, and until the JIT has
+     * compiled the caller it dispatches through a method handle on every message.
+     */
+
     /** The kind a buffer object carries; throws a BUFFER error naming the class otherwise. */
     public static Kind ofBuffer(Object buf) {
-        return switch (buf) {
-            case null -> throw new RailyardException(ErrorClass.BUFFER, "buffer is null");
-            case byte[] a -> BYTE;
-            case double[] a -> DOUBLE;
-            case int[] a -> INT;
-            case long[] a -> LONG;
-            case float[] a -> FLOAT;
-            case short[] a -> SHORT;
-            case char[] a -> CHAR;
-            case boolean[] a -> BOOLEAN;
-            case ByteBuffer b -> BYTE;
-            case MemorySegment s -> BYTE;
-            default -> throw new RailyardException(ErrorClass.BUFFER, "buffer of class " + buf.getClass().getName()
-                    + " is not supported: use a primitive array, a ByteBuffer or a MemorySegment");
-        };
+        if (buf instanceof byte[]) {
+            return BYTE;
+        } else if (buf instanceof double[]) {
+            return DOUBLE;
+        } else if (buf instanceof int[]) {
+            return INT;
+        } else if (buf instanceof long[]) {
+            return LONG;
+        } else if (buf instanceof float[]) {
+            return FLOAT;
+        } else if (buf instanceof short[]) {
+            return SHORT;
+        } else if (buf instanceof char[]) {
+            return CHAR;
+        } else if (buf instanceof boolean[]) {
+            return BOOLEAN;
+        } else if (buf instanceof ByteBuffer || buf instanceof MemorySegment) {
+            return BYTE;
+        } else if (buf == null) {
+            throw new RailyardException(ErrorClass.BUFFER, "buffer is null");
+        }
+        throw new RailyardException(ErrorClass.BUFFER, "buffer of class " + buf.getClass().getName()
+                + " is not supported: use a primitive array, a ByteBuffer or a MemorySegment");
     }
 
     /**
@@ -56,18 +70,17 @@ public enum Kind {
      * (a primitive array must be of this kind exactly; byte buffers hold any kind).
      */
     public long capacity(Object buf) {
-        return switch (buf) {
-            case ByteBuffer b -> b.capacity() / size;
-            case MemorySegment s -> s.byteSize() / size;
-            default -> {
-                Kind k = ofBuffer(buf);
-                if (k != this) {
-                    throw new RailyardException(ErrorClass.TYPE, "datatype " + this + " does not match a buffer of type "
-                            + buf.getClass().getSimpleName());
-                }
-                yield java.lang.reflect.Array.getLength(buf);
-            }
-        };
+        if (buf instanceof ByteBuffer b) {
+            return b.capacity() / size;
+        } else if (buf instanceof MemorySegment s) {
+            return s.byteSize() / size;
+        }
+        Kind k = ofBuffer(buf);
+        if (k != this) {
+            throw new RailyardException(ErrorClass.TYPE, "datatype " + this + " does not match a buffer of type "
+                    + buf.getClass().getSimpleName());
+        }
+        return java.lang.reflect.Array.getLength(buf);
     }
 
     /** A thread that never runs: a segment it may access is not confined to one thread. */
@@ -107,16 +120,17 @@ public enum Kind {
         if (len == 0) {
             return;
         }
-        switch (buf) {
-            case MemorySegment s -> MemorySegment.copy(s, (long) offset * size + msgOff, dst, dstOff, len);
-            case ByteBuffer b -> MemorySegment.copy(MemorySegment.ofBuffer(b), (long) offset * size + msgOff, dst, dstOff, len);
-            case boolean[] a -> {
-                int first = offset + (int) msgOff;
-                for (int i = 0; i < len; i++) {
-                    dst.set(ValueLayout.JAVA_BYTE, dstOff + i, a[first + i] ? (byte) 1 : (byte) 0);
-                }
+        if (buf instanceof MemorySegment s) {
+            MemorySegment.copy(s, (long) offset * size + msgOff, dst, dstOff, len);
+        } else if (buf instanceof ByteBuffer b) {
+            MemorySegment.copy(MemorySegment.ofBuffer(b), (long) offset * size + msgOff, dst, dstOff, len);
+        } else if (buf instanceof boolean[] a) {
+            int first = offset + (int) msgOff;
+            for (int i = 0; i < len; i++) {
+                dst.set(ValueLayout.JAVA_BYTE, dstOff + i, a[first + i] ? (byte) 1 : (byte) 0);
             }
-            default -> MemorySegment.copy(buf, offset + (int) (msgOff / size), dst, wire, dstOff, (int) (len / size));
+        } else {
+            MemorySegment.copy(buf, offset + (int) (msgOff / size), dst, wire, dstOff, (int) (len / size));
         }
     }
 
@@ -125,16 +139,17 @@ public enum Kind {
         if (len == 0) {
             return;
         }
-        switch (buf) {
-            case MemorySegment s -> MemorySegment.copy(src, srcOff, s, (long) offset * size + msgOff, len);
-            case ByteBuffer b -> MemorySegment.copy(src, srcOff, MemorySegment.ofBuffer(b), (long) offset * size + msgOff, len);
-            case boolean[] a -> {
-                int first = offset + (int) msgOff;
-                for (int i = 0; i < len; i++) {
-                    a[first + i] = src.get(ValueLayout.JAVA_BYTE, srcOff + i) != 0;
-                }
+        if (buf instanceof MemorySegment s) {
+            MemorySegment.copy(src, srcOff, s, (long) offset * size + msgOff, len);
+        } else if (buf instanceof ByteBuffer b) {
+            MemorySegment.copy(src, srcOff, MemorySegment.ofBuffer(b), (long) offset * size + msgOff, len);
+        } else if (buf instanceof boolean[] a) {
+            int first = offset + (int) msgOff;
+            for (int i = 0; i < len; i++) {
+                a[first + i] = src.get(ValueLayout.JAVA_BYTE, srcOff + i) != 0;
             }
-            default -> MemorySegment.copy(src, wire, srcOff, buf, offset + (int) (msgOff / size), (int) (len / size));
+        } else {
+            MemorySegment.copy(src, wire, srcOff, buf, offset + (int) (msgOff / size), (int) (len / size));
         }
     }
 

@@ -167,11 +167,12 @@ final class CrossMemoryRead implements Protocol {
 
     /** The buffer as a segment of native memory, or null if it is not in native memory. */
     private static MemorySegment nativeSegment(Object buf) {
-        MemorySegment s = switch (buf) {
-            case MemorySegment m -> m;
-            case java.nio.ByteBuffer b -> b.isDirect() ? MemorySegment.ofBuffer(b) : null;
-            default -> null;
-        };
+        MemorySegment s = null;
+        if (buf instanceof MemorySegment m) {
+            s = m;
+        } else if (buf instanceof java.nio.ByteBuffer b && b.isDirect()) {
+            s = MemorySegment.ofBuffer(b);
+        }
         return s != null && s.isNative() ? s : null;
     }
 }
