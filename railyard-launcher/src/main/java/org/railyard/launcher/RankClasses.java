@@ -7,6 +7,7 @@ import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.util.Enumeration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,8 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * class from the same bytes. What is shared is bytes, never a class: each rank still defines,
  * links and initialises its own copy, so its statics stay its own.
  *
- * <p>Without it every rank opened every jar of the class path on its own (each jar's directory
- * read once per rank), and read, inflated, scanned and perhaps rewrote each class once per rank.
+ * <p>The ranks' loaders find their resources here too (a service file, a program's data), so
+ * that no rank opens the class path's jars for itself. Without it every rank opened every jar of
+ * the class path on its own (each jar's directory read once per rank), and read, inflated, scanned and perhaps rewrote each class once per rank.
  * The bytes of every class a rank asked for are kept for the life of the job (ranks load classes
  * until they end), and so is the answer "not on the class path". Thread-safe: ranks that ask for
  * the same class at once wait for one read.
@@ -50,6 +52,16 @@ final class RankClasses {
      */
     Found find(String name) throws ClassNotFoundException {
         return slots.computeIfAbsent(name, Slot::new).get();
+    }
+
+    /** Resource {@code path} of the class path (the first entry that has it), or null. */
+    URL resource(String path) {
+        return finder.findResource(path);
+    }
+
+    /** Resource {@code path} in every entry of the class path that has it, in class path order. */
+    Enumeration<URL> resources(String path) throws IOException {
+        return finder.findResources(path);
     }
 
     /** The class files read so far from the class path (one per class, whatever the number of ranks). */

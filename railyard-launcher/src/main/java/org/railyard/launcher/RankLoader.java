@@ -1,6 +1,7 @@
 package org.railyard.launcher;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.security.CodeSigner;
 import java.security.CodeSource;
 import java.security.ProtectionDomain;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,6 +75,17 @@ final class RankLoader extends URLClassLoader {
         }
         byte[] bytes = found.bytes();
         return defineClass(name, bytes, 0, bytes.length, domain(found.codeSource()));
+    }
+
+    /** The job's class path's resource, found once for all ranks: the same URL a loader of its own would give. */
+    @Override
+    public URL findResource(String name) {
+        return classes.resource(name);
+    }
+
+    @Override
+    public Enumeration<URL> findResources(String name) throws IOException {
+        return classes.resources(name);
     }
 
     /** One protection domain per class path entry, whose code source is that entry (jar or directory). */

@@ -86,6 +86,29 @@ class RankLoaderTest {
     }
 
     @Test
+    void ranksFindTheClassPathsResourcesAsALoaderOfTheirOwnWould() throws Exception {
+        java.net.URL[] urls = RankLoader.urls(RankLoader.ownClasspath());
+        RankClasses classes = new RankClasses(urls);
+        String service = "META-INF/services/org.railyard.transport.Transport";
+        try (RankLoader a = new RankLoader(0, urls, classes); RankLoader b = new RankLoader(1, urls, classes);
+             java.net.URLClassLoader own = new java.net.URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
+            assertThat(a.getResource(service)).isNotNull().isEqualTo(own.getResource(service)).isEqualTo(b.getResource(service));
+            assertThat(java.util.Collections.list(a.getResources(service)))
+                    .isEqualTo(java.util.Collections.list(own.getResources(service)));
+            assertThat(a.getResource("no/such/resource")).isNull();
+            try (RankLoader noPathOfItsOwn = new RankLoader(2, new java.net.URL[0], classes)) {
+                assertThat(noPathOfItsOwn.getResource(service)).as("found through the job's RankClasses")
+                        .isEqualTo(own.getResource(service));
+            }
+            // the providers a rank finds are its own classes
+            Class<?> transport = Class.forName("org.railyard.transport.Transport", false, a);
+            List<Class<?>> providers = java.util.ServiceLoader.load(transport, a).stream()
+                    .<Class<?>>map(java.util.ServiceLoader.Provider::type).toList();
+            assertThat(providers).isNotEmpty().allMatch(c -> c.getClassLoader() == a);
+        }
+    }
+
+    @Test
     void aClassMissingFromTheClassPathIsNotFoundInEveryRank() throws Exception {
         java.net.URL[] urls = RankLoader.urls(RankLoader.ownClasspath());
         RankClasses classes = new RankClasses(urls);
