@@ -37,8 +37,10 @@
 # and after one barrier: their sum over the job, divided by N, shows whether the key-value
 # exchange grows linearly (a constant per rank) or quadratically (a count per rank that grows with N).
 #
-# Uses the jars of railyard-cli/target/lib (build them first: mvn -DskipTests package); it never
-# builds or installs anything. Output: DIR/startup.tsv (every measurement) and DIR/summary.tsv
+# Uses the jars of railyard-cli/target/lib (build them first: mvn -DskipTests package), or those of
+# RAILYARD_LIB; the railyard launcher's JVM gets bin/railyard's options, or RAILYARD_LAUNCHER_JVM's
+# (old against new: RAILYARD_LIB=/copy/of/old/lib RAILYARD_LAUNCHER_JVM="--enable-native-access=ALL-UNNAMED").
+# It never builds or installs anything. Output: DIR/startup.tsv (every measurement) and DIR/summary.tsv
 # (medians per launcher and size, and the ratio to Open MPI's), both printed at the end.
 set -euo pipefail
 
@@ -69,8 +71,13 @@ for n in $SIZES; do [[ "$n" =~ ^[1-9][0-9]*$ ]] || fail "--sizes holds '$n', not
 source "$ROOT/bin/jdk.sh"
 JDK=$(find_jdk) || fail "no JDK 25 or newer (JAVA_HOME or /usr/lib/jvm)"
 JAVA="$JDK/bin/java"
-LIB="$ROOT/railyard-cli/target/lib"
-compgen -G "$LIB/railyard-*.jar" > /dev/null || fail "no jars in $LIB: build them first with 'mvn -DskipTests package'"
+# The jars measured: railyard-cli/target/lib, or RAILYARD_LIB (another build's, e.g. a copy of
+# main's, to measure old against new).
+LIB=${RAILYARD_LIB:-$ROOT/railyard-cli/target/lib}
+# The railyard launcher's own JVM options, as bin/railyard gives them; RAILYARD_LAUNCHER_JVM
+# replaces them (an older bin/railyard's, to measure old against new).
+read -r -a LAUNCHER_JVM <<< "${RAILYARD_LAUNCHER_JVM:---enable-native-access=ALL-UNNAMED -XX:UserThreadWaitAttemptsAtExit=0}"
+compgen -G "$LIB/railyard-*.jar" > /dev/null || fail "no jars in $LIB: build them first with 'mvn -DskipTests package' (or set RAILYARD_LIB)"
 mkdir -p "$OUT/logs"
 # Compiled ranks and MPJ Express's private home: scratch, removed at the end.
 SCRATCH=$(mktemp -d)
@@ -121,14 +128,14 @@ run_one() {
   local n=$2
   case "$1" in
     srun) timeout "$TIMEOUT" srun --mpi=pmi2 --overcommit -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
-    railyard) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --aot off \
+    railyard) timeout "$TIMEOUT" "$JAVA" "${LAUNCHER_JVM[@]}" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --aot off \
                 $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/classes" StartupRank ;;
-    railyard-aot) timeout "$TIMEOUT" "$JAVA" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
+    railyard-aot) timeout "$TIMEOUT" "$JAVA" "${LAUNCHER_JVM[@]}" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
-    railyard-cached) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' \
+    railyard-cached) timeout "$TIMEOUT" "$JAVA" "${LAUNCHER_JVM[@]}" -XX:AOTCache="$SCRATCH/cli.aot" '-Xlog:aot*=off' \
                 -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" \
                 --aot "$SCRATCH/aot" $(printf -- '--jvm-arg %s ' "${RANK_JVM[@]:1}") -cp "$SCRATCH/startuprank.jar" StartupRank ;;
-    railyard-threads) timeout "$TIMEOUT" "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --threads \
+    railyard-threads) timeout "$TIMEOUT" "$JAVA" "${LAUNCHER_JVM[@]}" -cp "$LIB/*" org.railyard.cli.Main run -np "$n" --timeout "${TIMEOUT}s" --threads \
                 -cp "$SCRATCH/classes" StartupRank ;;
     hydra) timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;
     hydra-pmi2) RAILYARD_PMI=2 timeout "$TIMEOUT" mpiexec.hydra -n "$n" "$JAVA" "${RANK_JVM[@]}" -cp "$RANK_CP" StartupRank ;;

@@ -2,16 +2,14 @@ package org.railyard.launcher;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.lang.classfile.ClassHierarchyResolver;
 import java.net.MalformedURLException;
-import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.security.CodeSigner;
 import java.security.CodeSource;
 import java.security.ProtectionDomain;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,22 +21,33 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the platform and boot loaders) is shared between ranks.
  *
  * <p>Every class it defines has its exit calls rewritten ({@link ExitCalls}), so that a rank's
- * {@code System.exit} ends the rank, not the JVM of all of them.
+ * {@code System.exit} ends the rank, not the JVM of all of them. The class files come from a
+ * {@link RankClasses} that the job's ranks share: read and rewritten once, defined by each rank.
  */
 final class RankLoader extends URLClassLoader {
     static {
         registerAsParallelCapable();
     }
 
-    private final ClassHierarchyResolver hierarchy;
+    private final RankClasses classes;
     private final Map<URL, ProtectionDomain> domains = new ConcurrentHashMap<>();
 
+    /** A loader of its own class path (its class files read for it alone). */
     RankLoader(int rank, List<String> classpath) {
-        super("rank-" + rank, urls(classpath), ClassLoader.getPlatformClassLoader());
-        this.hierarchy = ClassHierarchyResolver.ofResourceParsing(this).orElse(ClassHierarchyResolver.defaultResolver());
+        this(rank, urls(classpath), null);
     }
 
-    private static URL[] urls(List<String> classpath) {
+    /**
+     * A loader of {@code classpath} that takes its class files from {@code classes}, shared with
+     * the job's other ranks (null: its own).
+     */
+    RankLoader(int rank, URL[] classpath, RankClasses classes) {
+        super("rank-" + rank, classpath, ClassLoader.getPlatformClassLoader());
+        this.classes = classes != null ? classes : new RankClasses(classpath);
+    }
+
+    /** The class path entries as URLs, for {@link RankLoader} and {@link RankClasses}. */
+    static URL[] urls(List<String> classpath) {
         URL[] urls = new URL[classpath.size()];
         for (int i = 0; i < urls.length; i++) {
             try {
@@ -52,22 +61,7 @@ final class RankLoader extends URLClassLoader {
 
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
-        String path = name.replace('.', '/') + ".class";
-        URL resource = findResource(path);
-        if (resource == null) {
-            throw new ClassNotFoundException(name);
-        }
-        byte[] bytes;
-        try (InputStream in = resource.openStream()) {
-            bytes = in.readAllBytes();
-        } catch (IOException e) {
-            throw new ClassNotFoundException(name + ": cannot read " + resource + ": " + e.getMessage(), e);
-        }
-        try {
-            bytes = ExitCalls.rewrite(bytes, hierarchy);
-        } catch (IllegalArgumentException e) {
-            throw new ClassFormatError(name + " (" + resource + "): " + e.getMessage());
-        }
+        RankClasses.Found found = classes.find(name);
         int dot = name.lastIndexOf('.');
         if (dot > 0) {
             String pkg = name.substring(0, dot);
@@ -79,22 +73,23 @@ final class RankLoader extends URLClassLoader {
                 }
             }
         }
-        return defineClass(name, bytes, 0, bytes.length, domain(resource, path));
+        byte[] bytes = found.bytes();
+        return defineClass(name, bytes, 0, bytes.length, domain(found.codeSource()));
+    }
+
+    /** The job's class path's resource, found once for all ranks: the same URL a loader of its own would give. */
+    @Override
+    public URL findResource(String name) {
+        return classes.resource(name);
+    }
+
+    @Override
+    public Enumeration<URL> findResources(String name) throws IOException {
+        return classes.resources(name);
     }
 
     /** One protection domain per class path entry, whose code source is that entry (jar or directory). */
-    private ProtectionDomain domain(URL resource, String path) {
-        String s = resource.toString();
-        URL base;
-        try {
-            if (s.startsWith("jar:")) {
-                base = URI.create(s.substring(4, s.indexOf("!/"))).toURL();
-            } else {
-                base = URI.create(s.substring(0, s.length() - path.length())).toURL();
-            }
-        } catch (MalformedURLException | RuntimeException e) {
-            base = resource;
-        }
+    private ProtectionDomain domain(URL base) {
         return domains.computeIfAbsent(base, u -> new ProtectionDomain(new CodeSource(u, (CodeSigner[]) null), null, this, null));
     }
 

@@ -3,6 +3,7 @@ package org.railyard.launcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URL;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +12,8 @@ import org.railyard.bootstrap.KvServer;
 
 /**
  * {@code railyard run --threads}: runs a job's ranks as threads of this JVM, one class loader per
- * rank ({@link RankLoader}: statics stay per rank), instead of one JVM per rank ({@link Launcher}).
+ * rank ({@link RankLoader}: statics stay per rank; the class files read once for all of them,
+ * {@link RankClasses}), instead of one JVM per rank ({@link Launcher}).
  * Everything else is as the process launcher does it: the same key-value server on the loopback,
  * the same identity per rank ({@code RAILYARD_KV}, {@code _RANK}, {@code _SIZE}, {@code _JOB},
  * {@code _SECRET}, {@code _LOCAL_RANK}, {@code _LOCAL_SIZE}) plus the spec's environment, handed to
@@ -81,6 +83,8 @@ public final class ThreadLauncher {
         try (KvServer kv = KvServer.start(spec.np(), identity.id(), identity.secret(), new InetSocketAddress(0),
                 msg -> serialErr.line(LineSink.LAUNCHER, msg))) {
             String kvAddress = "127.0.0.1:" + kv.port();
+            URL[] urls = RankLoader.urls(classpath);
+            RankClasses classes = new RankClasses(urls);
             List<RankLoader> loaders = new ArrayList<>(spec.np());
             List<Map<String, String>> envs = new ArrayList<>(spec.np());
             for (int r = 0; r < spec.np(); r++) {
@@ -89,7 +93,7 @@ public final class ThreadLauncher {
                 env.put(Launcher.ENV_LOCAL_RANK, Integer.toString(r));
                 env.put(Launcher.ENV_LOCAL_SIZE, Integer.toString(spec.np()));
                 envs.add(env);
-                loaders.add(new RankLoader(r, classpath));
+                loaders.add(new RankLoader(r, urls, classes));
             }
             RankOutput output = RankOutput.install(spec.np(), serialOut, serialErr);
             ThreadJob job = null;

@@ -57,6 +57,70 @@ class RankLoaderTest {
     }
 
     @Test
+    void ranksOfOneJobReadEachClassOnceAndStillDefineTheirOwn() throws Exception {
+        java.net.URL[] urls = RankLoader.urls(RankLoader.ownClasspath());
+        RankClasses classes = new RankClasses(urls);
+        try (RankLoader a = new RankLoader(0, urls, classes); RankLoader b = new RankLoader(1, urls, classes)) {
+            Class<?> inA = Class.forName(ExitingProgram.class.getName(), true, a);
+            long read = classes.reads();
+            assertThat(read).as("ExitingProgram and what it needs, read for rank 0").isPositive();
+            Class<?> inB = Class.forName(ExitingProgram.class.getName(), true, b);
+            assertThat(classes.reads()).as("rank 1 defines from the bytes rank 0 read").isEqualTo(read);
+            assertThat(inB).isNotSameAs(inA);
+            assertThat(inB.getClassLoader()).isSameAs(b);
+            assertThat(inA.getMethod("bump").invoke(null)).isEqualTo(1);
+            assertThat(inA.getMethod("bump").invoke(null)).isEqualTo(2);
+            assertThat(inB.getMethod("bump").invoke(null)).as("rank 1's own static").isEqualTo(1);
+            // the rewritten exit calls are shared too, and still reach each rank's own RankExit
+            List<Integer> heard = new ArrayList<>();
+            Class<?> exitB = Class.forName(RankExit.class.getName(), true, b);
+            exitB.getMethod("setHook", IntConsumer.class).invoke(null, (IntConsumer) heard::add);
+            Throwable t = catchThrowable(() -> inB.getMethod("systemExit", int.class).invoke(null, 5));
+            assertThat(t.getCause().getClass()).isSameAs(exitB);
+            assertThat(heard).containsExactly(5);
+            // each class's code source is its class path entry, as a URLClassLoader gives it
+            java.net.URL where = inA.getProtectionDomain().getCodeSource().getLocation();
+            assertThat(where).isEqualTo(ExitingProgram.class.getProtectionDomain().getCodeSource().getLocation());
+            assertThat(inB.getProtectionDomain()).isNotSameAs(inA.getProtectionDomain());
+        }
+    }
+
+    @Test
+    void ranksFindTheClassPathsResourcesAsALoaderOfTheirOwnWould() throws Exception {
+        java.net.URL[] urls = RankLoader.urls(RankLoader.ownClasspath());
+        RankClasses classes = new RankClasses(urls);
+        String service = "META-INF/services/org.railyard.transport.Transport";
+        try (RankLoader a = new RankLoader(0, urls, classes); RankLoader b = new RankLoader(1, urls, classes);
+             java.net.URLClassLoader own = new java.net.URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
+            assertThat(a.getResource(service)).isNotNull().isEqualTo(own.getResource(service)).isEqualTo(b.getResource(service));
+            assertThat(java.util.Collections.list(a.getResources(service)))
+                    .isEqualTo(java.util.Collections.list(own.getResources(service)));
+            assertThat(a.getResource("no/such/resource")).isNull();
+            try (RankLoader noPathOfItsOwn = new RankLoader(2, new java.net.URL[0], classes)) {
+                assertThat(noPathOfItsOwn.getResource(service)).as("found through the job's RankClasses")
+                        .isEqualTo(own.getResource(service));
+            }
+            // the providers a rank finds are its own classes
+            Class<?> transport = Class.forName("org.railyard.transport.Transport", false, a);
+            List<Class<?>> providers = java.util.ServiceLoader.load(transport, a).stream()
+                    .<Class<?>>map(java.util.ServiceLoader.Provider::type).toList();
+            assertThat(providers).isNotEmpty().allMatch(c -> c.getClassLoader() == a);
+        }
+    }
+
+    @Test
+    void aClassMissingFromTheClassPathIsNotFoundInEveryRank() throws Exception {
+        java.net.URL[] urls = RankLoader.urls(RankLoader.ownClasspath());
+        RankClasses classes = new RankClasses(urls);
+        try (RankLoader a = new RankLoader(0, urls, classes); RankLoader b = new RankLoader(1, urls, classes)) {
+            for (RankLoader l : List.of(a, b, a)) {
+                assertThat(catchThrowable(() -> Class.forName("org.railyard.NoSuchClass", false, l)))
+                        .isInstanceOf(ClassNotFoundException.class).hasMessageContaining("org.railyard.NoSuchClass");
+            }
+        }
+    }
+
+    @Test
     void aClassWithoutExitCallsIsLeftAsItIs() throws Exception {
         byte[] bytes;
         try (var in = RankLoaderTest.class.getResourceAsStream("JobSpec.class")) {

@@ -1,12 +1,9 @@
 package org.railyard.stack;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.railyard.transport.Capability;
 import org.railyard.transport.DatagramLink;
 import org.railyard.transport.Link;
@@ -47,24 +44,36 @@ public final class Composer {
     private Composer() {
     }
 
-    private static final Map<String, Supplier<MicroProtocol>> FACTORIES = new LinkedHashMap<>();
+    /** Every micro-protocol's name, as {@link #instantiate(List)} knows it. */
+    static final List<String> NAMES = List.of("Synchronous", "Asynchronous", "Resize", "SequencedSegment",
+            "ReliableFIFO", "PositiveAck", "WindCongCtrl", "TCPNewRenoCA", "DuplicateAck", "Retransmit", "RTTEstimation",
+            "DCCPWindCCtrl", "TCPCongAvoid", "DCCPAck", "TransportDrive");
 
-    static {
-        FACTORIES.put("Synchronous", Synchronous::new);
-        FACTORIES.put("Asynchronous", Asynchronous::new);
-        FACTORIES.put("Resize", Resize::new);
-        FACTORIES.put("SequencedSegment", SequencedSegment::new);
-        FACTORIES.put("ReliableFIFO", ReliableFifo::new);
-        FACTORIES.put("PositiveAck", PositiveAck::new);
-        FACTORIES.put("WindCongCtrl", WindCongCtrl::new);
-        FACTORIES.put("TCPNewRenoCA", TcpNewRenoCa::new);
-        FACTORIES.put("DuplicateAck", DuplicateAck::new);
-        FACTORIES.put("Retransmit", Retransmit::new);
-        FACTORIES.put("RTTEstimation", RttEstimation::new);
-        FACTORIES.put("DCCPWindCCtrl", DccpWindCCtrl::new);
-        FACTORIES.put("TCPCongAvoid", TcpCongAvoid::new);
-        FACTORIES.put("DCCPAck", DccpAck::new);
-        FACTORIES.put("TransportDrive", TransportDrive::new);
+    /**
+     * A new instance of the protocol named {@code name}. A switch, not a table of constructor
+     * references: each reference is a call site the JVM links when the class initialises (a hidden
+     * class each), in every JVM and in every rank of {@code run --threads}, for the first link of the
+     * job, whereas protocols are instantiated only over unreliable transports.
+     */
+    private static MicroProtocol create(String name) {
+        return switch (name) {
+            case "Synchronous" -> new Synchronous();
+            case "Asynchronous" -> new Asynchronous();
+            case "Resize" -> new Resize();
+            case "SequencedSegment" -> new SequencedSegment();
+            case "ReliableFIFO" -> new ReliableFifo();
+            case "PositiveAck" -> new PositiveAck();
+            case "WindCongCtrl" -> new WindCongCtrl();
+            case "TCPNewRenoCA" -> new TcpNewRenoCa();
+            case "DuplicateAck" -> new DuplicateAck();
+            case "Retransmit" -> new Retransmit();
+            case "RTTEstimation" -> new RttEstimation();
+            case "DCCPWindCCtrl" -> new DccpWindCCtrl();
+            case "TCPCongAvoid" -> new TcpCongAvoid();
+            case "DCCPAck" -> new DccpAck();
+            case "TransportDrive" -> new TransportDrive();
+            default -> throw new IllegalArgumentException("no micro-protocol named " + name + "; known: " + NAMES);
+        };
     }
 
     /** The names of the micro-protocols composed for {@code c}, top to bottom. */
@@ -92,11 +101,7 @@ public final class Composer {
     public static List<MicroProtocol> instantiate(List<String> names) {
         List<MicroProtocol> l = new ArrayList<>(names.size());
         for (String n : names) {
-            Supplier<MicroProtocol> f = FACTORIES.get(n);
-            if (f == null) {
-                throw new IllegalArgumentException("no micro-protocol named " + n + "; known: " + FACTORIES.keySet());
-            }
-            l.add(f.get());
+            l.add(create(n));
         }
         return l;
     }

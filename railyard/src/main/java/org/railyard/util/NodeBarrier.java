@@ -116,7 +116,8 @@ public final class NodeBarrier {
      * Waits until the barrier of {@code gen} passed: polls and yields as {@code plan} says, then
      * sleeps at most {@code sliceNanos} at a time (parks, where there are no futexes), running
      * {@code between} after each sleep that did not end the wait. {@code between} bounds the wait:
-     * it throws when the wait should end otherwise (a member failed).
+     * it throws when the wait should end otherwise (a member failed), unless the barrier passed
+     * meanwhile, which ends the wait as passed.
      */
     public void await(int gen, WaitPlan plan, long sliceNanos, Runnable between) {
         waitGen = gen;
@@ -133,7 +134,16 @@ public final class NodeBarrier {
             if (passed(gen)) {
                 return;
             }
-            between.run();
+            try {
+                between.run();
+            } catch (RuntimeException e) {
+                // The barrier may have passed while between looked, and a member that passed it
+                // may have ended since (its process gone): no failure of this wait.
+                if (passed(gen)) {
+                    return;
+                }
+                throw e;
+            }
         }
     }
 }

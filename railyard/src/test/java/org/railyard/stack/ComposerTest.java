@@ -1,6 +1,7 @@
 package org.railyard.stack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,11 +32,20 @@ class ComposerTest {
 
     @Test
     void everyNameIsAProtocolWhoseNameIsThatName() {
-        for (String n : List.of("Synchronous", "Asynchronous", "Resize", "SequencedSegment", "ReliableFIFO", "PositiveAck",
-                "WindCongCtrl", "TCPNewRenoCA", "DuplicateAck", "Retransmit", "RTTEstimation", "DCCPWindCCtrl",
-                "TCPCongAvoid", "DCCPAck", "TransportDrive")) {
+        List<String> all = List.of("Synchronous", "Asynchronous", "Resize", "SequencedSegment", "ReliableFIFO",
+                "PositiveAck", "WindCongCtrl", "TCPNewRenoCA", "DuplicateAck", "Retransmit", "RTTEstimation",
+                "DCCPWindCCtrl", "TCPCongAvoid", "DCCPAck", "TransportDrive");
+        for (String n : all) {
             assertThat(Composer.instantiate(List.of(n)).getFirst().name()).isEqualTo(n);
         }
+        assertThat(Composer.NAMES).containsExactlyElementsOf(all);
         assertThat(Composer.table()).contains("other-site, unreliable transport", "DCCPAck");
+    }
+
+    @Test
+    void anUnknownNameIsAnErrorNamingItAndTheKnownOnes() {
+        assertThatThrownBy(() -> Composer.instantiate(List.of("Resize", "Nagle")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no micro-protocol named Nagle; known: " + Composer.NAMES);
     }
 }
