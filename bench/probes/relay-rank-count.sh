@@ -7,9 +7,13 @@
 # ping-pong, so each rank sends half of them and receives the other half). Rows: one per thread
 # name (summed over both ranks; JIT and GC threads folded into "jvm"; names from jcmd Thread.print, the relay address cut off), then the total. Needs perf
 # (root, or perf_event_paranoid <= 0). No code of the library changes.
-# Usage: bench/probes/relay-rank-count.sh LIBDIR [DELAY_S] [WINDOW_S]   (LIBDIR: railyard-cli/target/lib)
+# With BENCH=bw (SIZE, default 1m) the ranks run a bulk stream instead (`bench bw`) and the counts
+# are per MiB the relay stored (its stored_bytes counter), not per message.
+# Usage: [BENCH=latency|bw] [SIZE=1m] bench/probes/relay-rank-count.sh LIBDIR [DELAY_S] [WINDOW_S]   (LIBDIR: railyard-cli/target/lib)
 set -eu
 LIB=$1; DELAY=${2:-20}; WINDOW=${3:-5}
+BENCH=${BENCH:-latency}
+if [ "$BENCH" = latency ]; then SIZE=${SIZE:-8}; else SIZE=${SIZE:-1m}; fi
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
 export RAILYARD_AOT=off
 tmp=$(mktemp -d /tmp/relay-rank-count.XXXXXX)
@@ -20,13 +24,15 @@ trap 'kill $rp $bp 2>/dev/null || true; rm -rf "$tmp"' EXIT INT TERM
 i=0
 until grep -q "listening on" "$tmp/relay"; do i=$((i+1)); [ $i -lt 600 ] || { echo "relay did not start" >&2; exit 1; }; sleep 0.1; done
 PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' "$tmp/relay" | head -1)
-"$JAVA" -cp "$LIB/*" org.railyard.cli.Main bench latency --np 2 --sizes 8 --iters 2000000 --transports relay \
+"$JAVA" -cp "$LIB/*" org.railyard.cli.Main bench "$BENCH" --np 2 --sizes "$SIZE" --iters 2000000 --transports relay \
     --env RAILYARD_RELAYS=127.0.0.1:$PORT > "$tmp/bench" 2>&1 &
 bp=$!
 sleep "$DELAY"
 RANKS=$(pgrep -P $bp | tr '\n' ',' | sed 's/,$//')
 [ -n "$RANKS" ] || { echo "no rank processes under $bp" >&2; cat "$tmp/bench" >&2; exit 1; }
-stored() { "$JAVA" -cp "$LIB/*" org.railyard.relay.RelayCommand --stats 127.0.0.1:$PORT | sed -n 's/^stored //p'; }
+UNIT=msg; COUNTER=stored
+[ "$BENCH" = latency ] || { UNIT=MiB; COUNTER=stored_bytes; }
+stored() { "$JAVA" -cp "$LIB/*" org.railyard.relay.RelayCommand --stats 127.0.0.1:$PORT | sed -n "s/^$COUNTER //p"; }
 for p in $(echo "$RANKS" | tr ',' ' '); do  # native thread id -> full Java thread name (comm is cut at 15 bytes)
     "$(dirname "$JAVA")/jcmd" "$p" Thread.print 2>/dev/null | sed -n 's/^"\([^"]*\)".* nid=\([0-9]*\) .*/\2,\1/p'
 done > "$tmp/names"
@@ -34,7 +40,8 @@ s0=$(stored)
 perf stat --per-thread -x, -o "$tmp/perf" -e raw_syscalls:sys_enter,context-switches,task-clock -p "$RANKS" -- sleep "$WINDOW"
 s1=$(stored)
 for p in $(echo "$RANKS" | tr ',' ' '); do kill "$p" 2>/dev/null || true; done
-awk -F, -v m=$((s1 - s0)) -v load="$(cut -d' ' -f1 /proc/loadavg)" '
+[ "$UNIT" = msg ] && m=$((s1 - s0)) || m=$(awk -v d=$((s1 - s0)) 'BEGIN{printf "%.3f", d/1048576}')
+awk -F, -v m="$m" -v u="$UNIT" -v load="$(cut -d' ' -f1 /proc/loadavg)" '
     FILENAME ~ /names$/ { n = $2; gsub(/[0-9.:\/]+$/, "", n); full[$1] = n; next }
     NF >= 4 && $1 !~ /^#/ {
         name = $1; tid = name; sub(/^.*-/, "", tid); sub(/-[0-9]+$/, "", name)   # perf writes comm-tid
@@ -47,8 +54,8 @@ awk -F, -v m=$((s1 - s0)) -v load="$(cut -d' ' -f1 /proc/loadavg)" '
         names[name] = 1
     }
     END {
-        printf "messages %d in the window, load %s\n", m, load
-        printf "%-40s %12s %12s %12s\n", "thread (both ranks)", "syscalls/msg", "cswitch/msg", "cpu_us/msg"
+        printf "%s %s in the window, load %s\n", u, m, load
+        printf "%-40s %12s %12s %12s\n", "thread (both ranks)", "syscalls/" u, "cswitch/" u, "cpu_us/" u
         for (n in names) { printf "%-40s %12.2f %12.3f %12.2f\n", n, s[n]/m, c[n]/m, t[n]*1000/m; S += s[n]; C += c[n]; T += t[n] }
         printf "%-40s %12.2f %12.3f %12.2f\n", "all", S/m, C/m, T*1000/m
     }' "$tmp/names" "$tmp/perf"

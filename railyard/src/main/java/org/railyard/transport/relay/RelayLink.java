@@ -1,6 +1,7 @@
 package org.railyard.transport.relay;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
@@ -50,7 +51,7 @@ final class RelayLink implements Link {
     private final long window;
     private final String description;
     private final Direct direct = new Direct();
-    private byte[] claimed;
+    private ByteBuffer claimed;
     private int claimedLength;
     private MemorySegment claimSegment = MemorySegment.NULL;
     private volatile boolean open = true;
@@ -93,7 +94,7 @@ final class RelayLink implements Link {
         }
         claimed = out.claim(frameLength); // the port keeps it until the relay STOREd it
         claimedLength = frameLength;
-        claimSegment = MemorySegment.ofArray(claimed).asSlice(0, frameLength);
+        claimSegment = MemorySegment.ofBuffer(claimed).asSlice(FramePool.FRAME_OFFSET, frameLength);
         return 0;
     }
 

@@ -2,6 +2,7 @@ package org.railyard.transport.relay;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -49,8 +50,11 @@ import org.railyard.wire.RelayFrame;
  * a relay lost its memory), the port fails for good and says why.
  */
 final class RelayPort implements AutoCloseable {
-    /** A frame to store at the relay for {@code destination}: the first {@code length} bytes of {@code frame}. */
-    record Out(int destination, long sequence, byte[] frame, int length) { }
+    /**
+     * A frame to store at the relay for {@code destination}: {@code length} bytes at
+     * {@link FramePool#FRAME_OFFSET} in {@code frame}, a buffer of this port's {@link #claim}.
+     */
+    record Out(int destination, long sequence, ByteBuffer frame, int length) { }
 
     /** What a port's reader and its failure are handed to. */
     interface Handler {
@@ -90,7 +94,7 @@ final class RelayPort implements AutoCloseable {
     private final RelayTransport transport;
     private final Handler handler;
     private final ReentrantLock lock = new ReentrantLock();
-    /** The arrays of this port's frames: taken by {@link #claim}, given back at their STORED. */
+    /** The buffers of this port's frames: taken by {@link #claim}, given back at their STORED. */
     private final FramePool frames = new FramePool();
     private final Condition work = lock.newCondition();
     /** Signalled when {@link #held} falls to zero (a checkpoint waits for it). */
@@ -185,10 +189,10 @@ final class RelayPort implements AutoCloseable {
     }
 
     /**
-     * An array for a frame of {@code length} bytes to {@link #send} through this port (its
-     * contents are stale); the port uses it again once the relay STOREs the frame.
+     * A buffer for a frame of {@code length} bytes at {@link FramePool#FRAME_OFFSET} to {@link #send}
+     * through this port (its contents are stale); the port uses it again once the relay STOREs the frame.
      */
-    byte[] claim(int length) {
+    ByteBuffer claim(int length) {
         return frames.take(length);
     }
 
@@ -228,7 +232,7 @@ final class RelayPort implements AutoCloseable {
         }
         String why = null;
         try {
-            c.store(out.destination(), out.sequence(), false, out.frame(), 0, out.length());
+            c.store(out.destination(), out.sequence(), out.frame(), out.length());
         } catch (IOException e) {
             why = e.getMessage();
         }
@@ -456,7 +460,7 @@ final class RelayPort implements AutoCloseable {
 
     /** Writes queued frames and acknowledgements until the connection breaks or the port closes; why it stopped. */
     private String write(RelayClient c) {
-        Out[] batch = new Out[BATCH];
+        ByteBuffer[] batch = new ByteBuffer[BATCH];
         long[] acks = receive ? new long[ackWanted.length] : null;
         List<Integer> asking = new ArrayList<>();
         while (true) {
@@ -493,7 +497,7 @@ final class RelayPort implements AutoCloseable {
                 while (n < BATCH && !pending.isEmpty()) {
                     Out o = pending.poll();
                     unstored.add(o);
-                    batch[n++] = o;
+                    batch[n++] = c.framed(o.destination(), o.sequence(), o.frame(), o.length());
                 }
                 if (acksDue) {
                     anyAck = takeAcks(acks);
@@ -504,9 +508,9 @@ final class RelayPort implements AutoCloseable {
                 lock.unlock();
             }
             try {
-                for (int i = 0; i < n; i++) {
-                    c.storeLater(batch[i].destination(), batch[i].sequence(), batch[i].frame(), batch[i].length());
-                    batch[i] = null;
+                if (n > 0) {
+                    c.storeFramed(batch, n); // one gathering write straight from the frames' buffers
+                    java.util.Arrays.fill(batch, 0, n, null);
                 }
                 if (anyAck) {
                     for (int s = 0; s < acks.length; s++) {

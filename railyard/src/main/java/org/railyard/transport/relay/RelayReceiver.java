@@ -106,6 +106,11 @@ final class RelayReceiver {
      * was held elsewhere), the input is still unread, and a select would return at once.
      */
     private long readyAt = -1;
+    /** The key of another connection watched during a sleep ({@code also}), interest off between sleeps; guarded by {@link #sleeping}. */
+    private SelectionKey watched;
+    /** As {@link #readyAt}, for the other connection that ended the last sleep: its receiver and its polled time then. */
+    private RelayReceiver watchedReady;
+    private long watchedReadyAt = -1;
 
     /**
      * @param ch       the connection, after the handshake, non-blocking
@@ -186,6 +191,16 @@ final class RelayReceiver {
      *         the last sleep is still unread because no poll came since): the caller parks
      */
     boolean sleepUntilReadable(long nanos, IntSupplier lastLook, BooleanSupplier stay) {
+        return sleepUntilReadable(nanos, lastLook, stay, null);
+    }
+
+    /**
+     * As {@link #sleepUntilReadable(long, IntSupplier, BooleanSupplier)}, and input on the
+     * connection of {@code also} (null: none; a back-pressured rank's sending connection, whose
+     * STOREDs free its room) ends the sleep too. Input of {@code also} that ended the last sleep
+     * and that nobody polled since makes this one a park, as this connection's own does.
+     */
+    boolean sleepUntilReadable(long nanos, IntSupplier lastLook, BooleanSupplier stay, RelayReceiver also) {
         if (!sleeping.tryLock()) {
             return false;
         }
@@ -200,32 +215,64 @@ final class RelayReceiver {
                 ch.register(sel, SelectionKey.OP_READ);
                 waiterSelector = sel;
             }
+            SelectionKey other = also == null ? null : watch(sel, also);
             asleepOn = sel; // before the look: a wake that comes during it ends the select at once
             try {
                 if (lastLook.getAsInt() > 0) {
                     return true;
                 }
-                if (stay.getAsBoolean() || readyAt == polled) {
+                if (stay.getAsBoolean() || readyAt == polled || (also != null && also == watchedReady
+                        && watchedReadyAt == also.polled)) {
                     return false; // the input it would wake for is there, unread: the caller parks
                 }
                 long bound = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999));
                 long start = System.nanoTime();
-                int ready = sel.select(bound);
+                sel.select(bound);
+                boolean otherReady = other != null && sel.selectedKeys().contains(other);
+                boolean ownReady = sel.selectedKeys().size() > (otherReady ? 1 : 0);
                 sel.selectedKeys().clear();
-                readyAt = ready > 0 ? polled : -1;
+                readyAt = ownReady ? polled : -1;
+                watchedReady = otherReady ? also : null;
+                watchedReadyAt = otherReady ? also.polled : -1;
                 if (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(bound)) {
                     sleepWakes++;
                 }
                 return true;
             } finally {
                 asleepOn = null;
+                if (other != null) {
+                    try {
+                        other.interestOps(0); // between sleeps its input wakes nobody
+                    } catch (java.nio.channels.CancelledKeyException closed) {
+                        // that connection closed: the next watch registers its successor
+                    }
+                }
             }
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+        } catch (IOException | java.nio.channels.ClosedSelectorException | java.nio.channels.CancelledKeyException e) {
             closeWaiterSelector();
             return false; // the connection is closing: its end is seen by the next poll
         } finally {
             sleeping.unlock();
         }
+    }
+
+    /**
+     * The key of {@code also}'s connection in the waiters' selector {@code sel}, registered at its
+     * first watch (again when that receiver's connection changed), interest set to reading; holding
+     * {@link #sleeping}. A closed connection throws, which ends the sleep as a closing one does.
+     */
+    private SelectionKey watch(Selector sel, RelayReceiver also) throws IOException {
+        SelectionKey k = watched;
+        if (k == null || k.channel() != also.ch || !k.isValid()) {
+            if (k != null) {
+                k.cancel();
+            }
+            k = also.ch.register(sel, SelectionKey.OP_READ);
+            watched = k;
+        } else {
+            k.interestOps(SelectionKey.OP_READ);
+        }
+        return k;
     }
 
     /** Ends a waiting thread's sleep on the socket, if one sleeps there; cheap when none does. */
@@ -245,6 +292,8 @@ final class RelayReceiver {
     private void closeWaiterSelector() {
         Selector sel = waiterSelector;
         waiterSelector = null;
+        watched = null;
+        watchedReady = null;
         if (sel != null) {
             try {
                 sel.close();

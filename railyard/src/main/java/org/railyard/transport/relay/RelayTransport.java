@@ -454,13 +454,18 @@ public final class RelayTransport implements Transport, ReplayLog {
 
     /** True while a link was refused room by a sending port and its STOREDs have not freed it yet. */
     boolean backPressured() {
+        return pressedPort() != null;
+    }
+
+    /** A port that refused a link room and whose STOREDs have not freed it yet; null if none. */
+    RelayPort pressedPort() {
         for (RelayPort p : sending.values()) {
             if (p.pressed) {
-                return true;
+                return p;
             }
         }
         RelayPort r = receiving;
-        return r != null && r.pressed;
+        return r != null && r.pressed ? r : null;
     }
 
     @Override

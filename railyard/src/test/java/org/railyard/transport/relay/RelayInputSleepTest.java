@@ -21,6 +21,8 @@ import org.railyard.wire.RelayFrame;
  * input that comes after the last look ends it, so does a wake that comes after the look began,
  * nothing coming it lasts its bound; one thread sleeps at a time, and a caller told to stay, a
  * connection that ended, or input left unread since the last sleep (no poll came) does not sleep.
+ * A back-pressured rank's sleep also watches its sending connection: a STORED there ends it, and
+ * is read by the next poll of that connection; left unread, it makes the next sleep a park.
  */
 class RelayInputSleepTest {
     /** A bound long enough that a sleep which reaches it has missed what should have ended it. */
@@ -177,5 +179,90 @@ class RelayInputSleepTest {
         receiver.close();
         assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> looks[0]++, () -> false)).isFalse();
         assertThat(System.nanoTime() - start).isLessThan(LONG_NANOS / 2);
+    }
+
+    /** A second connection, as a sending port's: its STOREDs counted, and a writer for its relay side. */
+    private record Sending(ServerSocketChannel server, SocketChannel relaySide, RelayReceiver receiver,
+                           AtomicInteger stored) implements AutoCloseable {
+        static Sending open() throws IOException {
+            ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+            SocketChannel rank = SocketChannel.open(server.getLocalAddress());
+            SocketChannel relay = server.accept();
+            rank.configureBlocking(false);
+            AtomicInteger stored = new AtomicInteger();
+            return new Sending(server, relay, new RelayReceiver(rank, new byte[0], 4096, (h, body) -> stored.incrementAndGet()),
+                    stored);
+        }
+
+        void stored(long sequence) throws IOException {
+            byte[] f = new byte[RelayFrame.HEADER];
+            RelayFrame.writeHeader(MemorySegment.ofArray(f), 0, f.length, RelayFrame.STORED, (byte) 0, 0, 1, sequence);
+            ByteBuffer b = ByteBuffer.wrap(f);
+            while (b.hasRemaining()) {
+                relaySide.write(b);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            receiver.close();
+            relaySide.close();
+            server.close();
+        }
+    }
+
+    @Test
+    void aStoredOnTheWatchedSendingConnectionEndsTheSleepAndItsNextPollTakesIt() throws Exception {
+        try (Sending sending = Sending.open()) {
+            long start = System.nanoTime();
+            assertThat(receiver.sleepUntilReadable(TimeUnit.MILLISECONDS.toNanos(30), () -> 0, () -> false, sending.receiver()))
+                    .isTrue();
+            assertThat(System.nanoTime() - start).as("nothing came on either: the bound").isGreaterThanOrEqualTo(27_000_000);
+            CountDownLatch looked = new CountDownLatch(1);
+            Thread relay = Thread.ofPlatform().start(() -> {
+                try {
+                    looked.await();
+                    sending.stored(1);
+                } catch (IOException | InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            start = System.nanoTime();
+            boolean slept = receiver.sleepUntilReadable(LONG_NANOS, () -> {
+                looked.countDown();
+                return 0;
+            }, () -> false, sending.receiver());
+            long took = System.nanoTime() - start;
+            relay.join();
+            assertThat(slept).isTrue();
+            assertThat(took).as("the STORED on the sending connection ended the sleep").isLessThan(LONG_NANOS / 2);
+            assertThat(sending.receiver().poll()).isEqualTo(1);
+            assertThat(sending.stored().get()).isEqualTo(1);
+            assertThat(delivered.get()).isZero();
+            start = System.nanoTime();
+            assertThat(receiver.sleepUntilReadable(TimeUnit.MILLISECONDS.toNanos(5), () -> 0, () -> false)).isTrue();
+            assertThat(System.nanoTime() - start).as("unwatched, the sending connection wakes nobody")
+                    .isGreaterThanOrEqualTo(4_000_000);
+        }
+    }
+
+    @Test
+    void aStoredLeftUnreadOnTheWatchedConnectionMakesTheNextSleepAParkUntilThatConnectionIsPolled() throws Exception {
+        try (Sending sending = Sending.open()) {
+            sending.stored(1);
+            // the last look could not read the sending connection (its reader thread held it): at once
+            long start = System.nanoTime();
+            assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> 0, () -> false, sending.receiver())).isTrue();
+            assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> 0, () -> false, sending.receiver()))
+                    .as("still readable and nobody polled it: park instead of selecting in a loop").isFalse();
+            assertThat(System.nanoTime() - start).isLessThan(LONG_NANOS / 2);
+            receiver.poll(); // a poll of the receiving connection alone does not read the STORED
+            assertThat(receiver.sleepUntilReadable(LONG_NANOS, () -> 0, () -> false, sending.receiver())).isFalse();
+            assertThat(sending.receiver().poll()).isEqualTo(1);
+            start = System.nanoTime();
+            assertThat(receiver.sleepUntilReadable(TimeUnit.MILLISECONDS.toNanos(5), () -> 0, () -> false, sending.receiver()))
+                    .isTrue();
+            assertThat(System.nanoTime() - start).as("read, it sleeps again").isGreaterThanOrEqualTo(4_000_000);
+        }
     }
 }
