@@ -12,7 +12,7 @@
 # ratios Railyard / Open MPI, with issue 24's targets) and draws the plots.
 #
 # Usage: bench/compare-rma.sh [--repeat N] [--only LIST] [--benches LIST] [--sync LIST] [--sizes SPEC]
-#                             [--iters N] [--no-jit-warmup] [--out DIR]
+#                             [--iters N] [--op OP[:TYPE]] [--no-jit-warmup] [--out DIR]
 #        bench/compare-rma.sh --tables-from DIR
 #   --repeat N    rounds (default 3)
 #   --only LIST   paths: shm,tcp (default both)
@@ -22,6 +22,8 @@
 #   --sync LIST   flush,lock,fence,pscw (default all)
 #   --sizes SPEC  sizes as the programs take them (default 8,1k,64k,1m,4m)
 #   --iters N     latency iterations up to 8 KiB (default 10000; everything else scales with it)
+#   --op OP[:TYPE]  acc_latency's operation, to both programs: sum (default), prod, max, min or bor, of
+#                 int (default) or double values, e.g. max:double
 #   --no-jit-warmup  Railyard skips its untimed JIT passes before each size (bench/README.md)
 #   --out DIR     where the build, the raw TSV, the tables and the plots go (default
 #                 bench/out/compare-rma-<time>)
@@ -45,6 +47,7 @@ BENCHES="all"
 SYNC="all"
 SIZES="8,1k,64k,1m,4m"
 ITERS=""
+OP="sum"
 JIT=""
 OUT=""
 FROM=""
@@ -58,10 +61,11 @@ while [ $# -gt 0 ]; do
     --sync) SYNC="$2"; shift 2 ;;
     --sizes) SIZES="$2"; shift 2 ;;
     --iters) ITERS="$2"; shift 2 ;;
+    --op) OP="$2"; shift 2 ;;
     --no-jit-warmup) JIT="--no-jit-warmup"; shift ;;
     --out) OUT="$2"; shift 2 ;;
     --tables-from) FROM="$2"; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -111,7 +115,7 @@ run_ompi() { # path
     tcp) mca=(--mca btl self,tcp --mca osc pt2pt) ;;
   esac
   timeout "$STEP_TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 "${mca[@]}" \
-    "$OUT/ry_rma" "$OMPI_BENCHES" --sync "$SYNC" --sizes "$SIZES" --transport "$1" $(iters_args) | tsv_only
+    "$OUT/ry_rma" "$OMPI_BENCHES" --sync "$SYNC" --sizes "$SIZES" --op "$OP" --transport "$1" $(iters_args) | tsv_only
 }
 
 # shared_copy needs a shared window (allocateShared), which tcp alone cannot map: Railyard's list
@@ -124,7 +128,7 @@ run_railyard() { # path
   if [ "$1" = tcp ]; then benches=$TCP_BENCHES; fi
   # RAILYARD_CMD is a command line split at blanks, its words not expanded as file names (a class path 'lib/*')
   # shellcheck disable=SC2086
-  (set -f; timeout "$STEP_TIMEOUT" $RAILYARD_CMD bench rma "$benches" --sync "$SYNC" --sizes "$SIZES" \
+  (set -f; timeout "$STEP_TIMEOUT" $RAILYARD_CMD bench rma "$benches" --sync "$SYNC" --sizes "$SIZES" --op "$OP" \
     --transports "$1" --timeout "${STEP_TIMEOUT}s" $(iters_args) $JIT) | tsv_only
 }
 

@@ -13,6 +13,9 @@
  *               consecutive displacements, then their completion; a sample is one window, reported
  *               per operation, and MB/s counts the bytes of the timed windows over their time;
  *               acc_latency: MPI_Accumulate(MPI_SUM) of S/4 ints of value 1 (sizes under 4 skipped);
+ *               --op OP[:TYPE] chooses another operation (sum, prod, max, min, bor) or doubles
+ *               (S/8 values of 1.0, sizes under 8 skipped); the target starts at 0, and the row is
+ *               named acc_OP_TYPE_latency unless the operation is the default sum:int;
  *               fop_latency: MPI_Fetch_and_op(MPI_SUM) of one 8-byte integer;
  *               cas_latency: MPI_Compare_and_swap of one 8-byte integer (always succeeds: the
  *               origin is the only writer and knows the value); fop and cas run at 8 bytes only.
@@ -28,7 +31,8 @@
  *   checks      every rank fills its window with the pattern byte i = i*31 + rank before the
  *               measurement; afterwards the target of puts finds the origin's pattern in its
  *               window, the origin of gets finds the target's pattern in what it read, an
- *               accumulate target finds each int equal to the number of accumulates it received,
+ *               accumulate target finds each value equal to the number of accumulates it received
+ *               (sum; prod and min: 0; max and bor: 1),
  *               and every fetch-and-op and compare-and-swap result is the value expected. A
  *               mismatch stops the run.
  *   output      rank 0 writes TSV on stdout, one header line then one line per benchmark, mode
@@ -37,7 +41,7 @@
  *               operation; percentiles nearest-rank over the samples; MB/s is 10^6 bytes/s.
  *
  * Usage: mpirun -np 2 ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC]
- *                            [--iters N] [--transport LABEL]
+ *                            [--iters N] [--op OP[:int|double]] [--transport LABEL]
  *   BENCH  put_latency, get_latency, put_bw, get_bw, acc_latency, fop_latency, cas_latency
  *   SPEC   comma-separated items, each a size (8, 64k, 4m) or a range LO:HI of powers of two;
  *          default 1:4m.
@@ -143,9 +147,26 @@ static void iterations(enum bench b, long size, long *ops, long *iters, long *wa
 
 
 
+/* acc_latency's operation (--op): the MPI operation, its name, and doubles instead of ints. */
+static MPI_Op acc_op = MPI_SUM;
+static const char *acc_name = "sum";
+static int acc_double = 0;
+static char acc_label[64] = "acc_latency";
+
+static int acc_bytes(void) { return acc_double ? (int) sizeof(double) : (int) sizeof(int); }
+
+/* Each target value after n >= 1 accumulates of 1 into 0. */
+static long acc_expected(long n) {
+    if (acc_op == MPI_SUM) {
+        return n;
+    }
+    return (acc_op == MPI_PROD || acc_op == MPI_MIN) ? 0 : 1;
+}
+
 static void report(enum bench b, enum sync s, long bytes, long iters, double *samples, double mean_us, double mbs) {
     qsort(samples, (size_t) iters, sizeof(double), cmp_double);
-    printf("%s-%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", BENCH_NAMES[b], SYNC_NAMES[s], transport, nprocs,
+    printf("%s-%s\t%s\t%d\t%ld\t%ld\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\n", b == ACC_LAT ? acc_label : BENCH_NAMES[b],
+           SYNC_NAMES[s], transport, nprocs,
            bytes, iters, mean_us, percentile(samples, iters, 50), percentile(samples, iters, 99), samples[iters - 1],
            mbs);
     fflush(stdout);
@@ -192,7 +213,11 @@ static void issue(struct run *r, int peer) {
         }
         break;
     case ACC_LAT:
-        MPI_Accumulate(r->sbuf, (int) (n / 4), MPI_INT, peer, 0, (int) (n / 4), MPI_INT, MPI_SUM, r->win);
+        if (acc_double) {
+            MPI_Accumulate(r->sbuf, (int) (n / 8), MPI_DOUBLE, peer, 0, (int) (n / 8), MPI_DOUBLE, acc_op, r->win);
+        } else {
+            MPI_Accumulate(r->sbuf, (int) (n / 4), MPI_INT, peer, 0, (int) (n / 4), MPI_INT, acc_op, r->win);
+        }
         break;
     case FOP_LAT: {
         static const int64_t one = 1;
@@ -327,10 +352,11 @@ static void check(struct run *r) {
         break;
     case ACC_LAT:
         if (was_target) {
-            int *v = (int *) r->base;
-            for (long i = 0; i < r->size / 4; i++) {
-                if (v[i] != total) {
-                    fail_check("accumulate: window int", i, total, v[i]);
+            long want = acc_expected(total);
+            for (long i = 0; i < r->size / acc_bytes(); i++) {
+                double v = acc_double ? ((double *) r->base)[i] : ((int *) r->base)[i];
+                if (v != (double) want) {
+                    fail_check("accumulate: window value", i, want, (long) v);
                 }
             }
         }
@@ -371,6 +397,9 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
         for (long i = 0; i < n / 4; i++) {
             ((int *) r.sbuf)[i] = 1;
         }
+        for (long i = 0; acc_double && i < n / 8; i++) {
+            ((double *) r.sbuf)[i] = 1.0;
+        }
     } else {
         for (long i = 0; i < n; i++) {
             r.base[i] = pattern(i, rank);
@@ -395,8 +424,43 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
     free(r.rbuf);
 }
 
-/* This peer's flag beside the common ones, --sync LIST; 0 for another argument. */
+/* --op OP[:int|double], as RmaBenchRank.AccOp: sets acc_op, acc_name, acc_double and acc_label. */
+static void parse_op(const char *spec) {
+    static const char *const names[] = {"sum", "prod", "max", "min", "bor"};
+    const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BOR};
+    const char *colon = strchr(spec, ':');
+    size_t len = colon ? (size_t) (colon - spec) : strlen(spec);
+    int found = -1;
+    for (int k = 0; k < 5; k++) {
+        if (strlen(names[k]) == len && strncasecmp(spec, names[k], len) == 0) {
+            found = k;
+        }
+    }
+    if (found < 0) {
+        die("--op: unknown operation; expected sum, prod, max, min or bor, optionally :int or :double");
+    }
+    if (colon && strcasecmp(colon + 1, "double") != 0 && strcasecmp(colon + 1, "int") != 0) {
+        die("--op: unknown type; expected :int or :double");
+    }
+    acc_op = ops[found];
+    acc_name = names[found];
+    acc_double = colon && strcasecmp(colon + 1, "double") == 0;
+    if (acc_double && acc_op == MPI_BOR) {
+        die("--op: bor takes no doubles (MPI_BOR is for integers)");
+    }
+    if (acc_op == MPI_SUM && !acc_double) {
+        snprintf(acc_label, sizeof acc_label, "acc_latency");
+    } else {
+        snprintf(acc_label, sizeof acc_label, "acc_%s_%s_latency", acc_name, acc_double ? "double" : "int");
+    }
+}
+
+/* This peer's flags beside the common ones, --sync LIST and --op OP; 0 for another argument. */
 static int own_option(int argc, char **argv, int *i) {
+    if (strcmp(argv[*i], "--op") == 0 && *i + 1 < argc) {
+        parse_op(argv[++*i]);
+        return 1;
+    }
     if (strcmp(argv[*i], "--sync") != 0 || *i + 1 >= argc) {
         return 0;
     }
@@ -422,7 +486,7 @@ int main(int argc, char **argv) {
                                 "unknown benchmark; expected put_latency, get_latency, put_bw, get_bw, acc_latency, "
                                 "fop_latency, cas_latency or all, comma separated",
                                 "usage: ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] "
-                                "[--iters N] [--transport LABEL]"};
+                                "[--iters N] [--op OP[:int|double]] [--transport LABEL]"};
     parse_args(argc, argv, &co, own_option, die);
     if (benches == 0) {
         benches = (1 << NBENCH) - 1;
@@ -454,7 +518,7 @@ int main(int argc, char **argv) {
                     continue;
                 }
                 for (int i = 0; i < nsizes; i++) {
-                    if (b == ACC_LAT && sizes[i] < 4) {
+                    if (b == ACC_LAT && sizes[i] < acc_bytes()) {
                         continue;
                     }
                     run_one((enum bench) b, (enum sync) s, sizes[i], samples);

@@ -23,7 +23,7 @@ import org.railyard.Window;
  *
  * <pre>
  * railyard run -np 2 org.railyard.bench.RmaBenchRank [BENCH|all][,...] [--sync flush,lock,fence,pscw]
- *     [--sizes 1:4m] [--iters N] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]
+ *     [--sizes 1:4m] [--iters N] [--op OP[:int|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]
  * </pre>
  *
  * <p>Ranks 0 and 1 take part (others only join the split that leaves them out). For each
@@ -35,7 +35,7 @@ import org.railyard.Window;
  * iteration of two epochs); a bandwidth sample is one window of operations, per operation.
  * Iterations: {@link #iterations}. Checks after each measurement: the target of puts holds the
  * origin's pattern, the origin of gets read the target's, each int of an accumulate target equals
- * the accumulates it received, and every fetch-and-op or compare-and-swap result is the value the
+ * the accumulates it received ({@link AccOp#expected}), and every fetch-and-op or compare-and-swap result is the value the
  * origin expected; a mismatch fails the run. Rank 0 prints TSV ({@link Tsv}) with the benchmark
  * column {@code NAME-MODE}, as the C twin.
  */
@@ -71,9 +71,9 @@ public final class RmaBenchRank {
             return this == FOP_LATENCY || this == CAS_LATENCY;
         }
 
-        /** Accumulate sums ints: sizes under 4 bytes are skipped. */
-        boolean accepts(long bytes) {
-            return this != ACC_LATENCY || bytes >= Integer.BYTES;
+        /** Accumulate combines values of its {@link AccOp}'s type: sizes under one value are skipped. */
+        boolean accepts(long bytes, AccOp acc) {
+            return this != ACC_LATENCY || bytes >= acc.bytes();
         }
     }
 
@@ -95,12 +95,61 @@ public final class RmaBenchRank {
         }
     }
 
+    /**
+     * The accumulate of acc_latency ({@code --op OP[:TYPE]}, as the C twin): {@code op} over values of
+     * 1 (int, or double with {@code dbl}) from the origin into a target that starts at 0. The default,
+     * SUM of ints, is the OSU method's; its row keeps the name {@code acc_latency}, any other is named
+     * {@code acc_OP_TYPE_latency}.
+     */
+    record AccOp(String name, Op op, boolean dbl) {
+        static final AccOp DEFAULT = new AccOp("sum", Op.SUM, false);
+        static final String NAMES = "sum, prod, max, min or bor, optionally :int (the default) or :double";
+
+        /** @throws IllegalArgumentException naming the operation or type it does not know */
+        static AccOp parse(String spec) {
+            String[] p = spec.toLowerCase(Locale.ROOT).split(":", -1);
+            if (p.length > 2 || (p.length == 2 && !p[1].equals("int") && !p[1].equals("double"))) {
+                throw new IllegalArgumentException("--op: '" + spec + "' has an unknown type; expected " + NAMES);
+            }
+            boolean dbl = p.length == 2 && p[1].equals("double");
+            Op op = switch (p[0]) {
+                case "sum" -> Op.SUM;
+                case "prod" -> Op.PROD;
+                case "max" -> Op.MAX;
+                case "min" -> Op.MIN;
+                case "bor" -> Op.BOR;
+                default -> throw new IllegalArgumentException("--op: unknown operation '" + p[0] + "'; expected " + NAMES);
+            };
+            if (dbl && op == Op.BOR) {
+                throw new IllegalArgumentException("--op: bor takes no doubles (MPI_BOR is for integers)");
+            }
+            return new AccOp(p[0], op, dbl);
+        }
+
+        int bytes() {
+            return dbl ? Double.BYTES : Integer.BYTES;
+        }
+
+        String label() {
+            return equals(DEFAULT) ? "acc_latency" : "acc_" + name + "_" + (dbl ? "double" : "int") + "_latency";
+        }
+
+        /** Each target value after {@code n >= 1} accumulates of 1 into 0. */
+        long expected(long n) {
+            return switch (name) {
+                case "sum" -> n;
+                case "prod", "min" -> 0;
+                default -> 1; // max, bor
+            };
+        }
+    }
+
     /** Options of one run. */
     record Options(Set<Bench> benches, Set<Mode> modes, long[] sizes, long iterBase, String transport,
-                   boolean jitWarmup, boolean alloc, boolean heap) {
+                   boolean jitWarmup, boolean alloc, boolean heap, AccOp acc) {
         static final String USAGE = "usage: RmaBenchRank [put_latency|get_latency|put_bw|get_bw|acc_latency|"
                 + "fop_latency|cas_latency|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
-                + "[--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]";
+                + "[--op OP[:int|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]";
 
         /** @throws IllegalArgumentException with a message fit for the user on a bad argument */
         static Options parse(String... args) {
@@ -112,6 +161,7 @@ public final class RmaBenchRank {
             boolean jit = true;
             boolean alloc = false;
             boolean heap = false;
+            AccOp acc = AccOp.DEFAULT;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -122,6 +172,7 @@ public final class RmaBenchRank {
                     case "--no-jit-warmup" -> jit = false;
                     case "--alloc" -> alloc = true;
                     case "--heap" -> heap = true;
+                    case "--op" -> acc = AccOp.parse(value(args, ++i, a));
                     default -> {
                         if (a.startsWith("-")) {
                             throw new IllegalArgumentException("unknown option " + a + "; " + USAGE);
@@ -142,7 +193,7 @@ public final class RmaBenchRank {
                 }
             }
             return new Options(chosen, modes.isEmpty() ? EnumSet.allOf(Mode.class) : modes, sizes, iters, transport,
-                    jit, alloc, heap);
+                    jit, alloc, heap, acc);
         }
 
         private static <E extends Enum<E>> EnumSet<E> names(Class<E> type, String list, String what) {
@@ -204,6 +255,7 @@ public final class RmaBenchRank {
     private final byte[] theirs;
     private final byte[] rbuf;
     private final int[] ones;
+    private final double[] onesDouble;
     private final long[] one = {1};
     private final long[] swap = new long[1];
     private final long[] compare = new long[1];
@@ -232,6 +284,8 @@ public final class RmaBenchRank {
         rbuf = new byte[(int) max];
         ones = new int[(int) largest / Integer.BYTES];
         java.util.Arrays.fill(ones, 1);
+        onesDouble = new double[opt.acc().dbl() ? (int) largest / Double.BYTES : 0];
+        java.util.Arrays.fill(onesDouble, 1);
     }
 
     static byte[] pattern(int n, int seed) {
@@ -281,7 +335,7 @@ public final class RmaBenchRank {
             }
             for (Mode m : opt.modes()) {
                 for (long size : opt.sizes()) {
-                    if (!b.accepts(size)) {
+                    if (!b.accepts(size, opt.acc())) {
                         continue;
                     }
                     int n = b.atomic() ? Long.BYTES : (int) size;
@@ -325,10 +379,15 @@ public final class RmaBenchRank {
             double mean = elapsedUs / ops;
             double mbs = b.bandwidth() ? (double) size * c.iters() * c.ops() / elapsedUs : mean > 0 ? size / mean : 0;
             double unit = per * 1e3;
-            return new Row(b.label() + "-" + m.label(), opt.transport(), np, size, c.iters(), mean,
+            return new Row(label(b) + "-" + m.label(), opt.transport(), np, size, c.iters(), mean,
                     hist.getValueAtPercentile(50) / unit, hist.getValueAtPercentile(99) / unit,
                     hist.getMaxValue() / unit, mbs, opt.alloc() ? r.allocated / (c.iters() * (double) c.ops()) : Double.NaN);
         }
+    }
+
+    /** The benchmark's name in the rows: acc_latency's is its operation's ({@link AccOp#label}). */
+    private String label(Bench b) {
+        return b == Bench.ACC_LATENCY ? opt.acc().label() : b.label();
     }
 
     /**
@@ -498,7 +557,14 @@ public final class RmaBenchRank {
                         win.get(rbuf, j * size, size, to, (long) j * size);
                     }
                 }
-                case ACC_LATENCY -> win.accumulate(ones, 0, size / Integer.BYTES, to, 0, Op.SUM);
+                case ACC_LATENCY -> {
+                    AccOp acc = opt.acc();
+                    if (acc.dbl()) {
+                        win.accumulate(onesDouble, 0, size / Double.BYTES, to, 0, acc.op());
+                    } else {
+                        win.accumulate(ones, 0, size / Integer.BYTES, to, 0, acc.op());
+                    }
+                }
                 case FOP_LATENCY -> win.fetchAndOp(one, 0, fetched, 0, to, 0, Op.SUM);
                 case CAS_LATENCY -> {
                     compare[0] = next;
@@ -527,7 +593,7 @@ public final class RmaBenchRank {
         boolean wasTarget = rank == 1 || both;
         int n = r.size * r.c.ops();
         long total = r.c.warmup() + r.c.iters();
-        String what = r.b.label() + "-" + r.m.label() + " at rank " + rank + ", " + r.size + " bytes: ";
+        String what = label(r.b) + "-" + r.m.label() + " at rank " + rank + ", " + r.size + " bytes: ";
         r.win.lock(Window.LOCK_EXCLUSIVE, rank);
         try {
             switch (r.b) {
@@ -544,10 +610,12 @@ public final class RmaBenchRank {
                     }
                 }
                 case ACC_LATENCY -> {
-                    for (int i = 0; wasTarget && i < r.size / Integer.BYTES; i++) {
-                        int v = mem.getAtIndex(ValueLayout.JAVA_INT, i);
-                        if (v != total) {
-                            throw new IllegalStateException(what + "int " + i + " is " + v + ", expected " + total);
+                    AccOp acc = opt.acc();
+                    long want = acc.expected(total);
+                    for (int i = 0; wasTarget && i < r.size / acc.bytes(); i++) {
+                        double v = acc.dbl() ? mem.getAtIndex(ValueLayout.JAVA_DOUBLE, i) : mem.getAtIndex(ValueLayout.JAVA_INT, i);
+                        if (v != want) {
+                            throw new IllegalStateException(what + "value " + i + " is " + v + ", expected " + want);
                         }
                     }
                 }

@@ -48,6 +48,11 @@ public final class RmaCommand implements Callable<Integer> {
             description = "timed latency iterations up to 8 KiB (others scale with it); default: 10000")
     Long iters;
 
+    @Option(names = "--op", paramLabel = "OP[:TYPE]", defaultValue = "sum",
+            description = "acc_latency's operation: sum, prod, max, min or bor, of int (default) or double values, "
+                    + "e.g. max:double; default: ${DEFAULT-VALUE}")
+    String op = "sum";
+
     @Option(names = "--no-jit-warmup", description = "skip the untimed passes before each size that let the JIT settle")
     boolean noJitWarmup;
 
@@ -88,7 +93,7 @@ public final class RmaCommand implements Callable<Integer> {
 
     /** The jobs: one per transport; the rank program's options are checked here first. */
     List<JobSpec> jobs() {
-        List<String> args = new ArrayList<>(List.of(benchmarks, "--sync", sync, "--sizes", sizes));
+        List<String> args = new ArrayList<>(List.of(benchmarks, "--sync", sync, "--sizes", sizes, "--op", op));
         if (iters != null) {
             args.addAll(List.of("--iters", Long.toString(iters)));
         }

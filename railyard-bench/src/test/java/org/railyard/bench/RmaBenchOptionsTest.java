@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.railyard.Op;
+import org.railyard.bench.RmaBenchRank.AccOp;
 import org.railyard.bench.RmaBenchRank.Bench;
 import org.railyard.bench.RmaBenchRank.Counts;
 import org.railyard.bench.RmaBenchRank.Mode;
@@ -72,8 +74,10 @@ class RmaBenchOptionsTest {
         // a small base never gives zero
         assertThat(RmaBenchRank.iterations(Bench.PUT_BW, 1L << 22, 10)).isEqualTo(new Counts(32, 1, 1));
         assertThat(RmaBenchRank.iterations(Bench.ACC_LATENCY, 1L << 22, 5)).isEqualTo(new Counts(1, 1, 1));
-        assertThat(Bench.ACC_LATENCY.accepts(2)).isFalse();
-        assertThat(Bench.ACC_LATENCY.accepts(4)).isTrue();
+        assertThat(Bench.ACC_LATENCY.accepts(2, AccOp.DEFAULT)).isFalse();
+        assertThat(Bench.ACC_LATENCY.accepts(4, AccOp.DEFAULT)).isTrue();
+        assertThat(Bench.ACC_LATENCY.accepts(4, AccOp.parse("max:double"))).isFalse();
+        assertThat(Bench.ACC_LATENCY.accepts(8, AccOp.parse("max:double"))).isTrue();
     }
 
     @Test
@@ -86,6 +90,29 @@ class RmaBenchOptionsTest {
         assertThat(jobs.get(0).np()).isEqualTo(2);
         assertThat(jobs.get(0).main()).isEqualTo(RmaBenchRank.class.getName());
         assertThat(jobs.get(1).args()).containsSubsequence("--iters", "100").endsWith("--transport", "tcp");
+    }
+
+    @Test
+    void accumulatesSumIntsUnlessOpSaysOtherwiseAsTheCTwin() {
+        assertThat(Options.parse().acc()).isEqualTo(AccOp.DEFAULT);
+        assertThat(AccOp.DEFAULT.label()).isEqualTo("acc_latency");
+        AccOp max = Options.parse("acc_latency", "--op", "MAX:double").acc();
+        assertThat(max).isEqualTo(new AccOp("max", Op.MAX, true));
+        assertThat(max.label()).isEqualTo("acc_max_double_latency");
+        assertThat(AccOp.parse("bor").label()).isEqualTo("acc_bor_int_latency");
+        assertThat(AccOp.parse("sum:int")).isEqualTo(AccOp.DEFAULT);
+        // a target of 0 after n >= 1 accumulates of 1
+        assertThat(AccOp.parse("sum").expected(7)).isEqualTo(7);
+        assertThat(AccOp.parse("prod").expected(7)).isZero();
+        assertThat(AccOp.parse("min:double").expected(7)).isZero();
+        assertThat(AccOp.parse("max").expected(7)).isEqualTo(1);
+        assertThat(AccOp.parse("bor").expected(7)).isEqualTo(1);
+        assertThatThrownBy(() -> AccOp.parse("xor")).hasMessageContaining("unknown operation 'xor'");
+        assertThatThrownBy(() -> AccOp.parse("max:float")).hasMessageContaining("unknown type");
+        assertThatThrownBy(() -> AccOp.parse("bor:double")).hasMessageContaining("bor takes no doubles");
+        RmaCommand cmd = new RmaCommand();
+        new CommandLine(cmd).parseArgs("acc_latency", "--op", "min:double", "--transports", "shm");
+        assertThat(cmd.jobs().get(0).args()).containsSubsequence("--op", "min:double");
     }
 
     @Test

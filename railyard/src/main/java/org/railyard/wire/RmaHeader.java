@@ -80,13 +80,36 @@ public final class RmaHeader {
     public static long[] make(int op, int kind, int reduction, int lockType, long disp, long count, int shapeInts,
                               long id, long values) {
         long[] h = new long[LONGS];
-        h[0] = (op & 0xFF) | (kind & 0xFF) << 8 | (reduction & 0xFF) << 16 | (long) (lockType & 0xFF) << 24;
-        h[1] = disp;
-        h[2] = count;
-        h[3] = shapeInts;
-        h[4] = id;
-        h[5] = values;
+        write(h, 0, op, kind, reduction, lockType, disp, count, shapeInts, id, values);
         return h;
+    }
+
+    private static void write(long[] m, int at, int op, int kind, int reduction, int lockType, long disp, long count,
+                              int shapeInts, long id, long values) {
+        m[at] = (op & 0xFF) | (kind & 0xFF) << 8 | (reduction & 0xFF) << 16 | (long) (lockType & 0xFF) << 24;
+        m[at + 1] = disp;
+        m[at + 2] = count;
+        m[at + 3] = shapeInts;
+        m[at + 4] = id;
+        m[at + 5] = values;
+        m[at + 6] = 0;
+        m[at + 7] = 0;
+    }
+
+    /**
+     * Writes at long {@code at} of batch {@code m} the header of an operation with {@code bytes}
+     * (1 to {@link #INLINE_BYTES}) of inline data and no target shape, as {@link #makeInline} makes
+     * it, and zeroes the last long of its record, so that the data copied after it leaves no stale
+     * bytes in its padding. Returns the record's longs; the caller copies the data to byte
+     * {@code 8 * at + INLINE_OFFSET}.
+     */
+    public static int writeInline(long[] m, int at, int op, int kind, int reduction, long disp, long count, long values,
+                                  int bytes) {
+        int rec = LONGS + (bytes + 7) / 8;
+        m[at + rec - 1] = 0;
+        write(m, at, op, kind, reduction, 0, disp, count, 0, 0, values);
+        m[at] |= INLINE;
+        return rec;
     }
 
     /** A header with room for {@code bytes} bytes of inline data after it, and its inline flag set. */
@@ -95,7 +118,7 @@ public final class RmaHeader {
         long[] h = new long[LONGS + (bytes + 7) / 8];
         long[] base = make(op, kind, reduction, 0, disp, count, shapeInts, id, values);
         System.arraycopy(base, 0, h, 0, LONGS);
-        h[0] |= 1L << 40;
+        h[0] |= INLINE;
         return h;
     }
 
@@ -104,7 +127,9 @@ public final class RmaHeader {
         return LONGS + (inline(h) ? (int) ((values(h) * kindBytes + 7) / 8) : 0);
     }
 
-    /** Bit of long 0: the record's result goes into its batch's one reply ({@link #collected}). */
+    /** Bit of long 0: the data follows the header in the same message. */
+    private static final long INLINE = 1L << 40;
+        /** Bit of long 0: the record's result goes into its batch's one reply ({@link #collected}). */
     private static final long COLLECTED = 1L << 41;
     /** Bit of long 0: the last collected record of its batch. */
     private static final long LAST = 1L << 42;

@@ -17,7 +17,8 @@ import org.railyard.types.Reduction;
  *
  * <p>Each kind has a method of its own with one counted loop over the memory, the operation chosen
  * per value by a test that is the same for the whole loop: the integer kinds and booleans in long
- * arithmetic, float and double in their own; MAXLOC and MINLOC compare pair by pair. The caller
+ * arithmetic, float and double in their own (MIN and MAX of a block without NaN on the values' bits,
+ * {@link RealExtremes}); MAXLOC and MINLOC compare pair by pair. The caller
  * holds the target's accumulate lock exclusively ({@link SharedAccess}). The memory holds values
  * little endian at any alignment, as {@link Kind#wire} does.
  */
@@ -44,9 +45,11 @@ final class Combine {
      * Applies {@code len} values of {@code in} (a Java array of {@code k}, from {@code inOff}) to the
      * memory at byte {@code off} of {@code seg}; false, with nothing touched, for an operation or a
      * kind it does not take (the caller then combines a copy, where {@link Reduction#apply} reports
-     * the mismatch).
+     * the mismatch). An origin array of floats or doubles is read through {@code view}, the
+     * target's, used under its lock.
      */
-    static boolean inPlace(MemorySegment seg, long off, Kind k, Reduction op, int len, Object in, int inOff) {
+    static boolean inPlace(MemorySegment seg, long off, Kind k, Reduction op, int len, Object in, int inOff,
+                           ArrayView view) {
         if (op == RmaOps.REPLACE) {
             k.copyOut(in, inOff, 0, seg, off, (long) len * k.size);
             return true;
@@ -69,8 +72,8 @@ final class Combine {
             case CHAR -> chars(seg, off, c, len, (char[]) in, inOff);
             case INT -> ints(seg, off, c, len, (int[]) in, inOff);
             case LONG -> longs(seg, off, c, len, (long[]) in, inOff);
-            case FLOAT -> floats(seg, off, c, len, (float[]) in, inOff);
-            case DOUBLE -> doubles(seg, off, c, len, (double[]) in, inOff);
+            case FLOAT -> floats(seg, off, c, len, (float[]) in, inOff, view);
+            case DOUBLE -> doubles(seg, off, c, len, (double[]) in, inOff, view);
         }
         return true;
     }
@@ -127,12 +130,21 @@ final class Combine {
         for (int i = 0; i < len; i++) { long at = off + 8L * i; seg.set(I64, at, f(c, a[o + i], seg.get(I64, at))); }
     }
 
-    /** In float arithmetic, as {@link Reduction#apply} does, not widened. */
-    private static void floats(MemorySegment seg, long off, int c, int len, float[] a, int o) {
+    /**
+     * In float arithmetic, as {@link Reduction#apply} does, not widened; MIN and MAX of a block
+     * without NaN on the values' bits ({@link RealExtremes}).
+     */
+    private static void floats(MemorySegment seg, long off, int c, int len, float[] a, int o, ArrayView view) {
+        if ((c == MIN || c == MAX) && RealExtremes.combine(seg, off, Float.BYTES, c == MAX, len, view.of(a), o)) {
+            return;
+        }
         for (int i = 0; i < len; i++) { long at = off + 4L * i; seg.set(F32, at, f(c, a[o + i], seg.get(F32, at))); }
     }
 
-    private static void doubles(MemorySegment seg, long off, int c, int len, double[] a, int o) {
+    private static void doubles(MemorySegment seg, long off, int c, int len, double[] a, int o, ArrayView view) {
+        if ((c == MIN || c == MAX) && RealExtremes.combine(seg, off, Double.BYTES, c == MAX, len, view.of(a), o)) {
+            return;
+        }
         for (int i = 0; i < len; i++) { long at = off + 8L * i; seg.set(F64, at, f(c, a[o + i], seg.get(F64, at))); }
     }
 

@@ -1,5 +1,6 @@
 package org.railyard.engine.rma;
 
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
@@ -61,6 +62,8 @@ final class Outbound {
      * COMPLETE that ends them, or when the next would not fit {@link RmaHeader#BATCH_LONGS}.
      */
     private final long[][] batch;
+    /** Per target: a segment over its batch buffer, made when the buffer is taken, for copying inline data in. */
+    private final MemorySegment[] batchBytes;
     final int[] batchLongs;
     /** Batch buffers whose sends are written, for the next batches (a batch buffer is sent as it is, not copied). */
     private final ArrayDeque<long[]> spare = new ArrayDeque<>();
@@ -82,6 +85,7 @@ final class Outbound {
         this.failed = new String[n];
         this.deferred = new RailyardException[n];
         this.batch = new long[n][];
+        this.batchBytes = new MemorySegment[n];
         this.batchLongs = new int[n];
         this.replies = new Replies[n];
     }
@@ -137,14 +141,53 @@ final class Outbound {
         opsSince[target]++;
     }
 
+    /**
+     * The put or accumulate of {@code values} values of {@code k} from {@code buf} at {@code off} (a
+     * contiguous origin) to byte {@code first} of {@code target} ({@code tcount} elements of a basic
+     * target type), appended to the target's batch as {@link #batch} would append the header of
+     * {@link #batchable}, but written straight into the batch: no header array, no copy of it.
+     * False, with nothing done, when the operation is not such (data not inline, a derived type
+     * at either end): the caller then builds its header. Takes the progress lock.
+     */
+    boolean batchInline(int target, int op, Kind k, int red, long first, int tcount, int values, Object buf, int off,
+                        Shape type, Shape ttype) {
+        long bytes = (long) values * k.size;
+        if (bytes == 0 || bytes > RmaHeader.INLINE_BYTES || !type.contiguous || shapeInts(ttype) != 0) {
+            return false;
+        }
+        ReentrantLock lock = s.progressLock();
+        lock.lock();
+        try {
+            int rec = RmaHeader.LONGS + (int) (bytes + 7) / 8;
+            if (batchLongs[target] + rec > RmaHeader.BATCH_LONGS) {
+                push(target);
+            }
+            int at = batchLongs[target];
+            long[] m = batchBuffer(target);
+            RmaHeader.writeInline(m, at, op, k.ordinal(), red, first, tcount, values, (int) bytes);
+            k.copyOut(buf, off, 0, batchBytes[target], 8L * at + RmaHeader.INLINE_OFFSET, bytes);
+            batchLongs[target] = at + rec;
+            opsSince[target]++;
+        } finally {
+            lock.unlock();
+        }
+        return true;
+    }
+
     /** Appends record {@code h} to {@code target}'s batch, which has room for it. Lock held. */
     private void appendRecord(int target, long[] h) {
+        System.arraycopy(h, 0, batchBuffer(target), batchLongs[target], h.length);
+        batchLongs[target] += h.length;
+    }
+
+    /** {@code target}'s batch buffer, a spare or a new one if it has none. Lock held. */
+    private long[] batchBuffer(int target) {
         if (batch[target] == null) {
             long[] b = spare.poll();
             batch[target] = b != null ? b : new long[RmaHeader.BATCH_LONGS];
+            batchBytes[target] = MemorySegment.ofArray(batch[target]);
         }
-        System.arraycopy(h, 0, batch[target], batchLongs[target], h.length);
-        batchLongs[target] += h.length;
+        return batch[target];
     }
 
     /**
@@ -212,6 +255,7 @@ final class Outbound {
         }
         long[] m = batch[target];
         batch[target] = null;
+        batchBytes[target] = null;
         if (r != null) {
             // the reply's receive is posted before the batch leaves
             RmaHeader.setLast(m, r.lastRecord);

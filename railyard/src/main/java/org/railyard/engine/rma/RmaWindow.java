@@ -209,6 +209,9 @@ public final class RmaWindow {
             }
             return done(request);
         }
+        if (out.batchInline(target, RmaHeader.OP_PUT, k, 0, first, tcount, values, buf, off, type, ttype)) {
+            return done(request);
+        }
         Access a = new Access(first, values);
         return out.locked(() -> {
             long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
@@ -280,6 +283,9 @@ public final class RmaWindow {
                 Packing.gather(buf, off, type, count, in);
             }
             atomics.accumulate(target, parts[target], first, ttype, tcount, op, in, direct ? off : 0, null, 0);
+            return done(request);
+        }
+        if (out.batchInline(target, RmaHeader.OP_ACC, k, red, first, tcount, values, buf, off, type, ttype)) {
             return done(request);
         }
         Access a = new Access(first, values);

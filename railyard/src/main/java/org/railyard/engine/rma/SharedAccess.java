@@ -44,6 +44,8 @@ final class SharedAccess {
     private final Object[] scratch;
     private final Kind[] scratchKind;
     private final int[] scratchLength;
+    /** Per target: the origin array its blocks last read as a segment ({@link ArrayView}); same rule. */
+    private final ArrayView[] views;
 
     /** Thread-safe: any thread may apply operations at once (the memory and its locks are what they share). */
     SharedAccess(SharedHeader header, int members) {
@@ -51,6 +53,7 @@ final class SharedAccess {
         this.scratch = new Object[members];
         this.scratchKind = new Kind[members];
         this.scratchLength = new int[members];
+        this.views = new ArrayView[members];
     }
 
     /**
@@ -79,13 +82,17 @@ final class SharedAccess {
         try {
             Object buf = scratch(t, k, (int) Math.min(values, CHUNK));
             int cap = scratchLength[t];
+            if (views[t] == null) {
+                views[t] = new ArrayView();
+            }
+            ArrayView view = views[t];
             if (s.contiguous) {
-                block(seg, base, k, op, values, in, inOff, fetched, fetchedOff, buf, cap);
+                block(seg, base, k, op, values, in, inOff, fetched, fetchedOff, buf, cap, view);
             } else {
                 long[] at = {0};
                 s.forEachRun(count, (first, len) -> {
                     block(seg, base + first * k.size, k, op, len, in, inOff + (int) at[0], fetched,
-                            fetchedOff + (int) at[0], buf, cap);
+                            fetchedOff + (int) at[0], buf, cap, view);
                     at[0] += len;
                 });
             }
@@ -187,11 +194,11 @@ final class SharedAccess {
      * {@link Reduction#apply} reports a kind it does not apply to.
      */
     private static void block(MemorySegment seg, long off, Kind k, Reduction op, long len, Object in, int inOff,
-                              Object fetched, int foff, Object buf, int cap) {
+                              Object fetched, int foff, Object buf, int cap, ArrayView view) {
         if (fetched != null) {
             k.copyIn(seg, off, fetched, foff, 0, len * k.size);
         }
-        if (in == null || op == RmaOps.NO_OP || Combine.inPlace(seg, off, k, op, (int) len, in, inOff)) {
+        if (in == null || op == RmaOps.NO_OP || Combine.inPlace(seg, off, k, op, (int) len, in, inOff, view)) {
             return;
         }
         for (long done = 0; done < len; ) {
