@@ -6,7 +6,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -194,64 +193,6 @@ public final class RelayClient implements AutoCloseable {
         }
     }
 
-    /**
-     * Asks the relay to store the frame of {@code length} bytes at {@link FramePool#FRAME_OFFSET}
-     * in {@code buffer}: writes the STORE header in front of it and sends header and frame in one
-     * write from the buffer (see {@link FramePool}); does not wait for its STORED. What
-     * {@link #storeLater} and the like left in the output buffer goes first.
-     */
-    public void store(int destination, long sequence, ByteBuffer buffer, int length) throws IOException {
-        ByteBuffer[] one = {framed(destination, sequence, buffer, length)};
-        synchronized (writeLock) {
-            out.flush();
-            writeFrames(one, 1);
-        }
-    }
-
-    /**
-     * Sends {@code n} frames made by {@link #framed}, in order, in as few writes as the kernel
-     * takes them; what the output buffer holds goes first. For one sending thread at a time.
-     */
-    public void storeFramed(ByteBuffer[] frames, int n) throws IOException {
-        synchronized (writeLock) {
-            out.flush();
-            writeFrames(frames, n);
-        }
-    }
-
-    /**
-     * Writes the STORE header of the frame of {@code length} bytes at {@link FramePool#FRAME_OFFSET}
-     * in {@code buffer} in front of it, and returns a view of header and frame (position 0, limit
-     * the frame's end) for {@link #storeFramed}. The write moves the view only: the buffer itself
-     * may go back to its pool at the frame's STORED while the writing thread still holds the view,
-     * and a new holder's position must not move under it. Made again for a write after a
-     * reconnection, it holds the same bytes.
-     */
-    public ByteBuffer framed(int destination, long sequence, ByteBuffer buffer, int length) {
-        ByteBuffer f = buffer.duplicate().clear().limit(RelayFrame.HEADER + length);
-        RelayFrame.writeHeader(MemorySegment.ofBuffer(f), 0, RelayFrame.HEADER + length, RelayFrame.STORE,
-                (byte) 0, rank, destination, sequence);
-        return f;
-    }
-
-    /** Writes {@code frames[0..n)} whole; the caller holds {@link #writeLock} and flushed {@link #out}. */
-    private void writeFrames(ByteBuffer[] frames, int n) throws IOException {
-        if (channelOut != null) {
-            channelOut.writeFully(frames, n);
-        } else if (channel != null) {
-            while (frames[n - 1].hasRemaining()) { // blocking until detached: each write takes what it can
-                channel.write(frames, 0, n);
-            }
-        } else {
-            for (int i = 0; i < n; i++) { // a plain socket: through its stream
-                byte[] copy = new byte[frames[i].remaining()];
-                frames[i].get(copy);
-                out.write(copy);
-            }
-            out.flush();
-        }
-    }
-
     /** Like {@link #delivered}, but left in the output buffer until {@link #flush}. */
     public void deliveredLater(int source, long sequence) throws IOException {
         synchronized (writeLock) {
@@ -323,19 +264,10 @@ public final class RelayClient implements AutoCloseable {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            writeFully(new ByteBuffer[] {ByteBuffer.wrap(b, off, len)}, 1);
-        }
-
-        /** Writes {@code bufs[0..n)} whole, in order, waiting for room as the class says. */
-        void writeFully(ByteBuffer[] bufs, int n) throws IOException {
+            ByteBuffer buf = ByteBuffer.wrap(b, off, len);
             long deadline = receiving ? System.nanoTime() + timeout.toNanos() : Long.MAX_VALUE;
-            int first = 0;
-            while (first < n) {
-                if (!bufs[first].hasRemaining()) {
-                    first++;
-                    continue;
-                }
-                if (channel.write(bufs, first, n - first) == 0) { // a closed channel throws here, which ends a wait without bound
+            while (buf.hasRemaining()) {
+                if (channel.write(buf) == 0) { // a closed channel throws here, which ends a wait without bound
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         throw new IOException("relay " + socket.getRemoteSocketAddress() + " took nothing written to it for "

@@ -1,7 +1,6 @@
 package org.railyard.transport.relay;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
@@ -51,7 +50,7 @@ final class RelayLink implements Link {
     private final long window;
     private final String description;
     private final Direct direct = new Direct();
-    private ByteBuffer claimed;
+    private byte[] claimed;
     private int claimedLength;
     private MemorySegment claimSegment = MemorySegment.NULL;
     private volatile boolean open = true;
@@ -94,7 +93,7 @@ final class RelayLink implements Link {
         }
         claimed = out.claim(frameLength); // the port keeps it until the relay STOREd it
         claimedLength = frameLength;
-        claimSegment = MemorySegment.ofBuffer(claimed).asSlice(FramePool.FRAME_OFFSET, frameLength);
+        claimSegment = MemorySegment.ofArray(claimed).asSlice(0, frameLength);
         return 0;
     }
 

@@ -2,7 +2,6 @@ package org.railyard.transport.relay;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,11 +49,8 @@ import org.railyard.wire.RelayFrame;
  * a relay lost its memory), the port fails for good and says why.
  */
 final class RelayPort implements AutoCloseable {
-    /**
-     * A frame to store at the relay for {@code destination}: {@code length} bytes at
-     * {@link FramePool#FRAME_OFFSET} in {@code frame}, a buffer of this port's {@link #claim}.
-     */
-    record Out(int destination, long sequence, ByteBuffer frame, int length) { }
+    /** A frame to store at the relay for {@code destination}: the first {@code length} bytes of {@code frame}. */
+    record Out(int destination, long sequence, byte[] frame, int length) { }
 
     /** What a port's reader and its failure are handed to. */
     interface Handler {
@@ -94,7 +90,7 @@ final class RelayPort implements AutoCloseable {
     private final RelayTransport transport;
     private final Handler handler;
     private final ReentrantLock lock = new ReentrantLock();
-    /** The buffers of this port's frames: taken by {@link #claim}, given back at their STORED. */
+    /** The arrays of this port's frames: taken by {@link #claim}, given back at their STORED. */
     private final FramePool frames = new FramePool();
     private final Condition work = lock.newCondition();
     /** Signalled when {@link #held} falls to zero (a checkpoint waits for it). */
@@ -189,10 +185,10 @@ final class RelayPort implements AutoCloseable {
     }
 
     /**
-     * A buffer for a frame of {@code length} bytes at {@link FramePool#FRAME_OFFSET} to {@link #send}
-     * through this port (its contents are stale); the port uses it again once the relay STOREs the frame.
+     * An array for a frame of {@code length} bytes to {@link #send} through this port (its
+     * contents are stale); the port uses it again once the relay STOREs the frame.
      */
-    ByteBuffer claim(int length) {
+    byte[] claim(int length) {
         return frames.take(length);
     }
 
@@ -232,7 +228,7 @@ final class RelayPort implements AutoCloseable {
         }
         String why = null;
         try {
-            c.store(out.destination(), out.sequence(), out.frame(), out.length());
+            c.store(out.destination(), out.sequence(), false, out.frame(), 0, out.length());
         } catch (IOException e) {
             why = e.getMessage();
         }
@@ -460,7 +456,7 @@ final class RelayPort implements AutoCloseable {
 
     /** Writes queued frames and acknowledgements until the connection breaks or the port closes; why it stopped. */
     private String write(RelayClient c) {
-        ByteBuffer[] batch = new ByteBuffer[BATCH];
+        Out[] batch = new Out[BATCH];
         long[] acks = receive ? new long[ackWanted.length] : null;
         List<Integer> asking = new ArrayList<>();
         while (true) {
@@ -497,7 +493,7 @@ final class RelayPort implements AutoCloseable {
                 while (n < BATCH && !pending.isEmpty()) {
                     Out o = pending.poll();
                     unstored.add(o);
-                    batch[n++] = c.framed(o.destination(), o.sequence(), o.frame(), o.length());
+                    batch[n++] = o;
                 }
                 if (acksDue) {
                     anyAck = takeAcks(acks);
@@ -508,9 +504,9 @@ final class RelayPort implements AutoCloseable {
                 lock.unlock();
             }
             try {
-                if (n > 0) {
-                    c.storeFramed(batch, n); // one gathering write straight from the frames' buffers
-                    java.util.Arrays.fill(batch, 0, n, null);
+                for (int i = 0; i < n; i++) {
+                    c.storeLater(batch[i].destination(), batch[i].sequence(), batch[i].frame(), batch[i].length());
+                    batch[i] = null;
                 }
                 if (anyAck) {
                     for (int s = 0; s < acks.length; s++) {
