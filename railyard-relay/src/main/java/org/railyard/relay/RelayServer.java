@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.util.KeepAlive;
 import org.railyard.wire.RelayFrame;
 
 /**
@@ -109,6 +110,12 @@ public final class RelayServer implements AutoCloseable {
     /** Connections past their first frame's start, for the watcher. */
     private final Set<RelayConnection> live = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
+    /**
+     * The keepalive probes of every accepted connection ({@code railyard.tcp.keepalive} of this
+     * process; null: none): a rank that vanishes without closing (its host gone, its network cut)
+     * ends its connection about that long after its last traffic, and its absence starts then.
+     */
+    private final KeepAlive keepAlive;
     private final Thread watcher;
     private volatile boolean closing;
 
@@ -124,6 +131,7 @@ public final class RelayServer implements AutoCloseable {
     private RelayServer(Settings settings, Consumer<String> say) throws IOException {
         this.settings = settings;
         this.say = say;
+        this.keepAlive = KeepAlive.configured(); // a bad setting fails the start, naming it
         RelayLog log = settings.logDir() == null ? null : new RelayLog(settings.logDir(), settings.fsync(), settings.compactMin());
         this.store = new RelayStore(settings.maxBytes(), log, counters, say);
         try {
@@ -214,6 +222,7 @@ public final class RelayServer implements AutoCloseable {
                 s.setSendBufferSize(settings.sockbuf());
                 s.setReceiveBufferSize(settings.sockbuf());
             }
+            KeepAlive.apply(s, keepAlive);
             c = new RelayConnection(s, who, settings, store);
             live.add(c);
             RelayFrame.Header h = c.readHeader();

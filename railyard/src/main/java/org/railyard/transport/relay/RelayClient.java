@@ -17,6 +17,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.util.KeepAlive;
 import org.railyard.wire.RelayFrame;
 
 /**
@@ -113,6 +114,9 @@ public final class RelayClient implements AutoCloseable {
                 s.setReceiveBufferSize(sockbuf); // before connecting: the window scale is agreed then
             }
             s.connect(relay, (int) timeout.toMillis());
+            // a relay that vanishes without closing (its host gone) ends this connection about
+            // railyard.tcp.keepalive after its last traffic, and the port's reconnection starts
+            KeepAlive.apply(s, KeepAlive.configured());
             s.setSoTimeout((int) timeout.toMillis());
             RelayClient c = new RelayClient(s, ch, rank, timeout);
             c.receiving = receive;

@@ -3,13 +3,12 @@ package org.railyard.transport.tcp;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
-import jdk.net.ExtendedSocketOptions;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Link;
 import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.util.Config;
+import org.railyard.util.KeepAlive;
 
 /**
  * TCP: the handshake socket itself becomes the data connection (Nagle off, large socket buffers).
@@ -22,27 +21,10 @@ public final class TcpTransport implements Transport {
     static final int MIN_SOCKBUF = 64 * 1024;
     /** The largest {@code railyard.tcp.sockbuf} taken. */
     static final int MAX_SOCKBUF = 1 << 30;
-    /** Unanswered keepalive probes after which the kernel closes a connection. */
-    static final int KEEPALIVE_PROBES = 4;
-    /** The shortest {@code railyard.tcp.keepalive} taken: half idle, then a probe a second. */
-    static final long MIN_KEEPALIVE_SECONDS = 2L * KEEPALIVE_PROBES;
-    /** The longest {@code railyard.tcp.keepalive} taken (the kernel's idle time is at most 32767 s). */
-    static final long MAX_KEEPALIVE_SECONDS = 9L * 3600;
     private int maxFrame;
     private int sockbuf;
     /** The keepalive of every data connection; null: none. */
     private KeepAlive keepAlive;
-
-    /**
-     * When the kernel probes a silent connection and when it gives up: {@code idle} seconds with
-     * nothing received, then {@code count} probes {@code interval} seconds apart; a connection
-     * whose peer answers none of them ends with an error ("Connection timed out") on its next read
-     * or write. A connection that waits for an acknowledgement of data it sent is bounded by the
-     * kernel's retransmission limit instead; its peer's side, which has nothing to send, is the one
-     * the probes end.
-     */
-    record KeepAlive(int idle, int interval, int count) {
-    }
 
     @Override public String name() { return "tcp"; }
     @Override public int priority() { return 50; }
@@ -55,47 +37,8 @@ public final class TcpTransport implements Transport {
             throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
         }
         sockbuf = sockbuf(Config.bytes(Config.TCP_SOCKBUF_PROP, Config.TCP_SOCKBUF_DEFAULT));
-        keepAlive = keepAlive(Config.duration(Config.TCP_KEEPALIVE_PROP, Config.TCP_KEEPALIVE_DEFAULT));
+        keepAlive = KeepAlive.configured();
         return true;
-    }
-
-    /**
-     * The probes for {@code railyard.tcp.keepalive} = {@code bound}: idle for half of it, then
-     * {@link #KEEPALIVE_PROBES} probes spread over the other half, so a silent connection ends
-     * about {@code bound} after the last thing it received. Null for 0 (no probes).
-     *
-     * @throws IllegalArgumentException naming the setting, for a bound that is negative, not whole
-     *                                  seconds, or outside {@link #MIN_KEEPALIVE_SECONDS} to
-     *                                  {@link #MAX_KEEPALIVE_SECONDS}
-     */
-    static KeepAlive keepAlive(Duration bound) {
-        if (bound.isZero()) {
-            return null;
-        }
-        long s = bound.getSeconds();
-        if (bound.isNegative() || bound.getNano() != 0 || s < MIN_KEEPALIVE_SECONDS || s > MAX_KEEPALIVE_SECONDS) {
-            throw new IllegalArgumentException("setting " + Config.TCP_KEEPALIVE_PROP + " = " + bound + " is not whole"
-                    + " seconds from " + MIN_KEEPALIVE_SECONDS + " s to " + MAX_KEEPALIVE_SECONDS + " s (0 turns the"
-                    + " probes off)");
-        }
-        int idle = (int) (s / 2);
-        return new KeepAlive(idle, (int) Math.max(1, (s - idle) / KEEPALIVE_PROBES), KEEPALIVE_PROBES);
-    }
-
-    /**
-     * Turns on the probes of {@code keepAlive} for {@code ch}; where the platform cannot set their
-     * timing, the kernel's own (hours on Linux) apply. Nothing for null.
-     */
-    static void applyKeepAlive(SocketChannel ch, KeepAlive keepAlive) throws IOException {
-        if (keepAlive == null) {
-            return;
-        }
-        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
-        if (ch.supportedOptions().contains(ExtendedSocketOptions.TCP_KEEPIDLE)) {
-            ch.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, keepAlive.idle());
-            ch.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, keepAlive.interval());
-            ch.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, keepAlive.count());
-        }
     }
 
     /**
@@ -156,7 +99,7 @@ public final class TcpTransport implements Transport {
             ch.setOption(StandardSocketOptions.SO_SNDBUF, sockbuf);
             ch.setOption(StandardSocketOptions.SO_RCVBUF, sockbuf);
         }
-        applyKeepAlive(ch, keepAlive);
+        KeepAlive.apply(ch, keepAlive);
         return new TcpLink(this, peer, ch, frame);
     }
 
