@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.railyard.launcher.JobResult;
+import org.railyard.testkit.Await;
 import org.railyard.systest.ranks.SilentPathRanks;
 
 /**
@@ -69,14 +71,44 @@ class SilentPathLabTest {
         }
     }
 
-    /** Sets the rail's interface down at host 0 once both ranks have printed READY. */
+    /**
+     * Sets the rail's interface down at host 0 once both ranks have printed READY and neither end
+     * of their connection holds data its peer has not acknowledged: the probes work on an idle
+     * connection only, and an end that waits for an acknowledgement (a delayed ACK lost in the
+     * cut) is bounded by the kernel's retransmission limit instead (railyard.tcp.keepalive).
+     */
     private static void silenceWhenReady(NetLab lab, LabJob job) throws InterruptedException {
         for (int rank = 0; rank < 2; rank++) {
             int r = rank;
             job.await(l -> l.rank() == r && !l.err() && l.text().equals("READY"), BOUND)
                     .orElseGet(() -> fail("rank " + r + " never printed READY\n" + job.tail(40)));
         }
+        Await.awaitUntil(() -> idle(lab, 0) && idle(lab, 1), BOUND, "the rail connection idle at both ends");
         lab.cut(0);
+    }
+
+    /**
+     * True if host {@code h} has an established connection on its rail-0 address and every such
+     * connection has nothing unacknowledged and no retransmission timer ({@code /proc/net/tcp}
+     * and {@code tcp6} inside the host: the tx_queue and timer columns).
+     */
+    private static boolean idle(NetLab lab, int h) {
+        String[] ip = lab.railAddress(h, 0).split("\\.");
+        String hex = String.format(Locale.ROOT, "%02X%02X%02X%02X:", Integer.parseInt(ip[3]), Integer.parseInt(ip[2]),
+                Integer.parseInt(ip[1]), Integer.parseInt(ip[0])); // the kernel's byte order
+        int found = 0;
+        for (String line : lab.exec(h, "cat", "/proc/net/tcp", "/proc/net/tcp6").split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 6 || !f[3].equals("01") || !f[1].contains(hex)) {
+                continue;
+            }
+            found++;
+            long unacked = Long.parseLong(f[4].substring(0, f[4].indexOf(':')), 16);
+            if (unacked != 0 || f[5].startsWith("01:")) {
+                return false;
+            }
+        }
+        return found > 0;
     }
 
     private static String result(LabJob job, int rank) throws InterruptedException {
