@@ -105,7 +105,7 @@ public final class RmaHeader {
      */
     public static int writeInline(long[] m, int at, int op, int kind, int reduction, long disp, long count, long values,
                                   int bytes) {
-        int rec = LONGS + (bytes + 7) / 8;
+        int rec = inlineRecordLongs(bytes);
         m[at + rec - 1] = 0;
         write(m, at, op, kind, reduction, 0, disp, count, 0, 0, values);
         m[at] |= INLINE;
@@ -115,16 +115,21 @@ public final class RmaHeader {
     /** A header with room for {@code bytes} bytes of inline data after it, and its inline flag set. */
     public static long[] makeInline(int op, int kind, int reduction, long disp, long count, int shapeInts, long id,
                                     long values, int bytes) {
-        long[] h = new long[LONGS + (bytes + 7) / 8];
+        long[] h = new long[inlineRecordLongs(bytes)];
         long[] base = make(op, kind, reduction, 0, disp, count, shapeInts, id, values);
         System.arraycopy(base, 0, h, 0, LONGS);
         h[0] |= INLINE;
         return h;
     }
 
+    /** Longs of a record of a header and {@code bytes} bytes of inline data, padded to whole longs. */
+    public static int inlineRecordLongs(long bytes) {
+        return LONGS + (int) ((bytes + 7) / 8);
+    }
+
     /** Longs of the record that header {@code h} starts: the header and its inline data padded to whole longs. */
     public static int recordLongs(long[] h, int kindBytes) {
-        return LONGS + (inline(h) ? (int) ((values(h) * kindBytes + 7) / 8) : 0);
+        return inline(h) ? inlineRecordLongs(values(h) * kindBytes) : LONGS;
     }
 
     /** Bit of long 0: the data follows the header in the same message. */

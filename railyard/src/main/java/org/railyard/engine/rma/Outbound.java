@@ -158,7 +158,7 @@ final class Outbound {
         ReentrantLock lock = s.progressLock();
         lock.lock();
         try {
-            int rec = RmaHeader.LONGS + (int) (bytes + 7) / 8;
+            int rec = RmaHeader.inlineRecordLongs(bytes);
             if (batchLongs[target] + rec > RmaHeader.BATCH_LONGS) {
                 push(target);
             }
