@@ -13,7 +13,7 @@ module org.railyard {
     exports org.railyard.types;
 
     exports org.railyard.bootstrap to org.railyard.launcher, org.railyard.relay, org.railyard.gateway;
-    exports org.railyard.util to org.railyard.launcher, org.railyard.relay, org.railyard.bench, org.railyard.cli;
+    exports org.railyard.util to org.railyard.launcher, org.railyard.relay, org.railyard.gateway, org.railyard.bench, org.railyard.cli;
     exports org.railyard.wire to org.railyard.relay, org.railyard.gateway;
     exports org.railyard.transport.relay to org.railyard.relay;
     exports org.railyard.transport.gateway to org.railyard.gateway;

@@ -59,7 +59,7 @@ class FloorsTest {
             // railyard-daemon: the daemon commands' shared options and helpers, built from no floor
             "railyard-daemon", Set.of(),
             "railyard-relay", Set.of("wire", "bootstrap", "util", "error", "transport", "railyard-daemon"),
-            "railyard-gateway", Set.of("wire", "bootstrap", "error", "transport", "railyard-daemon"),
+            "railyard-gateway", Set.of("wire", "bootstrap", "util", "error", "transport", "railyard-daemon"),
             "railyard-bench", Set.of("api", "error", "types", "util", "stats", "channel", "railyard-launcher",
                     "railyard-mpijava"),
             "railyard-cli", Set.of("railyard-launcher", "railyard-relay", "railyard-gateway", "railyard-apps", "railyard-bench",

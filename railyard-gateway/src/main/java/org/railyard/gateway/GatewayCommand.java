@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import org.railyard.transport.gateway.GatewayClient;
 import org.railyard.daemon.DaemonOptions;
 import org.railyard.daemon.Daemons;
+import org.railyard.util.KeepAlive;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -106,6 +107,11 @@ public final class GatewayCommand implements Callable<Integer> {
         }
         if (selfWarm < 0) {
             throw daemon.usageError("--self-warm must not be negative, not " + selfWarm);
+        }
+        try {
+            KeepAlive.configured(); // the server reads it again at start; a bad value is a usage error here
+        } catch (IllegalArgumentException e) {
+            throw daemon.usageError(e.getMessage());
         }
         List<GatewayServer.Peer> ps = new ArrayList<>();
         for (String p : peers) {

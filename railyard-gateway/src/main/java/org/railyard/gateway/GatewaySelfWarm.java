@@ -145,9 +145,9 @@ final class GatewaySelfWarm {
         byte[] verifier = JobKeys.gatewayVerifier(job, secret);
         GatewayFrame.Address ra = new GatewayFrame.Address(GatewayFrame.siteId(SITE_A), 1, 0);
         GatewayFrame.Address rb = new GatewayFrame.Address(GatewayFrame.siteId(SITE_B), 2, 1);
-        GatewayClient.Opened ca = GatewayClient.open(gatewayA, job, verifier, ra, 2, 0, SITE_A, false, step());
+        GatewayClient.Opened ca = GatewayClient.open(gatewayA, job, verifier, ra, 2, 0, SITE_A, false, step(), null);
         try (Socket sa = ca.socket()) {
-            GatewayClient.Opened cb = GatewayClient.open(gatewayB, job, verifier, rb, 2, 0, SITE_B, false, step());
+            GatewayClient.Opened cb = GatewayClient.open(gatewayB, job, verifier, rb, 2, 0, SITE_B, false, step(), null);
             try (Socket sb = cb.socket()) {
                 sessions++;
                 Rank pa = new Rank(ca, job, ra);

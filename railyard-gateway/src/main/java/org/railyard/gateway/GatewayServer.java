@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.railyard.bootstrap.JobKeys;
 import org.railyard.transport.gateway.GatewayClient;
+import org.railyard.util.KeepAlive;
 import org.railyard.wire.GatewayFrame;
 
 /**
@@ -96,12 +97,15 @@ public final class GatewayServer implements AutoCloseable {
     private final Object peerLock = new Object();
     private final Thread acceptor;
     private final Thread warmer;
+    /** The probes on every connection, accepted or opened (read at start: a bad setting fails it). */
+    private final KeepAlive keepAlive;
     private volatile boolean closed;
 
     private GatewayServer(Settings settings, Consumer<String> log) throws IOException {
         this.settings = settings;
         this.siteId = GatewayFrame.siteId(settings.site());
         this.log = log;
+        this.keepAlive = KeepAlive.configured(); // a bad setting fails the start, naming it
         counters.site(siteId, settings.site());
         for (Peer p : settings.peers()) {
             if (p.site() != null) {
@@ -197,6 +201,7 @@ public final class GatewayServer implements AutoCloseable {
         GatewayJob job = null;
         try {
             s.setTcpNoDelay(true);
+            KeepAlive.apply(s, keepAlive);
             s.setSoTimeout((int) settings.patience().toMillis());
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), CHUNK));
             ep = new Endpoint(s, from);
@@ -478,7 +483,7 @@ public final class GatewayServer implements AutoCloseable {
             try {
                 GatewayClient.Opened o = GatewayClient.open(a, job.id, job.verifier,
                         new GatewayFrame.Address(siteId, server.getLocalPort(), -1), job.size, k, settings.site(), true,
-                        settings.patience());
+                        settings.patience(), keepAlive);
                 sockets.add(o.socket());
                 Endpoint e = new Endpoint(o.socket(), a.toString());
                 e.peerSite = site;
@@ -502,7 +507,7 @@ public final class GatewayServer implements AutoCloseable {
         try {
             forwardLoop(e, job, in, new byte[GatewayFrame.HEADER]);
         } catch (IOException ex) {
-            why = ex.getMessage();
+            why = ex.getMessage() != null ? ex.getMessage() : ex.toString(); // a close from this side has no message
         }
         e.close();
         job.dropStripe(e);

@@ -53,7 +53,7 @@ class GatewayServerTest {
 
     static GatewayClient.Opened rank(GatewayServer gw, String job, byte[] secret, GatewayFrame.Address self,
                                              int size, String site) throws IOException {
-        return GatewayClient.open(gw.address(), job, JobKeys.gatewayVerifier(job, secret), self, size, 0, site, false, T);
+        return GatewayClient.open(gw.address(), job, JobKeys.gatewayVerifier(job, secret), self, size, 0, site, false, T, null);
     }
 
     static void send(GatewayClient.Opened c, String job, GatewayFrame.Address src, GatewayFrame.Address dst,

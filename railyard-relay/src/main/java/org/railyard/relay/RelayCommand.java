@@ -9,6 +9,7 @@ import org.railyard.error.RailyardException;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.daemon.DaemonOptions;
 import org.railyard.daemon.Daemons;
+import org.railyard.util.KeepAlive;
 import org.railyard.util.Config;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -87,6 +88,7 @@ public final class RelayCommand implements Callable<Integer> {
         }
         RelayServer.Settings settings;
         try {
+            KeepAlive.configured(); // the server reads it again at start; a bad value is a usage error here
             long max = Config.parseBytes("--max-bytes", maxBytes);
             long msg = Config.parseBytes("--max-message", maxMessage);
             long compact = Config.parseBytes("--compact-min", compactMin);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.railyard.util.Config;
 import picocli.CommandLine;
 
 /** {@code railyard relay}'s options refused before anything starts, each naming the option and the text. */
@@ -31,5 +32,17 @@ class RelayCommandTest {
         Run words = run("--port", "0", "--bind", "127.0.0.1", "--sockbuf", "lots");
         assertThat(words.code()).isNotZero();
         assertThat(words.err()).contains("--sockbuf").contains("lots");
+    }
+
+    @Test
+    void aBadKeepaliveSettingIsAUsageErrorNamingIt() {
+        System.setProperty(Config.TCP_KEEPALIVE_PROP, "3s");
+        try {
+            Run r = run("--port", "0", "--bind", "127.0.0.1");
+            assertThat(r.code()).isEqualTo(2);
+            assertThat(r.err()).contains("railyard.tcp.keepalive = 3s").doesNotContain("\tat ");
+        } finally {
+            System.clearProperty(Config.TCP_KEEPALIVE_PROP);
+        }
     }
 }

@@ -2,19 +2,13 @@ package org.railyard.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
-import org.railyard.testkit.Await;
+import org.railyard.testkit.TcpTable;
 import org.railyard.transport.relay.RelayClient;
 import org.railyard.util.Config;
 
@@ -50,41 +44,9 @@ class RelayKeepAliveTest {
     private static List<Integer> timersOfAConnection() throws Exception {
         RelayServer relay = Relays.start(null, RelayLog.Fsync.NEVER, 1 << 20, 1 << 20, Relays.lines());
         try (RelayClient rank = Relays.rank(relay, "job-ka", 0, 1, true)) {
-            int port = relay.address().getPort();
-            return Await.awaitValue(() -> {
-                Map<String, Integer> t = timers(port);
-                Integer server = t.get("local");
-                Integer client = t.get("remote");
-                return server != null && client != null && server != 1 && client != 1 ? List.of(server, client) : null;
-            }, Duration.ofSeconds(10), "a quiet established connection to port " + port + " in /proc/net/tcp or tcp6");
+            return TcpTable.quietTimers(relay.address().getPort(), Duration.ofSeconds(10));
         } finally {
             relay.close();
         }
-    }
-
-    /**
-     * The timer column ({@code tr}) of the established sockets of this machine whose local port is
-     * {@code port} (key "local": the relay's end) or whose remote port is (key "remote": the rank's).
-     */
-    private static Map<String, Integer> timers(int port) throws IOException {
-        String p = String.format(Locale.ROOT, ":%04X", port);
-        Map<String, Integer> out = new TreeMap<>();
-        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(Path.of("/proc/net/tcp")));
-        if (Files.exists(Path.of("/proc/net/tcp6"))) {
-            lines.addAll(Files.readAllLines(Path.of("/proc/net/tcp6"))); // a dual-stack socket's IPv4 peers are listed here
-        }
-        for (String line : lines) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length < 6 || !f[3].equals("01")) { // 01: ESTABLISHED
-                continue;
-            }
-            int timer = Integer.parseInt(f[5].substring(0, f[5].indexOf(':')), 16);
-            if (f[1].endsWith(p)) {
-                out.put("local", timer);
-            } else if (f[2].endsWith(p)) {
-                out.put("remote", timer);
-            }
-        }
-        return out;
     }
 }

@@ -45,7 +45,8 @@ public record KeepAlive(int idle, int interval, int count) {
         }
         long s = bound.getSeconds();
         if (bound.isNegative() || bound.getNano() != 0 || s < MIN_SECONDS || s > MAX_SECONDS) {
-            throw new IllegalArgumentException("setting " + Config.TCP_KEEPALIVE_PROP + " = " + bound + " is not whole"
+            String given = bound.getNano() == 0 ? s + "s" : bound.toMillis() + "ms";
+            throw new IllegalArgumentException("setting " + Config.TCP_KEEPALIVE_PROP + " = " + given + " is not whole"
                     + " seconds from " + MIN_SECONDS + " s to " + MAX_SECONDS + " s (0 turns the probes off)");
         }
         int idle = (int) (s / 2);

@@ -26,7 +26,7 @@ class KeepAliveTest {
             assertThat(k.idle() + (long) k.interval() * k.count()).as("%d s", s).isBetween(s - KeepAlive.PROBES, s);
         }
         assertThatThrownBy(() -> KeepAlive.of(Duration.ofSeconds(7))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("railyard.tcp.keepalive = PT7S").hasMessageContaining("0 turns the probes off");
+                .hasMessageContaining("railyard.tcp.keepalive = 7s").hasMessageContaining("0 turns the probes off");
         assertThatThrownBy(() -> KeepAlive.of(Duration.ofMillis(8500))).hasMessageContaining("whole seconds");
         assertThatThrownBy(() -> KeepAlive.of(Duration.ofSeconds(-10))).hasMessageContaining("railyard.tcp.keepalive");
         assertThatThrownBy(() -> KeepAlive.of(Duration.ofHours(10))).hasMessageContaining("32400 s");

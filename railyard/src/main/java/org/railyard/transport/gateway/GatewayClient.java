@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.util.KeepAlive;
 import org.railyard.wire.GatewayFrame;
 
 /**
@@ -36,14 +37,18 @@ public final class GatewayClient {
      * @param stripe  the WAN stripe a gateway opens (0 for a rank)
      * @param site    the opener's site name
      * @param asGateway true when the opener is a gateway
+     * @param keepAlive the kernel's probes of the connection once open (a peer that vanishes
+     *                  without closing ends it), or null for none
      * @throws IOException naming the gateway's reason when it refuses
      */
     public static Opened open(InetSocketAddress gateway, String jobId, byte[] verifier, GatewayFrame.Address self,
-                              int size, int stripe, String site, boolean asGateway, Duration timeout) throws IOException {
+                              int size, int stripe, String site, boolean asGateway, Duration timeout,
+                              KeepAlive keepAlive) throws IOException {
         // a socket with a channel: the gateway transport writes frames from native memory through it
         Socket s = java.nio.channels.SocketChannel.open().socket();
         try {
             s.setTcpNoDelay(true);
+            KeepAlive.apply(s, keepAlive);
             s.connect(gateway, (int) timeout.toMillis());
             s.setSoTimeout((int) timeout.toMillis());
             DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16));

@@ -18,6 +18,7 @@ import org.railyard.transport.Transport;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.util.Config;
+import org.railyard.util.KeepAlive;
 import org.railyard.wire.GatewayFrame;
 
 /**
@@ -58,6 +59,7 @@ public final class GatewayTransport implements Transport {
     private String site;
     private int maxFrame;
     private Duration timeout;
+    private KeepAlive keepAlive;
     private byte[] verifier;
     private volatile IntConsumer arrivals = p -> { };
     private GatewaySession session;
@@ -108,6 +110,7 @@ public final class GatewayTransport implements Transport {
             throw new IllegalArgumentException("setting " + Config.TCP_FRAME_PROP + " = " + maxFrame + " is below " + MIN_FRAME);
         }
         timeout = Config.duration(Config.CONNECT_TIMEOUT_PROP, Config.CONNECT_TIMEOUT_DEFAULT);
+        keepAlive = KeepAlive.configured();
         byte[] secret = env.secret();
         if (secret.length == 0) {
             throw new IOException("setting " + Config.GATEWAY_PROP + " names a gateway, but this process has no job secret"
@@ -130,7 +133,7 @@ public final class GatewayTransport implements Transport {
             InetSocketAddress resolved = new InetSocketAddress(g.getHostString(), g.getPort());
             try {
                 GatewayClient.Opened o = GatewayClient.open(resolved, env.jobId(), verifier, self, env.size(), 0, site,
-                        false, timeout);
+                        false, timeout, keepAlive);
                 session = new GatewaySession(this, o, self, GatewayFrame.jobId(env.jobId()), site,
                         g.getHostString() + ":" + g.getPort(), env.size(), maxFrame, p -> arrivals.accept(p), this::reopen,
                         doorbell);
