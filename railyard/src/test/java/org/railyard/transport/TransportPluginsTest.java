@@ -89,6 +89,26 @@ class TransportPluginsTest {
                 .hasMessageContaining("tcp shares no node memory");
     }
 
+    /**
+     * The transports whose links no handshake makes (loopback, or through an intermediary) are
+     * exactly the loopback and indirect ones, and each refuses the handshake's calls naming itself.
+     */
+    @Test
+    void theLoopbackAndIndirectTransportsRefuseAHandshakeNamingThemselves() {
+        List<Transport> found = new ArrayList<>();
+        ServiceLoader.load(Transport.class).forEach(found::add);
+        List<Transport> free = found.stream().filter(t -> t instanceof HandshakeFree).toList();
+        assertThat(free).extracting(Transport::name).containsExactlyInAnyOrder("self", "relay", "gateway");
+        assertThat(found).filteredOn(t -> t.capabilities().contains(Capability.LOOPBACK)
+                || t.capabilities().contains(Capability.INDIRECT)).containsExactlyInAnyOrderElementsOf(free);
+        for (Transport t : free) {
+            String why = "transport " + t.name() + " makes no link through a handshake";
+            assertThatThrownBy(() -> t.offer(1, null)).isInstanceOf(IOException.class).hasMessage(why);
+            assertThatThrownBy(() -> t.complete(1, "", 1024, null)).isInstanceOf(IOException.class).hasMessage(why);
+            assertThatThrownBy(() -> t.accept(1, "", null)).isInstanceOf(IOException.class).hasMessage(why);
+        }
+    }
+
     @Test
     void theRingTransportsOfOneProcessShareOneBell() throws IOException {
         TransportEnv env = new TransportEnv(0, 1, "job-bell", "node-a", true);

@@ -2,7 +2,6 @@ package org.railyard.transport.gateway;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +13,7 @@ import org.railyard.bootstrap.JobKeys;
 import org.railyard.transport.Bell;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
-import org.railyard.transport.Transport;
+import org.railyard.transport.HandshakeFree;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.util.Config;
@@ -39,7 +38,7 @@ import org.railyard.wire.GatewayFrame;
  * gateway may have lost, and the peer drops duplicates by PSN. Otherwise the channels through the
  * broken session fail (PEER_FAILED naming the site's gateway).
  */
-public final class GatewayTransport implements Transport {
+public final class GatewayTransport implements HandshakeFree {
     /** The first pause between two attempts to reopen a broken gateway session; it doubles. */
     static final long REOPEN_FIRST_PAUSE_NANOS = 100_000_000L;
     /** The longest pause between two attempts to reopen a broken gateway session. */
@@ -205,25 +204,6 @@ public final class GatewayTransport implements Transport {
     @Override
     public void arrivals(IntConsumer peerArrived) {
         arrivals = peerArrived;
-    }
-
-    @Override
-    public String offer(int peer, AddressCard peerCard) throws IOException {
-        throw new IOException("the gateway transport makes no direct connection");
-    }
-
-    @Override
-    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
-        throw new IOException("the gateway transport makes no direct connection");
-    }
-
-    @Override
-    public void abandon(int peer, String parameters) {
-    }
-
-    @Override
-    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
-        throw new IOException("the gateway transport makes no direct connection");
     }
 
     @Override

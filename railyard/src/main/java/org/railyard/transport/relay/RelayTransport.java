@@ -3,7 +3,6 @@ package org.railyard.transport.relay;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -17,7 +16,7 @@ import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Link;
 import org.railyard.transport.ReplayLog;
-import org.railyard.transport.Transport;
+import org.railyard.transport.HandshakeFree;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.util.Config;
@@ -34,7 +33,7 @@ import org.railyard.wire.CheckpointImage;
  * under {@code railyard.transports=relay}. Started only when {@code railyard.relays} names at least
  * one relay. A relay is a rail: the channel above is the one every link has.
  */
-public final class RelayTransport implements Transport, ReplayLog {
+public final class RelayTransport implements HandshakeFree, ReplayLog {
     /** Address-card key of a rank's owner relay. */
     public static final String CARD_KEY = "relay";
 
@@ -466,25 +465,6 @@ public final class RelayTransport implements Transport, ReplayLog {
         }
         RelayPort r = receiving;
         return r != null && r.pressed ? r : null;
-    }
-
-    @Override
-    public String offer(int peer, AddressCard peerCard) throws IOException {
-        throw new IOException("the relay transport is never offered in a handshake");
-    }
-
-    @Override
-    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
-        throw new IOException("the relay transport is never offered in a handshake");
-    }
-
-    @Override
-    public void abandon(int peer, String parameters) {
-    }
-
-    @Override
-    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
-        throw new IOException("the relay transport is never offered in a handshake");
     }
 
     @Override

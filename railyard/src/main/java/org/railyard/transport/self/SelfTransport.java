@@ -3,12 +3,11 @@ package org.railyard.transport.self;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.SocketChannel;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.transport.Capability;
 import org.railyard.transport.Bell;
 import org.railyard.transport.Link;
-import org.railyard.transport.Transport;
+import org.railyard.transport.HandshakeFree;
 import org.railyard.transport.TransportEnv;
 import org.railyard.transport.ring.Doorbell;
 import org.railyard.transport.ring.FrameRing;
@@ -19,7 +18,7 @@ import org.railyard.transport.ring.RingLink;
  * same progress agent. Never goes through the handshake: the connector asks for {@link #loopback}
  * ({@link Capability#LOOPBACK}). Its ring rings the process's one {@link Doorbell}, shared with shm.
  */
-public final class SelfTransport implements Transport {
+public final class SelfTransport implements HandshakeFree {
     private static final long RING = 1L << 22;
     private static final int FRAME = 256 * 1024;
 
@@ -60,25 +59,6 @@ public final class SelfTransport implements Transport {
         FrameRing ring = new FrameRing(seg, RING, FRAME);
         FrameRing reader = new FrameRing(seg, RING, FRAME);
         return new RingLink(this, rank, ring, reader, null, arena::close, "self ring " + (RING >> 10) + " KiB", doorbell);
-    }
-
-    @Override
-    public String offer(int peer, AddressCard peerCard) {
-        throw new UnsupportedOperationException("self links are made by loopback(), not offered");
-    }
-
-    @Override
-    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) {
-        throw new UnsupportedOperationException("self links are made by loopback(), not offered");
-    }
-
-    @Override
-    public void abandon(int peer, String parameters) {
-    }
-
-    @Override
-    public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
-        throw new IOException("self transport only links a process to itself");
     }
 
     @Override
