@@ -185,6 +185,16 @@ public final class Railyard implements AutoCloseable {
         Engine.checkRailPolicy(spec);
     }
 
+    /**
+     * Checks a list of transports as {@code railyard.transports} takes it (comma separated), against
+     * the transport plugins this process finds (for tools that pass it on to the ranks).
+     *
+     * @throws IllegalArgumentException naming the first unknown transport and the available ones
+     */
+    public static void checkTransports(String list) {
+        Engine.checkTransports(list);
+    }
+
     /** Name of the node this process runs on. */
     public String processorName() {
         return engine.nodeName();

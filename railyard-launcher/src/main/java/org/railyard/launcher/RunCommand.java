@@ -279,6 +279,11 @@ public final class RunCommand implements Callable<Integer> {
             if (transports.isBlank()) {
                 throw new IllegalArgumentException("--transports needs a comma-separated list, e.g. shm,tcp");
             }
+            try {
+                Railyard.checkTransports(transports);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--transports " + transports.trim() + ": " + e.getMessage());
+            }
             rankEnv.put(Config.envName(Config.TRANSPORTS_PROP), transports.trim());
         }
         if (eagerLimit != null) {

@@ -255,6 +255,8 @@ class LauncherTest {
         assertUsageError(cli("-np", "1", "--rails", "0", PROGRAM), "run: --rails must be at least 1, got 0");
         assertUsageError(cli("-np", "1", "--rail-policy", "fastest", PROGRAM), "run: --rail-policy 'fastest' is not one of "
                 + "binding, rr, wrr:W, even, weighted:w0,w1,..., adaptive[:alpha], bss:NPATHS,NBATCH[,alpha], epc");
+        assertUsageError(cli("-np", "1", "--transports", "shm,infiniband", PROGRAM),
+                "run: --transports shm,infiniband: transport 'infiniband' is unknown; available: self, shm, tcp, udp, gateway, relay");
         assertUsageError(cli("-np", "1", tmp.resolve("missing.jar").toString()), "run: program jar " + tmp.resolve("missing.jar") + " does not exist");
         Path hosts = tmp.resolve("bad-hosts");
         Files.writeString(hosts, "nodeA\nnodeB slots=zero\n");

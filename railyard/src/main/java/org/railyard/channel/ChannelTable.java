@@ -101,19 +101,59 @@ public final class ChannelTable {
         return scaled.compareTo(cap) > 0 ? cap : scaled;
     }
 
-    public static ChannelTable open(Bootstrap bootstrap, FrameSink sink, Consumer<String> choices, Consumer<String> log) {
-        String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
-        List<String> wanted = allowed.isEmpty() ? List.of() : Arrays.stream(allowed.split(",")).map(String::trim).toList();
+
+    /** The transport names of a {@code railyard.transports} value (empty for an empty one). */
+    private static List<String> transportList(String list) {
+        return list.isBlank() ? List.of() : Arrays.stream(list.split(",")).map(String::trim).toList();
+    }
+
+    /** Every transport plugin this process finds. */
+    private static List<Transport> plugins() {
         List<Transport> found = new ArrayList<>();
         for (Transport t : ServiceLoader.load(Transport.class, ChannelTable.class.getClassLoader())) {
             found.add(t);
         }
+        return found;
+    }
+
+    /** "transport 'x' is unknown" for the first name of {@code wanted} that no plugin has, or null. */
+    private static String unknownTransport(List<String> wanted, List<Transport> found) {
         List<String> names = found.stream().map(Transport::name).toList();
-        for (String w : wanted) {
-            if (!names.contains(w)) {
-                throw new RailyardException(ErrorClass.ARG, "transport '" + w + "' in " + Config.TRANSPORTS_PROP
-                        + " is unknown; available: " + String.join(", ", names));
-            }
+        return wanted.stream().filter(w -> !names.contains(w)).findFirst()
+                .map(w -> "transport '" + w + "' is unknown").orElse(null);
+    }
+
+    /** Fails naming {@code spec} and every accepted form when it is no rail policy ({@code railyard.rail.policy}). */
+    public static void checkRailPolicy(String spec) {
+        try {
+            RailPolicies.create(spec, 0, 1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + spec + "' is not one of " + RailPolicies.FORMS, e);
+        }
+    }
+
+    /**
+     * Checks a list of transports as {@code railyard.transports} takes it (for tools that pass it on
+     * to the ranks, such as the launcher), against the plugins this process finds.
+     *
+     * @throws IllegalArgumentException naming the first unknown transport and the available ones
+     */
+    public static void checkTransports(String list) {
+        List<Transport> found = plugins();
+        String unknown = unknownTransport(transportList(list), found);
+        if (unknown != null) {
+            throw new IllegalArgumentException(unknown + "; available: "
+                    + String.join(", ", found.stream().map(Transport::name).toList()));
+        }
+    }
+    public static ChannelTable open(Bootstrap bootstrap, FrameSink sink, Consumer<String> choices, Consumer<String> log) {
+        String allowed = Config.string(Config.TRANSPORTS_PROP, Config.TRANSPORTS_DEFAULT);
+        List<String> wanted = transportList(allowed);
+        List<Transport> found = plugins();
+        String unknown = unknownTransport(wanted, found);
+        if (unknown != null) {
+            throw new RailyardException(ErrorClass.ARG, unknown + " in " + Config.TRANSPORTS_PROP + "; available: "
+                    + String.join(", ", found.stream().map(Transport::name).toList()));
         }
         int rank = bootstrap.rank();
         String node = nodeIdentity();

@@ -11,7 +11,6 @@ import org.railyard.bootstrap.Bootstrap;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
 import org.railyard.channel.LocalMemory;
-import org.railyard.channel.RailPolicies;
 import org.railyard.channel.VirtualChannel;
 import org.railyard.engine.coll.Collectives;
 import org.railyard.engine.comm.CommState;
@@ -232,11 +231,12 @@ public final class Engine implements FrameSink, Transfer.Owner {
 
     /** Fails naming {@code spec} and every accepted form when it is no rail policy. */
     public static void checkRailPolicy(String spec) {
-        try {
-            RailPolicies.create(spec, 0, 1);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("'" + spec + "' is not one of " + RailPolicies.FORMS, e);
-        }
+        ChannelTable.checkRailPolicy(spec);
+    }
+
+    /** Fails naming the first unknown transport of {@code list} and the available ones. */
+    public static void checkTransports(String list) {
+        ChannelTable.checkTransports(list);
     }
 
     /**

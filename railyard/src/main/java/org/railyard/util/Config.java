@@ -566,8 +566,9 @@ public final class Config {
         }
     }
 
+    /** A bad value of a setting (naming its environment variable too), or of a command-line option ({@code --x}). */
     private static IllegalArgumentException bad(String prop, String value, String expected) {
-        return new IllegalArgumentException("setting " + prop + " (env " + envName(prop) + ") = '" + value
-                + "' is not " + expected);
+        String what = prop.startsWith("-") ? prop : "setting " + prop + " (env " + envName(prop) + ")";
+        return new IllegalArgumentException(what + " = '" + value + "' is not " + expected);
     }
 }
