@@ -132,7 +132,7 @@ public final class BenchCommand implements Callable<Integer> {
                 }
             };
             LineSink stderr = (rank, line) -> {
-                err.println((rank == LineSink.LAUNCHER ? "railyard: " : "[" + rank + "] ") + line);
+                err.println((rank == LineSink.LAUNCHER ? "" : "[" + rank + "] ") + line); // the launcher's lines name it already
                 err.flush();
             };
             JobResult result = Launcher.run(job, stdout, stderr);
@@ -204,7 +204,8 @@ public final class BenchCommand implements Callable<Integer> {
         if (iters != null && iters < 1) {
             throw new IllegalArgumentException("--iters must be at least 1, got " + iters);
         }
-        if (np < 2 && Benchmark.parseList(benchmarks).stream().anyMatch(Benchmark::pointToPoint)) {
+        // an unknown name is refused here, once, rather than by every rank
+        if (Benchmark.parseList(benchmarks).stream().anyMatch(Benchmark::pointToPoint) && np < 2) {
             throw new IllegalArgumentException("latency, bw and bibw need --np 2 or more");
         }
         Sizes.parseList(sizes);
@@ -248,6 +249,11 @@ public final class BenchCommand implements Callable<Integer> {
             if (t != null) {
                 if (t.isBlank() || t.chars().anyMatch(Character::isWhitespace)) {
                     throw new IllegalArgumentException("--transports value '" + t + "' must be a name or comma list without blanks");
+                }
+                try {
+                    org.railyard.Railyard.checkTransports(t);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("--transports " + t + ": " + e.getMessage());
                 }
                 jobArgs.addAll(List.of("--transport", t));
                 jobEnv.put(Config.envName(Config.TRANSPORTS_PROP), t);

@@ -167,6 +167,15 @@ class BenchFormatsTest {
         BenchCommand badSizes = new BenchCommand();
         new CommandLine(badSizes).parseArgs("--sizes", "4:1");
         assertThatThrownBy(badSizes::jobs).isInstanceOf(IllegalArgumentException.class);
+        // refused before any rank starts, not by every rank
+        BenchCommand badName = new BenchCommand();
+        new CommandLine(badName).parseArgs("latencies", "--np", "2");
+        assertThatThrownBy(badName::jobs).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown benchmark 'latencies'");
+        BenchCommand badTransport = new BenchCommand();
+        new CommandLine(badTransport).parseArgs("latency", "--transports", "shm", "--transports", "ib");
+        assertThatThrownBy(badTransport::jobs).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--transports ib: transport 'ib' is unknown; available: self, shm, tcp, udp, gateway, relay");
     }
 
     @Test
