@@ -408,7 +408,8 @@ public final class Config {
      * Start-up stage timing: each rank prints to stderr, once init returns, the milliseconds from the
      * launch ({@code RAILYARD_LAUNCH_US}, epoch microseconds, set by {@code railyard run} or by
      * whoever starts the launcher; else from the process's own start) to its process start, to
-     * {@code Railyard.init} being called, to the bootstrap being done and to init being done
+     * {@code Railyard.init} being called, to the bootstrap being done and to init being done, and a
+     * second line with init's finer stages and the native set-up's steps
      * (org.railyard.bootstrap.StartupTiming).
      */
     public static final String STARTUP_TIMING_PROP = "railyard.startup.timing";
