@@ -53,10 +53,12 @@ public final class NativeSetup {
 
     /**
      * Starts the set-up thread (a daemon: it never holds a process up) on the steps for this
-     * process's environment; returns it.
+     * process's environment, unless {@code railyard.native.setup} is false; returns it, or null.
+     *
+     * @throws IllegalArgumentException naming the setting, when it is not a boolean
      */
     public static Thread start() {
-        return start(steps(Config.env()));
+        return Config.bool(Config.NATIVE_SETUP_PROP, Config.NATIVE_SETUP_DEFAULT) ? start(steps(Config.env())) : null;
     }
 
     /** Starts a daemon thread that runs {@code steps} in order, each timed; returns it. */

@@ -415,6 +415,15 @@ public final class Config {
     public static final String STARTUP_TIMING_PROP = "railyard.startup.timing";
     public static final boolean STARTUP_TIMING_DEFAULT = false;
 
+    /**
+     * Whether init makes the native call handles on a set-up thread of its own, started before the
+     * bootstrap, instead of where each is first used (org.railyard.engine.NativeSetup); the results
+     * are the same either way. {@code railyard run --threads} turns it off for its ranks unless the
+     * environment sets it: there the ranks' set-up threads share one JVM's processors with the ranks.
+     */
+    public static final String NATIVE_SETUP_PROP = "railyard.native.setup";
+    public static final boolean NATIVE_SETUP_DEFAULT = true;
+
     /** Environment variables of this copy of the library that win over the process's; empty unless set. */
     private static volatile Map<String, String> overlay = Map.of();
 

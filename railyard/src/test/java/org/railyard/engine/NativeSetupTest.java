@@ -1,6 +1,7 @@
 package org.railyard.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -38,6 +39,24 @@ class NativeSetupTest {
         assertThat(lazy).anyMatch(l -> l.startsWith("read of own memory: ENOSYS (native calls not available: "));
         assertThat(lazy).contains("timer slack: false, set 20000: false, now -1");
         assertThat(lazy).anyMatch(l -> l.startsWith("binding: not bound to a processor (") && l.contains("native access"));
+    }
+
+    @Test
+    void theSettingTurnsTheThreadOffAndABadValueIsNamed() {
+        String before = System.getProperty("railyard.native.setup");
+        try {
+            System.setProperty("railyard.native.setup", "false");
+            assertThat(NativeSetup.start()).as("no set-up thread").isNull();
+            System.setProperty("railyard.native.setup", "sometimes");
+            assertThatThrownBy(NativeSetup::start).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("railyard.native.setup");
+        } finally {
+            if (before == null) {
+                System.clearProperty("railyard.native.setup");
+            } else {
+                System.setProperty("railyard.native.setup", before);
+            }
+        }
     }
 
     /** The probe's lines in a fresh JVM with {@code access} (how native access is allowed). */
