@@ -175,6 +175,17 @@ public final class ChannelTable {
         }
     }
 
+    /**
+     * Lets every transport plugin make its native call handles ahead ({@link Transport#prepareNative}),
+     * on init's native set-up thread while {@link #open} may run on another: instances of their own,
+     * found as {@link #open} finds them.
+     */
+    public static void prepareNative() {
+        for (Transport t : ServiceLoader.load(Transport.class, ChannelTable.class.getClassLoader())) {
+            t.prepareNative();
+        }
+    }
+
     /** What the started transports add to this process's address card; a key given twice is an error. */
     /** The card's entries: every transport's, and {@link AddressCard#MACHINE} (unless null). */
     private static Map<String, String> cardEntries(List<Transport> started, String machine) {

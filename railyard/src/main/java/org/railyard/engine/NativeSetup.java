@@ -2,9 +2,8 @@ package org.railyard.engine;
 
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import org.railyard.bootstrap.StartupTiming;
-import org.railyard.transport.Transport;
+import org.railyard.channel.ChannelTable;
 import org.railyard.util.Config;
 import org.railyard.util.CpuBinding;
 import org.railyard.util.Futex;
@@ -19,7 +18,7 @@ import org.railyard.util.TimerSlack;
  *
  * <p>Each step initialises a class whose static initialiser makes its handles and keeps any failure
  * as a reason string, never throwing: {@link CpuBinding} (only when {@code railyard.bind} will use
- * its calls), {@link Futex}, each transport's {@link Transport#prepareNative}, {@link TimerSlack}.
+ * its calls), {@link Futex}, each transport's ({@link ChannelTable#prepareNative}), {@link TimerSlack}.
  * Init's own thread, reaching one of those classes while this thread still initialises it, waits
  * for that initialisation (the JVM's class initialisation lock: local processor work that waits on
  * no other process, so it is bounded by that work) and then finds the same handles, or the same
@@ -43,11 +42,7 @@ public final class NativeSetup {
         return List.of(
                 new Step("cpu binding", () -> CpuBinding.prepare(env)),
                 new Step("futex", Futex::available),
-                new Step("transports", () -> {
-                    for (Transport t : ServiceLoader.load(Transport.class, NativeSetup.class.getClassLoader())) {
-                        t.prepareNative();
-                    }
-                }),
+                new Step("transports", ChannelTable::prepareNative),
                 new Step("timer slack", TimerSlack::available));
     }
 
