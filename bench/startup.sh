@@ -32,6 +32,8 @@
 # transports), and the median process start (ranks spawned one after the other show a median
 # far from the first and the latest), and the mean processor time of a rank by init done (equal
 # processor times with unequal wall times mean waiting for processors, not more work).
+# Each rank's second line, of init's finer stages and the native set-up thread's steps
+# ("railyard startup stages: ..."), stays in the logs under DIR/logs, not in the tsv.
 #
 # Railyard's ranks also count the PMI-2 requests they sent (0 under other bootstraps), after init
 # and after one barrier: their sum over the job, divided by N, shows whether the key-value

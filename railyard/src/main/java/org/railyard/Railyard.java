@@ -4,6 +4,7 @@ import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
 import org.railyard.bootstrap.StartupTiming;
 import org.railyard.engine.Engine;
+import org.railyard.engine.NativeSetup;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.util.Config;
@@ -65,6 +66,7 @@ public final class Railyard implements AutoCloseable {
             throw new RailyardException(ErrorClass.NOT_INITIALIZED, "Railyard.init was already called in this process");
         }
         StartupTiming timing = StartupTiming.begin();
+        NativeSetup.start(); // native call handles made while the bootstrap joins the job
         Bootstrap b = Bootstraps.detect();
         if (timing != null) {
             timing.bootstrapDone();

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.railyard.bootstrap.KvServer;
+import org.railyard.util.Config;
 
 /**
  * {@code railyard run --threads}: runs a job's ranks as threads of this JVM, one class loader per
@@ -56,6 +57,21 @@ public final class ThreadLauncher {
         }
     }
 
+    /** The environment variable of {@code railyard.native.setup}. */
+    static final String ENV_NATIVE_SETUP = Config.envName(Config.NATIVE_SETUP_PROP);
+
+    /**
+     * Turns the ranks' native set-up thread off in {@code env} unless the job's or this process's
+     * environment sets it: the ranks share this JVM's processors, and a set-up thread per rank
+     * beside the rank's own thread made their start slower, not faster
+     * (bench/results/log/2026-11-29-0925-cold-start.md).
+     */
+    static void nativeSetupOff(Map<String, String> env) {
+        if (!env.containsKey(ENV_NATIVE_SETUP) && System.getenv(ENV_NATIVE_SETUP) == null) {
+            env.put(ENV_NATIVE_SETUP, "false");
+        }
+    }
+
     /**
      * Runs the job to its end, like {@link Launcher#run(JobSpec, LineSink, LineSink)}.
      *
@@ -92,6 +108,7 @@ public final class ThreadLauncher {
                 identity.putBootstrapEnv(env, kvAddress, r, spec.np());
                 env.put(Launcher.ENV_LOCAL_RANK, Integer.toString(r));
                 env.put(Launcher.ENV_LOCAL_SIZE, Integer.toString(spec.np()));
+                nativeSetupOff(env);
                 envs.add(env);
                 loaders.add(new RankLoader(r, urls, classes));
             }

@@ -15,13 +15,25 @@ import org.railyard.util.Config;
  * ({@code railyard run} sets it to its own start unless it inherited one; a benchmark exports it
  * before starting srun or mpiexec), else the process's own start. Clocks of one host only: on
  * several hosts the stages are as good as their clocks' agreement.
+ *
+ * <p>A second line splits init further, in milliseconds from the call of init: the floors below
+ * note their stages with {@link #mark} (the binding to a processor, the transports started, the
+ * address cards fenced, the channels opened) and the native set-up its steps with {@link #step},
+ * each with its own duration (steps not done by the end of init are missing):
+ * <pre>railyard startup stages: rank R: bootstrap 80.2, binding 95.0, ..., init done 310.4; native cpu binding 41.3 ms, ...</pre>
+ * The marks are kept only while timing is on; otherwise {@link #mark} and {@link #step} do nothing.
  */
 public final class StartupTiming {
     /** Epoch microseconds of the launch, inherited by every rank. */
     public static final String LAUNCH_ENV = "RAILYARD_LAUNCH_US";
 
+    /** The timing of the init under way in this copy of the library (one per class loader), or null. */
+    private static volatile StartupTiming current;
+
     private final long initCalledUs;
     private long bootstrapUs;
+    private final StringBuilder marks = new StringBuilder();
+    private final StringBuilder steps = new StringBuilder();
 
     private StartupTiming(long initCalledUs) {
         this.initCalledUs = initCalledUs;
@@ -29,7 +41,32 @@ public final class StartupTiming {
 
     /** Starts timing at the call of init; null when the setting is off. */
     public static StartupTiming begin() {
-        return Config.bool(Config.STARTUP_TIMING_PROP, Config.STARTUP_TIMING_DEFAULT) ? new StartupTiming(nowUs()) : null;
+        StartupTiming t = Config.bool(Config.STARTUP_TIMING_PROP, Config.STARTUP_TIMING_DEFAULT)
+                ? new StartupTiming(nowUs()) : null;
+        current = t;
+        return t;
+    }
+
+    /** Notes that init reached {@code stage} (ms from the call of init), when timing is on. */
+    public static void mark(String stage) {
+        StartupTiming t = current;
+        if (t != null) {
+            long us = nowUs();
+            synchronized (t.marks) {
+                t.marks.append(t.marks.isEmpty() ? "" : ", ").append(stage).append(' ').append(ms(us - t.initCalledUs));
+            }
+        }
+    }
+
+    /** Notes that a step of set-up on another thread took {@code nanos}, when timing is on. */
+    public static void step(String step, long nanos) {
+        StartupTiming t = current;
+        if (t != null) {
+            synchronized (t.marks) {
+                t.steps.append(t.steps.isEmpty() ? "" : ", ").append(step).append(' ').append(ms(nanos / 1000))
+                        .append(" ms");
+            }
+        }
     }
 
     /** Notes that the bootstrap is done. */
@@ -45,7 +82,18 @@ public final class StartupTiming {
         long cpuMs = ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L);
         System.err.println(line(b.rank(), b.size(), b.name(), launchUs, processUs, initCalledUs, bootstrapUs, doneUs)
                 + "; cpu " + cpuMs);
+        System.err.println(stages(b.rank(), doneUs));
+        current = null;
         System.err.flush();
+    }
+
+    /** The second line: init's stages and the native set-up's steps so far, init being done at {@code doneUs}. */
+    String stages(int rank, long doneUs) {
+        synchronized (marks) {
+            return "railyard startup stages: rank " + rank + ": bootstrap " + ms(bootstrapUs - initCalledUs)
+                    + (marks.isEmpty() ? "" : ", " + marks) + ", init done " + ms(doneUs - initCalledUs)
+                    + (steps.isEmpty() ? "" : "; " + steps);
+        }
     }
 
     /** The launch time in {@code text} (epoch microseconds), or {@code fallback} when absent or not a number. */

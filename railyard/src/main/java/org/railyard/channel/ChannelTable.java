@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.railyard.bootstrap.AddressCard;
 import org.railyard.bootstrap.Bootstrap;
+import org.railyard.bootstrap.StartupTiming;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
 import org.railyard.stack.Composer;
@@ -170,6 +171,7 @@ public final class ChannelTable {
                     started.add(t);
                 }
             }
+            StartupTiming.mark("transports");
             RailSettings settings = RailSettings.fromConfig();
             Connector connector = new Connector(rank, bootstrap.size(), bootstrap.jobId(), bootstrap.jobSecret(),
                     started, connectTimeout);
@@ -182,6 +184,7 @@ public final class ChannelTable {
                     Config.string(Config.SITE_PROP, Config.SITE_DEFAULT), cardEntries(started, machineIdentity()));
             bootstrap.put(AddressCard.key(rank), mine.encode());
             bootstrap.fence();
+            StartupTiming.mark("cards fenced");
             ChannelTable table = new ChannelTable(rank, bootstrap.size(), connector, sink, connectTimeout.toNanos(), choices, log,
                     settings, System::nanoTime);
             table.node = node;
@@ -205,9 +208,21 @@ public final class ChannelTable {
                 table.minFrame = Math.min(table.minFrame, t.maxFrame());
             }
             connector.cards(mine, table::nodeCard);
+            StartupTiming.mark("channels");
             return table;
         } catch (IOException e) {
             throw new RailyardException(ErrorClass.IO, "cannot open the transports: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lets every transport plugin make its native call handles ahead ({@link Transport#prepareNative}),
+     * on init's native set-up thread while {@link #open} may run on another: instances of their own,
+     * found as {@link #open} finds them.
+     */
+    public static void prepareNative() {
+        for (Transport t : ServiceLoader.load(Transport.class, ChannelTable.class.getClassLoader())) {
+            t.prepareNative();
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 import org.railyard.bootstrap.Bootstrap;
+import org.railyard.bootstrap.StartupTiming;
 import org.railyard.channel.ChannelTable;
 import org.railyard.channel.FrameSink;
 import org.railyard.channel.LocalMemory;
@@ -82,6 +83,7 @@ public final class Engine implements FrameSink, Transfer.Owner {
         int ranksHere = IdlePlan.ranksOnNode(Config.env(), bootstrap.size());
         // on the calling thread: the progress agent started below inherits the binding
         String binding = CpuBinding.apply(Config.env());
+        StartupTiming.mark("binding");
         this.bootstrap = bootstrap;
         this.rank = bootstrap.rank();
         this.size = bootstrap.size();

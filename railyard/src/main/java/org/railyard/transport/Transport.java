@@ -106,6 +106,16 @@ public interface Transport {
         return java.util.Map.of();
     }
 
+    /**
+     * Makes ahead the native call handles ({@code java.lang.foreign}) that {@link #start} or the
+     * links will need, on the set-up thread that init starts before it joins the job, possibly
+     * while {@link #start} runs on another instance of this class. Must not throw, and must leave
+     * the outcome exactly as if the handles were made on first use (a failure is kept and reported
+     * where the handles are used, with the same message). Nothing to do by default.
+     */
+    default void prepareNative() {
+    }
+
     /** Prepares the plugin; false if it cannot work in this process (it is then not offered). */
     boolean start(TransportEnv env) throws IOException;
 

@@ -408,11 +408,21 @@ public final class Config {
      * Start-up stage timing: each rank prints to stderr, once init returns, the milliseconds from the
      * launch ({@code RAILYARD_LAUNCH_US}, epoch microseconds, set by {@code railyard run} or by
      * whoever starts the launcher; else from the process's own start) to its process start, to
-     * {@code Railyard.init} being called, to the bootstrap being done and to init being done
+     * {@code Railyard.init} being called, to the bootstrap being done and to init being done, and a
+     * second line with init's finer stages and the native set-up's steps
      * (org.railyard.bootstrap.StartupTiming).
      */
     public static final String STARTUP_TIMING_PROP = "railyard.startup.timing";
     public static final boolean STARTUP_TIMING_DEFAULT = false;
+
+    /**
+     * Whether init makes the native call handles on a set-up thread of its own, started before the
+     * bootstrap, instead of where each is first used (org.railyard.engine.NativeSetup); the results
+     * are the same either way. {@code railyard run --threads} turns it off for its ranks unless the
+     * environment sets it: there the ranks' set-up threads share one JVM's processors with the ranks.
+     */
+    public static final String NATIVE_SETUP_PROP = "railyard.native.setup";
+    public static final boolean NATIVE_SETUP_DEFAULT = true;
 
     /** Environment variables of this copy of the library that win over the process's; empty unless set. */
     private static volatile Map<String, String> overlay = Map.of();

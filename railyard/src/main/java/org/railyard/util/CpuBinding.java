@@ -55,23 +55,15 @@ public final class CpuBinding {
      * the library prints. Never fails the job: a binding that cannot be made is reported, not thrown.
      */
     public static String apply(Map<String, String> env) {
-        String mode = Config.string(PROP, DEFAULT).toLowerCase(Locale.ROOT);
-        if (!mode.equals("full") && !mode.equals("auto") && !mode.equals("core") && !mode.equals("none")) {
-            throw new IllegalArgumentException(PROP + " must be full, auto, core or none, got '" + mode + "'");
-        }
-        if (mode.equals("none")) {
-            return "not bound to a processor (" + PROP + "=none)";
+        String mode = mode();
+        String skip = skip(mode, env);
+        if (skip != null) {
+            return "not bound to a processor (" + skip + ")";
         }
         int localRank = number(env, "RAILYARD_LOCAL_RANK", "MPI_LOCALRANKID");
         int localSize = number(env, "RAILYARD_LOCAL_SIZE", "MPI_LOCALNRANKS");
-        if (localRank < 0 || localSize <= 0 || localRank >= localSize) {
-            return "not bound to a processor (position on the node unknown)";
-        }
-        if (!mode.equals("core") && localSize < 2) {
-            return "not bound to a processor (the only rank on its node)";
-        }
-        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
-            return "not bound to a processor (binding is implemented for Linux only)";
+        if (Affinity.error() != null) {
+            return "not bound to a processor (" + Affinity.error() + ")";
         }
         try {
             List<Integer> allowed = Affinity.allowed();
@@ -86,6 +78,51 @@ public final class CpuBinding {
         } catch (RuntimeException | LinkageError e) {
             return "not bound to a processor (" + e.getMessage() + ")";
         }
+    }
+
+    /**
+     * Makes the downcall handles {@link #apply} will use with {@code env}, if it will use them (on
+     * init's native set-up thread); a failure is kept for {@link #apply} to report. Never throws
+     * for a bad setting: {@link #apply} reports that.
+     */
+    public static void prepare(Map<String, String> env) {
+        String mode;
+        try {
+            mode = mode();
+        } catch (IllegalArgumentException e) {
+            return;
+        }
+        if (skip(mode, env) == null) {
+            Affinity.error(); // the class's initialisation makes the handles, or keeps why it cannot
+        }
+    }
+
+    /** {@code railyard.bind}, checked. */
+    private static String mode() {
+        String mode = Config.string(PROP, DEFAULT).toLowerCase(Locale.ROOT);
+        if (!mode.equals("full") && !mode.equals("auto") && !mode.equals("core") && !mode.equals("none")) {
+            throw new IllegalArgumentException(PROP + " must be full, auto, core or none, got '" + mode + "'");
+        }
+        return mode;
+    }
+
+    /** Why {@code mode} binds no thread whatever the processors, or null if the processors decide. */
+    private static String skip(String mode, Map<String, String> env) {
+        if (mode.equals("none")) {
+            return PROP + "=none";
+        }
+        int localRank = number(env, "RAILYARD_LOCAL_RANK", "MPI_LOCALRANKID");
+        int localSize = number(env, "RAILYARD_LOCAL_SIZE", "MPI_LOCALNRANKS");
+        if (localRank < 0 || localSize <= 0 || localRank >= localSize) {
+            return "position on the node unknown";
+        }
+        if (!mode.equals("core") && localSize < 2) {
+            return "the only rank on its node";
+        }
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
+            return "binding is implemented for Linux only";
+        }
+        return null;
     }
 
     /**
@@ -119,21 +156,39 @@ public final class CpuBinding {
         }
     }
 
-    /** The downcalls, bound on first use. */
+    /** The downcalls, bound on first use; {@link #ERROR} says why they could not be. */
     @SuppressWarnings("restricted")
     private static final class Affinity {
         private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
         private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
         private static final MethodHandle GET;
         private static final MethodHandle SET;
+        private static final String ERROR;
 
         static {
-            Linker linker = Linker.nativeLinker();
-            FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG,
-                    ValueLayout.ADDRESS);
-            Linker.Option errno = Linker.Option.captureCallState("errno");
-            GET = linker.downcallHandle(find(linker, "sched_getaffinity"), fd, errno);
-            SET = linker.downcallHandle(find(linker, "sched_setaffinity"), fd, errno);
+            MethodHandle get = null;
+            MethodHandle set = null;
+            String error = null;
+            try {
+                Linker linker = Linker.nativeLinker();
+                FunctionDescriptor fd = FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.JAVA_LONG, ValueLayout.ADDRESS);
+                Linker.Option errno = Linker.Option.captureCallState("errno");
+                get = linker.downcallHandle(find(linker, "sched_getaffinity"), fd, errno);
+                set = linker.downcallHandle(find(linker, "sched_setaffinity"), fd, errno);
+            } catch (RuntimeException | LinkageError e) {
+                error = String.valueOf(e.getMessage());
+                get = null;
+                set = null;
+            }
+            GET = get;
+            SET = set;
+            ERROR = error;
+        }
+
+        /** Why the calls cannot be made here, or null. */
+        static String error() {
+            return ERROR;
         }
 
         private static MemorySegment find(Linker linker, String name) {

@@ -38,6 +38,11 @@ public final class TimerSlack {
         }
     }
 
+    /** True if the call is there (Linux, the symbol found, native access allowed); makes its handle. */
+    public static boolean available() {
+        return PRCTL != null;
+    }
+
     /**
      * Sets the calling thread's timer slack to {@code railyard.idle.timerslack} nanoseconds;
      * false when the setting is 0 or the call is not available or refused (the slack stays).

@@ -14,6 +14,30 @@ class StartupTimingTest {
     }
 
     @Test
+    void marksAndStepsAreKeptOnlyWhileTimingIsOn() {
+        String before = System.getProperty("railyard.startup.timing");
+        try {
+            System.setProperty("railyard.startup.timing", "false");
+            assertThat(StartupTiming.begin()).isNull();
+            StartupTiming.mark("ignored"); // no timing under way: nothing kept, nothing thrown
+            System.setProperty("railyard.startup.timing", "true");
+            StartupTiming t = StartupTiming.begin();
+            t.bootstrapDone();
+            StartupTiming.mark("binding");
+            StartupTiming.step("futex", 2_500_000L);
+            StartupTiming.step("timer slack", 400_000L);
+            assertThat(t.stages(1, StartupTiming.nowUs())).matches("railyard startup stages: rank 1: bootstrap [0-9.]+,"
+                    + " binding [0-9.]+, init done [0-9.]+; futex 2\\.5 ms, timer slack 0\\.4 ms");
+        } finally {
+            if (before == null) {
+                System.clearProperty("railyard.startup.timing");
+            } else {
+                System.setProperty("railyard.startup.timing", before);
+            }
+        }
+    }
+
+    @Test
     void launchTimeFallsBackWhenAbsentOrNotANumber() {
         assertThat(StartupTiming.launch("1764270000123456", 5)).isEqualTo(1764270000123456L);
         assertThat(StartupTiming.launch(null, 5)).isEqualTo(5);

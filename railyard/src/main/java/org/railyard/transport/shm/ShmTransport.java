@@ -36,6 +36,12 @@ public final class ShmTransport implements Transport {
     private NodeMemory nodeMemory;
 
     @Override public String name() { return "shm"; }
+
+    /** The cross-memory read's handle, and this process's identity token ({@link ProcessMemory}). */
+    @Override
+    public void prepareNative() {
+        ProcessMemory.available();
+    }
     @Override public int priority() { return 80; }
     @Override public int maxFrame() { return maxFrame; }
 
