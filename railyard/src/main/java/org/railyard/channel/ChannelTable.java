@@ -221,13 +221,15 @@ public final class ChannelTable {
      * found as {@link #open} finds them.
      */
     public static void prepareNative() {
-        for (Transport t : ServiceLoader.load(Transport.class, ChannelTable.class.getClassLoader())) {
+        for (Transport t : plugins()) {
             t.prepareNative();
         }
     }
 
-    /** What the started transports add to this process's address card; a key given twice is an error. */
-    /** The card's entries: every transport's, and {@link AddressCard#MACHINE} (unless null). */
+    /**
+     * The card's entries: what every started transport adds, and {@link AddressCard#MACHINE}
+     * (unless null); a key given twice is an error.
+     */
     private static Map<String, String> cardEntries(List<Transport> started, String machine) {
         Map<String, String> out = new HashMap<>();
         if (machine != null) {
