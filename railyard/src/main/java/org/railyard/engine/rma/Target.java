@@ -19,8 +19,11 @@ import org.railyard.wire.RmaHeader;
  * receives of its shape and data already posted. The head of each queue is applied once its
  * receives are in, so one origin's operations are applied in the order it issued them (MPI's
  * default ordering of accumulates, and more); all of it runs under the progress lock, so every
- * accumulate is atomic against every other. A put whose target type is contiguous is received
- * straight into the window's memory (a large one as a rendezvous message, striped over the rails).
+ * accumulate is atomic against every other. A put or accumulate whose data came inline is applied
+ * straight from the header receive's buffer when nothing of its origin waits before it. A put
+ * whose target type is contiguous is received straight into the window's memory (a large one as a
+ * rendezvous message, striped over the rails) when only such puts of its origin wait before it,
+ * since its data lands whenever it arrives ({@link #landsInTurn}).
  * The lock of passive-target epochs is a {@link LockTable}; a request that cannot be granted stays
  * at the head of its origin's queue until it can.
  */
