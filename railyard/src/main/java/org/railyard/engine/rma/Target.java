@@ -260,6 +260,11 @@ final class Target {
             error(src, err, first, bytes);
             return;
         }
+        if (RmaHeader.op(h) == RmaHeader.OP_PUT && mem.seg != null) {
+            // a segment window is reached by offset: no slice of it per record
+            MemorySegment.copy(hdrBytes[src], dataAt, mem.seg, first, bytes);
+            return;
+        }
         Object buf = mem.buf(first, bytes);
         int off = mem.off(first, k);
         if (RmaHeader.op(h) == RmaHeader.OP_PUT) {
