@@ -19,7 +19,7 @@ package org.railyard.wire;
  *  long 5   values in the data message that follows (0: none)
  *  long 6   error: first byte of the refused range
  *  long 7   error: bytes of the refused range
- *  long 8.. inline data (at most {@link #INLINE_BYTES}, the values packed little endian), if bit 40
+ *  long 8.. inline data (at most {@link #MAX_INLINE_BYTES}, the values packed little endian), if bit 40
  * </pre>
  *
  * <p>A header message may hold several such records back to back, each a header and its inline
@@ -36,12 +36,22 @@ public final class RmaHeader {
 
     /** Length of a header, in longs. */
     public static final int LONGS = 8;
-    /** Data of at most this many bytes travels inside the header's message instead of a message of its own. */
-    public static final int INLINE_BYTES = 256;
-    /** Length of the longest header message (a header with inline data), in longs. */
-    public static final int MAX_LONGS = LONGS + INLINE_BYTES / 8;
-    /** Length of the longest header message (records back to back), in longs: a target's header receive holds it. */
-    public static final int BATCH_LONGS = 512;
+    /**
+     * The most inline data a record may carry, in bytes: a target accepts any record up to it. An
+     * origin inlines data up to its own bound ({@code railyard.rma.inline}, at most this), and
+     * sends anything larger as a data message of its own.
+     */
+    public static final int MAX_INLINE_BYTES = 8192;
+    /** The origin's default bound of inline data, in bytes. */
+    public static final int INLINE_BYTES = 8192;
+    /** Length of the longest record (a header with the most inline data), in longs. */
+    public static final int MAX_LONGS = LONGS + MAX_INLINE_BYTES / 8;
+    /**
+     * Length of the longest header message (records back to back), in longs: a target's header
+     * receive holds it, and a batch's reply too. Three of the longest records fit, with the
+     * FLUSH, UNLOCK or COMPLETE that ends them.
+     */
+    public static final int BATCH_LONGS = 4096;
     /** Byte offset of inline data in the header's message. */
     public static final int INLINE_OFFSET = 8 * LONGS;
 
@@ -98,7 +108,7 @@ public final class RmaHeader {
 
     /**
      * Writes at long {@code at} of batch {@code m} the header of an operation with {@code bytes}
-     * (1 to {@link #INLINE_BYTES}) of inline data and no target shape, as {@link #makeInline} makes
+     * (1 to {@link #MAX_INLINE_BYTES}) of inline data and no target shape, as {@link #makeInline} makes
      * it, and zeroes the last long of its record, so that the data copied after it leaves no stale
      * bytes in its padding. Returns the record's longs; the caller copies the data to byte
      * {@code 8 * at + INLINE_OFFSET}.
@@ -252,7 +262,7 @@ public final class RmaHeader {
         if (count(h) < 0 || values(h) < 0 || values(h) > Integer.MAX_VALUE || shapeInts(h) < 0 || h[3] > 1 << 24) {
             return "one-sided header has count " + count(h) + ", values " + values(h) + ", shape " + h[3];
         }
-        if (inline(h) && (values(h) * kindBytes > INLINE_BYTES || messageBytes < INLINE_OFFSET + values(h) * kindBytes)) {
+        if (inline(h) && (values(h) * kindBytes > MAX_INLINE_BYTES || messageBytes < INLINE_OFFSET + values(h) * kindBytes)) {
             return "one-sided header with " + values(h) + " inline values of " + kindBytes + " bytes in a message of "
                     + messageBytes + " bytes";
         }

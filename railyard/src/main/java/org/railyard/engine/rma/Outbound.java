@@ -73,6 +73,8 @@ final class Outbound {
     /** Set when a request form joins a batch: the next {@link #progress} sends the batches that hold one. */
     private boolean requestsBatched;
     private int replySeq;
+    /** Data (and results) of at most this many bytes travel inline, in batches ({@link Rma#INLINE_PROP}). */
+    final int inlineBytes;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
         this.w = w;
@@ -88,6 +90,7 @@ final class Outbound {
         this.batchBytes = new MemorySegment[n];
         this.batchLongs = new int[n];
         this.replies = new Replies[n];
+        this.inlineBytes = Rma.inlineBytes();
     }
 
     // ================================================================== sending and tracking (lock held)
@@ -152,7 +155,7 @@ final class Outbound {
     boolean batchInline(int target, int op, Kind k, int red, long first, int tcount, int values, Object buf, int off,
                         Shape type, Shape ttype) {
         long bytes = (long) values * k.size;
-        if (bytes == 0 || bytes > RmaHeader.INLINE_BYTES || !type.contiguous || shapeInts(ttype) != 0) {
+        if (bytes == 0 || bytes > inlineBytes || !type.contiguous || shapeInts(ttype) != 0) {
             return false;
         }
         ReentrantLock lock = s.progressLock();
@@ -197,11 +200,11 @@ final class Outbound {
      * fits inline too. Request forms too: a batch holding one leaves at the next progress pass
      * ({@link #progress}), since a wait on the request outside the window's calls sends nothing.
      */
-    static boolean batchableWithResult(long[] h, long resultBytes) {
+    boolean batchableWithResult(long[] h, long resultBytes) {
         int op = RmaHeader.op(h);
         return (op == RmaHeader.OP_GET || op == RmaHeader.OP_GET_ACC || op == RmaHeader.OP_CAS)
                 && (op == RmaHeader.OP_GET || RmaHeader.inline(h) || RmaHeader.values(h) == 0)
-                && RmaHeader.shapeInts(h) == 0 && resultBytes > 0 && resultBytes <= RmaHeader.INLINE_BYTES;
+                && RmaHeader.shapeInts(h) == 0 && resultBytes > 0 && resultBytes <= inlineBytes;
     }
 
     /**

@@ -13,6 +13,7 @@ import org.railyard.error.RailyardException;
 import org.railyard.types.Kind;
 import org.railyard.util.Config;
 import org.railyard.util.WaitPlan;
+import org.railyard.wire.RmaHeader;
 
 /**
  * One-sided communication of one process: creates windows (collectively) and serves them. Each
@@ -36,6 +37,13 @@ public final class Rma {
     /** Whether {@code allocate} maps the members' memory when they share a node. */
     public static final String SHM_PROP = "railyard.rma.shm";
 
+    /**
+     * Bytes of data up to which a put or accumulate over messages travels inside its header record
+     * (and so in its target's batch), and a result inside its batch's reply; larger data is a
+     * message of its own. 0 to {@link RmaHeader#MAX_INLINE_BYTES}.
+     */
+    public static final String INLINE_PROP = "railyard.rma.inline";
+
     private static final int NAME_BYTES = 200;
 
     private final RmaServices s;
@@ -55,6 +63,16 @@ public final class Rma {
             s.choice("rank " + s.rank() + ": waits of mapped windows: " + waitPlan.describe());
         }
         return waitPlan;
+    }
+
+    /** The bound of {@value #INLINE_PROP}, checked: a value outside its range fails naming the setting. */
+    static int inlineBytes() {
+        long v = Config.bytes(INLINE_PROP, RmaHeader.INLINE_BYTES);
+        if (v < 0 || v > RmaHeader.MAX_INLINE_BYTES) {
+            throw new RailyardException(ErrorClass.ARG, INLINE_PROP + " is " + v + " bytes, outside [0, "
+                    + RmaHeader.MAX_INLINE_BYTES + "]");
+        }
+        return (int) v;
     }
 
     static long timeoutNanos() {
@@ -141,7 +159,8 @@ public final class Rma {
             s.choice("rank " + s.rank() + ": window " + w.name() + ": " + (header != null
                     ? "mapped: operations are loads, stores and atomics; fence, lock/unlock and post/start/complete/wait "
                     + "through the mapping's header"
-                    : "messages: operations and every synchronisation are messages to the targets' progress"));
+                    : "messages: operations and every synchronisation are messages to the targets' progress; data up to "
+                    + w.inlineBytes() + " B travels inline, in batches"));
             return w;
         } finally {
             lock.unlock();

@@ -149,6 +149,11 @@ public final class RmaWindow {
         return parts[rank];
     }
 
+    /** Bytes of data up to which this window's operations over messages travel inline ({@link Rma#INLINE_PROP}). */
+    int inlineBytes() {
+        return out.inlineBytes;
+    }
+
     public String name() {
         return name;
     }
@@ -214,7 +219,7 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
-            long[] h = withData(RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
+            long[] h = withData(out.inlineBytes, RmaHeader.OP_PUT, k, 0, a, tcount, ttype, 0, buf, off, count, type);
             if (Outbound.batchable(h)) {
                 out.batch(target, h);
                 return done(request);
@@ -247,7 +252,7 @@ public final class RmaWindow {
             if (type.contiguous) {
                 long[] hb = RmaHeader.make(RmaHeader.OP_GET, k.ordinal(), 0, 0, a.first, tcount,
                         Outbound.shapeInts(ttype), 0, a.values);
-                if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
+                if (out.batchableWithResult(hb, (long) a.values * k.size)) {
                     return out.batchWithResult(target, hb, buf, off, k, a.values, request);
                 }
             }
@@ -290,7 +295,7 @@ public final class RmaWindow {
         }
         Access a = new Access(first, values);
         return out.locked(() -> {
-            long[] h = withData(RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
+            long[] h = withData(out.inlineBytes, RmaHeader.OP_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
             if (Outbound.batchable(h)) {
                 out.batch(target, h);
                 return done(request);
@@ -337,8 +342,9 @@ public final class RmaWindow {
             if (rtype.contiguous) {
                 long[] hb = noOp ? RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount,
                         Outbound.shapeInts(ttype), 0, 0)
-                        : withData(RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, 0, buf, off, count, type);
-                if (Outbound.batchableWithResult(hb, (long) a.values * k.size)) {
+                        : withData(out.inlineBytes, RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, 0, buf, off, count,
+                                type);
+                if (out.batchableWithResult(hb, (long) a.values * k.size)) {
                     return out.batchWithResult(target, hb, result, roff, k, a.values, request);
                 }
             }
@@ -354,7 +360,8 @@ public final class RmaWindow {
             }
             long[] h = noOp ? RmaHeader.make(RmaHeader.OP_GET_ACC, k.ordinal(), red, 0, a.first, tcount,
                     Outbound.shapeInts(ttype), tag, 0)
-                    : withData(RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, tag, buf, off, count, type);
+                    : withData(out.inlineBytes, RmaHeader.OP_GET_ACC, k, red, a, tcount, ttype, tag, buf, off, count,
+                            type);
             Transfer hs = out.header(target, h);
             Transfer sh = out.shape(target, ttype);
             Transfer d = noOp || RmaHeader.inline(h) ? null : out.data(target, buf, off, count, type, a.values);
@@ -406,7 +413,7 @@ public final class RmaWindow {
         out.locked(() -> {
             long[] h = RmaHeader.makeInline(RmaHeader.OP_CAS, k.ordinal(), 0, a.first, 1, 0, 0, 2, 2 * k.size);
             k.copyOut(in, 0, 0, MemorySegment.ofArray(h), RmaHeader.INLINE_OFFSET, 2L * k.size);
-            if (Outbound.batchableWithResult(h, k.size)) {
+            if (out.batchableWithResult(h, k.size)) {
                 return out.batchWithResult(target, h, result, roff, k, 1, false);
             }
             int tag = out.nextReplyTag();
@@ -503,10 +510,10 @@ public final class RmaWindow {
 
     // ================================================================== building messages
 
-    private static long[] withData(int op, Kind k, int red, Access a, int tcount, Shape ttype, int tag, Object buf,
-                                   int off, int count, Shape type) {
+    private static long[] withData(int inlineBytes, int op, Kind k, int red, Access a, int tcount, Shape ttype, int tag,
+                                   Object buf, int off, int count, Shape type) {
         long bytes = (long) a.values * k.size;
-        if (bytes == 0 || bytes > RmaHeader.INLINE_BYTES) {
+        if (bytes == 0 || bytes > inlineBytes) {
             return RmaHeader.make(op, k.ordinal(), red, 0, a.first, tcount, Outbound.shapeInts(ttype), tag, a.values);
         }
         long[] h = RmaHeader.makeInline(op, k.ordinal(), red, a.first, tcount, Outbound.shapeInts(ttype), tag, a.values,

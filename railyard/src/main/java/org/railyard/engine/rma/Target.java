@@ -19,8 +19,11 @@ import org.railyard.wire.RmaHeader;
  * receives of its shape and data already posted. The head of each queue is applied once its
  * receives are in, so one origin's operations are applied in the order it issued them (MPI's
  * default ordering of accumulates, and more); all of it runs under the progress lock, so every
- * accumulate is atomic against every other. A put whose target type is contiguous is received
- * straight into the window's memory (a large one as a rendezvous message, striped over the rails).
+ * accumulate is atomic against every other. A put or accumulate whose data came inline is applied
+ * straight from the header receive's buffer when nothing of its origin waits before it. A put
+ * whose target type is contiguous is received straight into the window's memory (a large one as a
+ * rendezvous message, striped over the rails) when only such puts of its origin wait before it,
+ * since its data lands whenever it arrives ({@link #landsInTurn}).
  * The lock of passive-target epochs is a {@link LockTable}; a request that cannot be granted stays
  * at the head of its origin's queue until it can.
  */
@@ -50,6 +53,15 @@ final class Target {
     private final int n;
     private final Transfer[] hdr;
     private final long[][] hdrBuf;
+    /** Per member: a segment over {@link #hdrBuf}, through which inline data is read where it arrived. */
+    private final MemorySegment[] hdrBytes;
+    /** Per member: true once it failed ({@link #failed}); its header receive is not posted again. */
+    private final boolean[] gone;
+    /** The header of the record being taken, copied out of its batch. */
+    private final long[] head = new long[RmaHeader.LONGS];
+    /** Per element kind: two arrays an accumulate applied from its batch combines in, grown as needed. */
+    private final Object[] accIn = new Object[KINDS.length];
+    private final Object[] accCur = new Object[KINDS.length];
     private final ArrayDeque<Op>[] queue;
     private final LockTable locks;
     private final ArrayList<Transfer> sends = new ArrayList<>();
@@ -86,6 +98,11 @@ final class Target {
         this.n = comm.size();
         this.hdr = new Transfer[n];
         this.hdrBuf = new long[n][RmaHeader.BATCH_LONGS];
+        this.hdrBytes = new MemorySegment[n];
+        for (int i = 0; i < n; i++) {
+            hdrBytes[i] = MemorySegment.ofArray(hdrBuf[i]);
+        }
+        this.gone = new boolean[n];
         this.queue = new ArrayDeque[n];
         for (int i = 0; i < n; i++) {
             queue[i] = new ArrayDeque<>();
@@ -128,12 +145,14 @@ final class Target {
                     }
                     break;
                 }
-                long[] m = hdrBuf[src];
                 long bytes = t.statusBytes;
                 s.recycle(t);
-                long[] records = Arrays.copyOf(m, (int) Math.min(bytes / 8, RmaHeader.BATCH_LONGS));
-                hdr[src] = s.irecv(comm, m, Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
-                records(src, records, bytes);
+                // the records are taken from the receive's buffer itself, which is posted again after them
+                hdr[src] = null;
+                records(src, bytes);
+                if (!gone[src]) {
+                    hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
+                }
                 work++;
             }
             if (!queue[src].isEmpty()) {
@@ -164,39 +183,111 @@ final class Target {
     }
 
     /**
-     * A header message of {@code src}: one record, or several (its small operations, and maybe the
-     * flush, unlock or complete that ended them), each dispatched in turn as if it had come alone.
+     * The header message of {@code src} in its receive buffer: one record, or several (its small
+     * operations, and maybe the flush, unlock or complete that ended them), each taken in turn as if
+     * it had come alone. A put or accumulate with inline data and a basic target type is applied
+     * straight from the buffer when nothing of its origin waits before it (the queue's earlier
+     * operations are applied first where their receives are in); any other record, or one behind a
+     * waiting operation, is copied out and joins the queue. Either way one origin's records take
+     * effect in the order it issued them.
      */
-    private void records(int src, long[] m, long messageBytes) {
+    private void records(int src, long messageBytes) {
         if (messageBytes % 8 != 0 || messageBytes < 8L * RmaHeader.LONGS) {
             failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: a message of " + messageBytes
                     + " bytes, not whole records");
             return;
         }
-        int longs = m.length;
+        long[] m = hdrBuf[src];
+        int longs = (int) Math.min(messageBytes / 8, RmaHeader.BATCH_LONGS);
         int at = 0;
-        while (at < longs && hdr[src] != null) {
+        while (at < longs && !gone[src]) {
             long left = 8L * (longs - at);
             if (left < 8L * RmaHeader.LONGS) {
                 failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + left
                         + " bytes left over after the records of a header message");
                 return;
             }
-            long[] h = Arrays.copyOfRange(m, at, at + RmaHeader.LONGS);
-            int kind = RmaHeader.kind(h);
+            System.arraycopy(m, at, head, 0, RmaHeader.LONGS);
+            int kind = RmaHeader.kind(head);
             int kindBytes = kind < KINDS.length ? KINDS[kind].size : 1;
-            String bad = RmaHeader.check(h, KINDS.length, RmaWindow.REDUCTIONS.length, left, kindBytes);
+            String bad = RmaHeader.check(head, KINDS.length, RmaWindow.REDUCTIONS.length, left, kindBytes);
             if (bad != null) {
                 failed(src, "rank " + src + " of " + w.name() + " sent a malformed header: " + bad);
                 return;
             }
-            int rec = RmaHeader.recordLongs(h, kindBytes);
-            if (rec > RmaHeader.LONGS) {
-                h = Arrays.copyOfRange(m, at, at + rec);
+            int rec = RmaHeader.recordLongs(head, kindBytes);
+            int op = RmaHeader.op(head);
+            if (!queue[src].isEmpty()) {
+                drain(src);
             }
-            dispatch(src, h, 8L * rec);
+            if (gone[src]) {
+                return;
+            }
+            if (op >= RmaHeader.OP_ACK) {
+                dispatch(src, head, 8L * rec); // a reply to this side: kept by nobody
+            } else if (queue[src].isEmpty() && appliesInPlace(head)) {
+                applyInline(src, head, 8L * at + RmaHeader.INLINE_OFFSET);
+            } else {
+                dispatch(src, Arrays.copyOfRange(m, at, at + rec), 8L * rec);
+            }
             at += rec;
         }
+    }
+
+    /** True for a put or accumulate whose data is inline, whose target type is basic, with no result. */
+    private static boolean appliesInPlace(long[] h) {
+        int op = RmaHeader.op(h);
+        return (op == RmaHeader.OP_PUT || op == RmaHeader.OP_ACC) && RmaHeader.inline(h) && RmaHeader.shapeInts(h) == 0
+                && !RmaHeader.collected(h);
+    }
+
+    /**
+     * Applies the {@link #appliesInPlace} operation of header {@code h} (checked), whose data lies
+     * at byte {@code dataAt} of {@code src}'s receive buffer, as {@link #operation} would apply it
+     * from a queue: the same checks and error, the same result, without copying the record.
+     */
+    private void applyInline(int src, long[] h, long dataAt) {
+        Kind k = KINDS[RmaHeader.kind(h)];
+        long count = RmaHeader.count(h);
+        int values = (int) RmaHeader.values(h);
+        long first = RmaHeader.disp(h);
+        long bytes = count * k.size;
+        int err = mem.check(first, bytes, k);
+        if (err == 0 && count != values) {
+            err = RmaHeader.ERR_TYPE;
+        }
+        if (err != 0) {
+            error(src, err, first, bytes);
+            return;
+        }
+        if (RmaHeader.op(h) == RmaHeader.OP_PUT && mem.seg != null) {
+            // a segment window is reached by offset: no slice of it per record
+            MemorySegment.copy(hdrBytes[src], dataAt, mem.seg, first, bytes);
+            return;
+        }
+        Object buf = mem.buf(first, bytes);
+        int off = mem.off(first, k);
+        if (RmaHeader.op(h) == RmaHeader.OP_PUT) {
+            k.copyIn(hdrBytes[src], dataAt, buf, off, 0, bytes);
+            return;
+        }
+        Object in = scratch(accIn, k, values);
+        Object cur = scratch(accCur, k, values);
+        k.copyIn(hdrBytes[src], dataAt, in, 0, 0, bytes);
+        Shape t = Shape.of(k);
+        Packing.gather(buf, off, t, values, cur);
+        RmaWindow.REDUCTIONS[RmaHeader.reduction(h)].apply(k, in, 0, cur, 0, values);
+        Packing.scatter(cur, buf, off, t, values);
+    }
+
+    /** {@code arrays}' array of kind {@code k}, holding at least {@code values} values (a larger one made if not). */
+    private static Object scratch(Object[] arrays, Kind k, int values) {
+        Object a = arrays[k.ordinal()];
+        if (a == null || java.lang.reflect.Array.getLength(a) < values) {
+            a = k.newArray(Math.max(values, RmaHeader.MAX_INLINE_BYTES / k.size));
+            arrays[k.ordinal()] = a;
+        }
+        return a;
     }
 
     private void dispatch(int src, long[] h, long messageBytes) {
@@ -258,7 +349,8 @@ final class Target {
         }
         long first = RmaHeader.disp(h);
         long bytes = (long) values * k.size;
-        if (op == RmaHeader.OP_PUT && shapeInts == 0 && RmaHeader.count(h) == values && mem.check(first, bytes, k) == 0) {
+        if (op == RmaHeader.OP_PUT && shapeInts == 0 && RmaHeader.count(h) == values && mem.check(first, bytes, k) == 0
+                && landsInTurn(src)) {
             o.direct = true;
             o.dataRecv = s.irecv(comm, mem.buf(first, bytes), k, mem.off(first, k), values, src, TAG_DATA);
         } else {
@@ -266,6 +358,21 @@ final class Target {
             o.dataRecv = s.irecv(comm, o.data, k, 0, values, src, TAG_DATA);
         }
         return o;
+    }
+
+    /**
+     * True if data received straight into the window now, whenever it arrives, still takes effect
+     * in {@code src}'s issue order: nothing of {@code src} waits before it but puts received the
+     * same way (whose data messages arrive in the order they were sent) and flushes. Else the data
+     * is received apart and copied in at its turn.
+     */
+    private boolean landsInTurn(int src) {
+        for (Op o : queue[src]) {
+            if (!o.direct && RmaHeader.op(o.h) != RmaHeader.OP_FLUSH) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private int drain(int src) {
@@ -499,6 +606,7 @@ final class Target {
             }
         }
         queue[src].clear();
+        gone[src] = true;
         collectLongs[src] = 0;
         locks.release(src);
         if (hdr[src] != null && !hdr[src].isDone()) {

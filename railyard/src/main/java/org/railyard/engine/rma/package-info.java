@@ -17,7 +17,8 @@
  * respect to each other, and orders those of one origin to one place. The rule that gives it:
  * <ul>
  * <li>Messages: the target applies them one at a time under the progress lock, in the order each
- *     origin sent them.</li>
+ *     origin sent them; data that lands in the window on arrival (a put received in place) does so
+ *     only when nothing of its origin but such puts and flushes waits before it.</li>
  * <li>Mapped memory: every such operation on member {@code t}'s memory holds {@code t}'s accumulate
  *     lock in the mapping's header while it touches it. An update of one naturally aligned int,
  *     long, float or double (fetchAndOp, compareAndSwap, a one-value accumulate) holds it shared and
