@@ -235,14 +235,16 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** Ranks per processor from which a job of one JVM per rank on this machine gets {@link #crowdedHint}'s line. */
-    static final int CROWDED_RANKS_PER_PROCESSOR = 4;
+    static final int CROWDED_RANKS_PER_PROCESSOR = 2;
 
     /**
      * The line that points a job of {@code np} JVMs on this machine ({@code local}) with
      * {@code processors} processors to {@code --threads}, when the ranks outnumber the processors
      * {@link #CROWDED_RANKS_PER_PROCESSOR} times or more; null otherwise. Every JVM compiles, loads
      * and links the same code on the same few processors, which ranks that are threads of one JVM do
-     * once (measured: bench/results/log/2026-11-29-0428-quiet-window.md).
+     * once (measured at 16 and 32 ranks on 2 processors: bench/results/log/2026-11-29-0428-quiet-window.md;
+     * at 4, the obstacle demo: bench/results/log/2026-11-29-1031-quiet-window.md). At one rank per
+     * processor the processes' solve was not slower, so no line below two.
      */
     static String crowdedHint(int np, int processors, boolean local) {
         if (!local || processors < 1 || np < CROWDED_RANKS_PER_PROCESSOR * processors) {

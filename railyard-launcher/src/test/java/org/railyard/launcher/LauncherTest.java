@@ -83,11 +83,11 @@ class LauncherTest {
 
     @Test
     void aCrowdedLocalJobOfOneJvmPerRankIsPointedToThreads() {
-        assertThat(RunCommand.crowdedHint(8, 2, true)).as("4 ranks per processor").isEqualTo("railyard run: 8 ranks on 2"
+        assertThat(RunCommand.crowdedHint(4, 2, true)).as("2 ranks per processor").isEqualTo("railyard run: 4 ranks on 2"
                 + " processors, one JVM each: every JVM compiles, loads and links the same code on them; --threads runs"
                 + " the ranks as threads of one JVM (README, --threads)");
-        assertThat(RunCommand.crowdedHint(4, 1, true)).contains("4 ranks on 1 processor,");
-        assertThat(RunCommand.crowdedHint(7, 2, true)).as("below 4 per processor").isNull();
+        assertThat(RunCommand.crowdedHint(2, 1, true)).contains("2 ranks on 1 processor,");
+        assertThat(RunCommand.crowdedHint(3, 2, true)).as("below 2 per processor").isNull();
         assertThat(RunCommand.crowdedHint(64, 64, true)).as("a rank per processor").isNull();
         assertThat(RunCommand.crowdedHint(32, 2, false)).as("not this machine's ranks (hosts, srun)").isNull();
     }
