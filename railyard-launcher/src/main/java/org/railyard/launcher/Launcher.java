@@ -29,7 +29,7 @@ import org.railyard.util.Config;
  *
  * <h2>What each rank gets</h2>
  * Every rank runs the launcher's own {@code java} binary with
- * {@code --enable-native-access=ALL-UNNAMED}, the spec's JVM options, and a class path of the
+ * {@code --enable-native-access=ALL-UNNAMED}, {@value #EXIT_WITHOUT_WAIT}, the spec's JVM options, and a class path of the
  * spec's entries followed by the launcher's class path (so Railyard is found). Its environment is
  * the spec's, plus:
  * <ul>
@@ -67,6 +67,13 @@ public final class Launcher {
     public static final String LAUNCHER_HOST_PROP = "railyard.launcher.host";
 
     static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
+    /**
+     * A rank's JVM ends without waiting for threads blocked in native code (the JDK's socket
+     * poller, a futex wait) to leave it: JDK 25 otherwise waits up to 300 ms at every exit, for
+     * threads whose work is over. Given before the spec's JVM options, so a job can ask otherwise.
+     * What it saves at a job's end: docs/slurm.md, "What is left" of the threads25 pass.
+     */
+    static final String EXIT_WITHOUT_WAIT = "-XX:UserThreadWaitAttemptsAtExit=0";
 
     /**
      * Runs the job to its end and returns how it ended. Blocks for as long as the job runs (bounded
@@ -94,6 +101,7 @@ public final class Launcher {
         List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.add(NATIVE_ACCESS);
+        command.add(EXIT_WITHOUT_WAIT);
         command.addAll(spec.jvmArgs());
         command.add("-cp");
         command.add(String.join(File.pathSeparator, classpath));

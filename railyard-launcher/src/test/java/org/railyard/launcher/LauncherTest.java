@@ -242,6 +242,18 @@ class LauncherTest {
         assertThat(o.outLines()).endsWith("[0] -np", "[0] 0", "[0] --timeout", "[0] a b");
     }
 
+    /** A rank's JVM exits without JDK 25's wait for threads in native code; the job's own option comes after and wins. */
+    @Test
+    void aRanksJvmExitsWithoutWaitingForThreadsInNativeCodeUnlessTheJobSaysOtherwise() {
+        Output plain = runProgram(1, List.of(), "jvm-args");
+        assertThat(plain.exitCode()).as("stderr:%n%s", plain.err()).isZero();
+        assertThat(plain.outLines()).contains("[0] jvm-arg -XX:UserThreadWaitAttemptsAtExit=0");
+        Output asked = runProgram(1, List.of("--jvm-arg=-XX:UserThreadWaitAttemptsAtExit=30"), "jvm-args");
+        assertThat(asked.exitCode()).as("stderr:%n%s", asked.err()).isZero();
+        assertThat(asked.outLines()).containsSubsequence("[0] jvm-arg -XX:UserThreadWaitAttemptsAtExit=0",
+                "[0] jvm-arg -XX:UserThreadWaitAttemptsAtExit=30");
+    }
+
     @Test
     void badInputIsAOneLineErrorWithExitCode2() throws IOException {
         assertUsageError(cli("-np", "0", PROGRAM), "run: -np must be at least 1, got 0");

@@ -41,6 +41,14 @@ public final class RankProgram {
                 System.out.println("sleeping");
                 Thread.sleep(Long.MAX_VALUE);
             }
+            case "jvm-args" -> {
+                // the process's command line (its JVM options among its arguments)
+                for (String a : ProcessHandle.current().info().arguments().orElseThrow()) {
+                    if (a.startsWith("-XX:")) {
+                        System.out.println("jvm-arg " + a);
+                    }
+                }
+            }
             case "echo" -> {
                 for (int i = 1; i < args.length; i++) {
                     System.out.println(args[i]);
