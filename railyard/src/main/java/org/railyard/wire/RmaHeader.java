@@ -23,7 +23,7 @@ package org.railyard.wire;
  * </pre>
  *
  * <p>A header message may hold several such records back to back, each a header and its inline
- * data padded to whole longs ({@link #recordLongs}), at most {@link #BATCH_LONGS} longs in all: an
+ * data padded to whole longs ({@link #recordLongs}), at most {@link #batchLongs} longs in all: an
  * origin's small operations to one target travel together, and the target takes the records in
  * order, as if each had come in a message of its own. Records of operations with a result (get,
  * getAccumulate, compareAndSwap) may be <em>collected</em>: the target appends each one's result,
@@ -47,11 +47,31 @@ public final class RmaHeader {
     /** Length of the longest record (a header with the most inline data), in longs. */
     public static final int MAX_LONGS = LONGS + MAX_INLINE_BYTES / 8;
     /**
-     * Length of the longest header message (records back to back), in longs: a target's header
-     * receive holds it, and a batch's reply too. Three of the longest records fit, with the
-     * FLUSH, UNLOCK or COMPLETE that ends them.
+     * Length of the longest header message (records back to back), in longs, in a window of up
+     * to 128 members ({@link #batchLongs} for any size): a target's header receive holds it, and
+     * a batch's reply too. Three of the longest records fit, with the FLUSH, UNLOCK or COMPLETE
+     * that ends them.
      */
     public static final int BATCH_LONGS = 4096;
+    /** The shortest header message a window of many members uses ({@link #batchLongs}): 4 KiB. */
+    public static final int MIN_BATCH_LONGS = 512;
+    /**
+     * Longs of header receive buffers a target keeps per window, over all its members, that
+     * {@link #batchLongs} stays within when the members are many: 4 MiB, {@link #BATCH_LONGS} per
+     * member up to 128 members.
+     */
+    public static final int WINDOW_BATCH_BUDGET_LONGS = BATCH_LONGS * 128;
+
+    /**
+     * Length of the longest header message of a window of {@code members} members, in longs: the
+     * size of each of a target's header receives (one per member) and of a batch's reply.
+     * {@link #BATCH_LONGS} up to 128 members, then less, so that a target's receives stay within
+     * {@link #WINDOW_BATCH_BUDGET_LONGS}, but never below {@link #MIN_BATCH_LONGS}. Every member
+     * computes the same from the window's size.
+     */
+    public static int batchLongs(int members) {
+        return Math.max(MIN_BATCH_LONGS, Math.min(BATCH_LONGS, WINDOW_BATCH_BUDGET_LONGS / Math.max(1, members)));
+    }
     /** Byte offset of inline data in the header's message. */
     public static final int INLINE_OFFSET = 8 * LONGS;
 

@@ -59,7 +59,7 @@ final class Outbound {
      * Per target: records of small operations not sent yet ({@link #batch}), back to back, and
      * their longs. They leave as one header message before any other header to that target
      * (so the target applies everything in the order it was issued), with the FLUSH, UNLOCK or
-     * COMPLETE that ends them, or when the next would not fit {@link RmaHeader#BATCH_LONGS}.
+     * COMPLETE that ends them, or when the next would not fit the window's batch length ({@link #cap}).
      */
     private final long[][] batch;
     /** Per target: a segment over its batch buffer, made when the buffer is taken, for copying inline data in. */
@@ -73,8 +73,13 @@ final class Outbound {
     /** Set when a request form joins a batch: the next {@link #progress} sends the batches that hold one. */
     private boolean requestsBatched;
     private int replySeq;
-    /** Data (and results) of at most this many bytes travel inline, in batches ({@link Rma#INLINE_PROP}). */
+    /**
+     * Data (and results) of at most this many bytes travel inline, in batches: {@link Rma#INLINE_PROP},
+     * or less where the window's batches are shorter.
+     */
     final int inlineBytes;
+    /** Longs of one header message to a target at most, the same at every member ({@link RmaHeader#batchLongs}). */
+    private final int cap;
 
     Outbound(RmaWindow w, RmaServices s, CommState comm, int n) {
         this.w = w;
@@ -90,7 +95,9 @@ final class Outbound {
         this.batchBytes = new MemorySegment[n];
         this.batchLongs = new int[n];
         this.replies = new Replies[n];
-        this.inlineBytes = Rma.inlineBytes();
+        this.cap = RmaHeader.batchLongs(n);
+        // a record with the most inline data and the record that ends its batch fit one batch
+        this.inlineBytes = Math.min(Rma.inlineBytes(), 8 * (cap - 2 * RmaHeader.LONGS));
     }
 
     // ================================================================== sending and tracking (lock held)
@@ -137,7 +144,7 @@ final class Outbound {
      * complete locally at once, and remotely at the next flush, unlock or complete, like any. Lock held.
      */
     void batch(int target, long[] h) {
-        if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS) {
+        if (batchLongs[target] + h.length > cap) {
             push(target);
         }
         appendRecord(target, h);
@@ -162,7 +169,7 @@ final class Outbound {
         lock.lock();
         try {
             int rec = RmaHeader.inlineRecordLongs(bytes);
-            if (batchLongs[target] + rec > RmaHeader.BATCH_LONGS) {
+            if (batchLongs[target] + rec > cap) {
                 push(target);
             }
             int at = batchLongs[target];
@@ -187,7 +194,7 @@ final class Outbound {
     private long[] batchBuffer(int target) {
         if (batch[target] == null) {
             long[] b = spare.poll();
-            batch[target] = b != null ? b : new long[RmaHeader.BATCH_LONGS];
+            batch[target] = b != null ? b : new long[cap];
             batchBytes[target] = MemorySegment.ofArray(batch[target]);
         }
         return batch[target];
@@ -217,14 +224,14 @@ final class Outbound {
     RmaRequest batchWithResult(int target, long[] h, Object dst, int dstOff, Kind k, int values, boolean request) {
         long bytes = (long) values * k.size;
         Replies r = replies[target];
-        if (batchLongs[target] + h.length > RmaHeader.BATCH_LONGS || (r != null && !r.fits(bytes))) {
+        if (batchLongs[target] + h.length > cap || (r != null && !r.fits(bytes))) {
             push(target);
             r = null;
         }
         if (r == null) {
             r = spareReplies.poll();
             if (r == null) {
-                r = new Replies();
+                r = new Replies(cap);
             }
             r.tag = nextReplyTag();
             replies[target] = r;
@@ -320,7 +327,7 @@ final class Outbound {
     void control(int t, int op, int lockType, long id) {
         long[] h = RmaHeader.make(op, 0, 0, lockType, 0, 0, 0, id, 0);
         boolean ends = op == RmaHeader.OP_FLUSH || op == RmaHeader.OP_UNLOCK || op == RmaHeader.OP_COMPLETE;
-        if (ends && batchLongs[t] > 0 && batchLongs[t] + h.length <= RmaHeader.BATCH_LONGS && failed[t] == null) {
+        if (ends && batchLongs[t] > 0 && batchLongs[t] + h.length <= cap && failed[t] == null) {
             // the end of the epoch or flush travels with the operations it ends
             System.arraycopy(h, 0, batch[t], batchLongs[t], h.length);
             batchLongs[t] += h.length;

@@ -11,24 +11,26 @@ import org.railyard.wire.RmaHeader;
  * at the origin, and the buffer of the one reply that brings them all ({@link RmaHeader#collected}).
  *
  * <p>Contract: results are laid out in the reply in the order they were added, each padded to
- * whole longs; {@link #longs} never exceeds {@link RmaHeader#BATCH_LONGS}. Used under the progress
+ * whole longs; {@link #longs} never exceeds the window's batch length. Used under the progress
  * lock only; reused (cleared) once delivered or dropped, so a warm batch allocates nothing here.
  */
 final class Replies {
+    /** Longs of a reply at most: the window's batch length ({@link RmaHeader#batchLongs}). */
+    private final int cap;
     /** Collected records a batch can hold at most (each is at least a header long). */
-    static final int MAX = RmaHeader.BATCH_LONGS / RmaHeader.LONGS;
+    private final int max;
 
-    private final Object[] buf = new Object[MAX];
-    private final int[] off = new int[MAX];
-    private final Kind[] kind = new Kind[MAX];
-    private final int[] values = new int[MAX];
-    private final int[] at = new int[MAX];
+    private final Object[] buf;
+    private final int[] off;
+    private final Kind[] kind;
+    private final int[] values;
+    private final int[] at;
     /** The request of each result that came from a request form ({@code rget}, {@code rgetAccumulate}), else null. */
-    private final RmaRequest[] req = new RmaRequest[MAX];
+    private final RmaRequest[] req;
     /** How many of the results have a request. */
     int requests;
     /** The reply's receive buffer. */
-    final long[] reply = new long[RmaHeader.BATCH_LONGS];
+    final long[] reply;
     int count;
     /** Longs of the reply so far. */
     int longs;
@@ -39,7 +41,20 @@ final class Replies {
 
     /** True if a result of {@code bytes} more bytes still fits the reply. */
     boolean fits(long bytes) {
-        return count < MAX && longs + RmaHeader.resultLongs(bytes) <= RmaHeader.BATCH_LONGS;
+        return count < max && longs + RmaHeader.resultLongs(bytes) <= cap;
+    }
+
+    /** The results of one batch of a window whose header messages are {@code cap} longs at most. */
+    Replies(int cap) {
+        this.cap = cap;
+        this.max = cap / RmaHeader.LONGS;
+        this.buf = new Object[max];
+        this.off = new int[max];
+        this.kind = new Kind[max];
+        this.values = new int[max];
+        this.at = new int[max];
+        this.req = new RmaRequest[max];
+        this.reply = new long[cap];
     }
 
     /**

@@ -83,11 +83,14 @@ final class Target {
 
     /** A batch reply's buffer, with the segment the results are copied in through. */
     private record Reply(long[] longs, MemorySegment segment) {
-        static Reply make() {
-            long[] a = new long[RmaHeader.BATCH_LONGS];
+        static Reply make(int cap) {
+            long[] a = new long[cap];
             return new Reply(a, MemorySegment.ofArray(a));
         }
     }
+
+    /** Longs of a header message, and of a reply, at most: the window's batch length ({@link RmaHeader#batchLongs}). */
+    private final int cap;
 
     @SuppressWarnings("unchecked")
     Target(RmaWindow w, RmaServices s, CommState comm, WindowMemory mem) {
@@ -97,7 +100,8 @@ final class Target {
         this.mem = mem;
         this.n = comm.size();
         this.hdr = new Transfer[n];
-        this.hdrBuf = new long[n][RmaHeader.BATCH_LONGS];
+        this.cap = RmaHeader.batchLongs(n);
+        this.hdrBuf = new long[n][cap];
         this.hdrBytes = new MemorySegment[n];
         for (int i = 0; i < n; i++) {
             hdrBytes[i] = MemorySegment.ofArray(hdrBuf[i]);
@@ -118,7 +122,7 @@ final class Target {
     /** Posts the header receives; lock held. */
     void start() {
         for (int src = 0; src < n; src++) {
-            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
+            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
         }
     }
 
@@ -151,7 +155,7 @@ final class Target {
                 hdr[src] = null;
                 records(src, bytes);
                 if (!gone[src]) {
-                    hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, RmaHeader.BATCH_LONGS, src, TAG_HDR);
+                    hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
                 }
                 work++;
             }
@@ -198,7 +202,7 @@ final class Target {
             return;
         }
         long[] m = hdrBuf[src];
-        int longs = (int) Math.min(messageBytes / 8, RmaHeader.BATCH_LONGS);
+        int longs = (int) Math.min(messageBytes / 8, cap);
         int at = 0;
         while (at < longs && !gone[src]) {
             long left = 8L * (longs - at);
@@ -524,14 +528,14 @@ final class Target {
         }
         long bytes = (long) values * k.size;
         int at = collectLongs[src];
-        if (at + RmaHeader.resultLongs(bytes) > RmaHeader.BATCH_LONGS) {
+        if (at + RmaHeader.resultLongs(bytes) > cap) {
             failed(src, "rank " + src + " of " + w.name() + " sent a batch whose results exceed "
-                    + RmaHeader.BATCH_LONGS + " longs");
+                    + cap + " longs");
             return;
         }
         Reply r = collect[src];
         if (r == null) {
-            r = spareReplies.isEmpty() ? Reply.make() : spareReplies.pop();
+            r = spareReplies.isEmpty() ? Reply.make(cap) : spareReplies.pop();
             collect[src] = r;
         }
         k.copyOut(buf, off, 0, r.segment(), 8L * at, bytes);

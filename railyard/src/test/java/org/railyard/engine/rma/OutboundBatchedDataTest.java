@@ -93,4 +93,44 @@ class OutboundBatchedDataTest {
                 .hasMessageContaining(String.valueOf(RmaHeader.MAX_INLINE_BYTES))
                 .satisfies(e -> assertThat(((RailyardException) e).errorClass()).isEqualTo(ErrorClass.ARG));
     }
+
+    /**
+     * A window of many members keeps its targets' receives within a bound: its header messages
+     * are shorter ({@link RmaHeader#batchLongs}, the same at every member), no batch the origin
+     * sends is longer, and the inline bound shrinks so that the longest record still fits one.
+     */
+    @Test
+    void aWindowOfManyMembersSendsShorterBatchesAndInlinesLess() {
+        assertThat(RmaHeader.batchLongs(2)).isEqualTo(RmaHeader.BATCH_LONGS);
+        assertThat(RmaHeader.batchLongs(128)).isEqualTo(RmaHeader.BATCH_LONGS);
+        assertThat(RmaHeader.batchLongs(256)).isEqualTo(RmaHeader.BATCH_LONGS / 2);
+        assertThat(RmaHeader.batchLongs(1024)).isEqualTo(RmaHeader.MIN_BATCH_LONGS);
+        assertThat(RmaHeader.batchLongs(1 << 20)).isEqualTo(RmaHeader.MIN_BATCH_LONGS);
+        for (int members : new int[] {1, 2, 100, 129, 200, 1000, 5000}) {
+            assertThat((long) members * Math.min(RmaHeader.batchLongs(members), RmaHeader.BATCH_LONGS))
+                    .as("a target's receives over %d members, in longs", members)
+                    .isLessThanOrEqualTo(Math.max(RmaHeader.WINDOW_BATCH_BUDGET_LONGS, (long) members * RmaHeader.MIN_BATCH_LONGS));
+        }
+
+        int members = 1024;
+        int cap = RmaHeader.batchLongs(members);
+        RecordingServices s = new RecordingServices();
+        Outbound out = new Outbound(null, s, null, members);
+        assertThat(out.inlineBytes).as("the inline bound of a window of %d", members)
+                .isEqualTo(8 * (cap - 2 * RmaHeader.LONGS)).isLessThan(RmaHeader.INLINE_BYTES);
+        byte[] data = new byte[RmaHeader.INLINE_BYTES];
+        assertThat(out.batchInline(7, RmaHeader.OP_PUT, Kind.BYTE, 0, 0, out.inlineBytes + 1, out.inlineBytes + 1, data, 0,
+                BYTES, BYTES)).as("a put past the window's bound goes apart").isFalse();
+        int puts = 40;
+        for (int i = 0; i < puts; i++) {
+            assertThat(out.batchInline(7, RmaHeader.OP_PUT, Kind.BYTE, 0, 0, out.inlineBytes, out.inlineBytes, data, 0,
+                    BYTES, BYTES)).isTrue();
+        }
+        out.locked(() -> {
+            out.startFlush(7);
+            return null;
+        });
+        assertThat(s.posted).as("one header message per record of the window's bound, then its flush")
+                .hasSize(puts).allSatisfy(p -> assertThat(p.count()).isLessThanOrEqualTo(cap));
+    }
 }
