@@ -15,22 +15,25 @@ import org.railyard.wire.RmaHeader;
  * lock only; reused (cleared) once delivered or dropped, so a warm batch allocates nothing here.
  */
 final class Replies {
+    /** Collected records any batch can hold at most (each is at least a header long). */
+    static final int MAX = RmaHeader.BATCH_LONGS / RmaHeader.LONGS;
+
     /** Longs of a reply at most: the window's batch length ({@link RmaHeader#batchLongs}). */
     private final int cap;
-    /** Collected records a batch can hold at most (each is at least a header long). */
+    /** Collected records a batch of this window can hold at most. */
     private final int max;
 
-    private final Object[] buf;
-    private final int[] off;
-    private final Kind[] kind;
-    private final int[] values;
-    private final int[] at;
+    private final Object[] buf = new Object[MAX];
+    private final int[] off = new int[MAX];
+    private final Kind[] kind = new Kind[MAX];
+    private final int[] values = new int[MAX];
+    private final int[] at = new int[MAX];
     /** The request of each result that came from a request form ({@code rget}, {@code rgetAccumulate}), else null. */
-    private final RmaRequest[] req;
+    private final RmaRequest[] req = new RmaRequest[MAX];
     /** How many of the results have a request. */
     int requests;
-    /** The reply's receive buffer. */
-    final long[] reply;
+    /** The reply's receive buffer (of any window's longest reply; this window's replies fill {@link #cap} at most). */
+    final long[] reply = new long[RmaHeader.BATCH_LONGS];
     int count;
     /** Longs of the reply so far. */
     int longs;
@@ -48,13 +51,6 @@ final class Replies {
     Replies(int cap) {
         this.cap = cap;
         this.max = cap / RmaHeader.LONGS;
-        this.buf = new Object[max];
-        this.off = new int[max];
-        this.kind = new Kind[max];
-        this.values = new int[max];
-        this.at = new int[max];
-        this.req = new RmaRequest[max];
-        this.reply = new long[cap];
     }
 
     /**
