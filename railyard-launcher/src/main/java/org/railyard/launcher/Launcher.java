@@ -3,6 +3,7 @@ package org.railyard.launcher;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -262,7 +263,10 @@ public final class Launcher {
 
     /**
      * Where ranks reach the key-value server: the loopback when every rank runs here, else the
-     * configured launcher host or this machine's first non-loopback IPv4 address.
+     * configured launcher host, else the address this machine sends from to the first remote host
+     * that resolves and has a route ({@link #routeSource}), else this machine's first non-loopback
+     * IPv4 address (the system's order of interfaces, which need not be the one the hosts reach:
+     * a bridge or a virtual machine's veth may come first).
      */
     static String advertisedHost(List<Host> placement) {
         if (placement == null || placement.stream().allMatch(Host::isLoopback)) {
@@ -271,6 +275,12 @@ public final class Launcher {
         String configured = Config.string(LAUNCHER_HOST_PROP, "");
         if (!configured.isEmpty()) {
             return configured;
+        }
+        for (Host h : placement) {
+            String via = h.isLoopback() ? null : routeSource(h.name());
+            if (via != null) {
+                return via;
+            }
         }
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
@@ -288,6 +298,31 @@ public final class Launcher {
             throw new UncheckedIOException("cannot find an address of this machine for remote ranks to reach;"
                     + " set RAILYARD_LAUNCHER_HOST", e);
         }
+    }
+
+    /**
+     * The IPv4 address of this machine that the kernel's routes send from to {@code host}; null
+     * when the name does not resolve to an IPv4 address, no route leads there, or the route is the
+     * loopback's. Connecting a datagram socket looks the route up and sends nothing.
+     */
+    static String routeSource(String host) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (!(a instanceof Inet4Address)) {
+                    continue;
+                }
+                try (DatagramSocket probe = new DatagramSocket()) {
+                    probe.connect(a, 9);
+                    InetAddress from = probe.getLocalAddress();
+                    if (from instanceof Inet4Address && !from.isAnyLocalAddress() && !from.isLoopbackAddress()) {
+                        return from.getHostAddress();
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // an unknown name, or no route: the caller falls back
+        }
+        return null;
     }
 
     private static Map<String, String> localPosition(List<Host> placement, int np, int rank) {

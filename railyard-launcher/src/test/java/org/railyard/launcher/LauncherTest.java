@@ -161,6 +161,28 @@ class LauncherTest {
         return m.find() ? m.group(1) : "?";
     }
 
+    /**
+     * With remote hosts, the key-value server is advertised at the address this machine sends
+     * from to them (the route's source), not at whichever interface the system lists first; a
+     * name that does not resolve, or the loopback, gives no route source.
+     */
+    @Test
+    void remoteRanksAreToldTheAddressThisMachineReachesThemFrom() throws IOException {
+        String own = null;
+        for (java.net.NetworkInterface nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+            for (java.net.InetAddress a : java.util.Collections.list(nif.getInetAddresses())) {
+                if (nif.isUp() && a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+                    own = a.getHostAddress();
+                }
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(own != null, "this machine has no non-loopback IPv4 address");
+        assertThat(Launcher.routeSource(own)).as("the route to this machine's own address %s", own).isEqualTo(own);
+        assertThat(Launcher.advertisedHost(List.of(Host.of("localhost"), Host.of(own)))).isEqualTo(own);
+        assertThat(Launcher.routeSource("127.0.0.1")).as("the loopback").isNull();
+        assertThat(Launcher.routeSource("no-such-host.invalid")).as("a name that does not resolve").isNull();
+    }
+
     @Test
     void hostsFilePlacesRanksRoundRobinBySlotsThroughRsh() throws IOException {
         Path hosts = hostsFile();
