@@ -4,6 +4,7 @@ import org.railyard.bootstrap.Bootstrap;
 import org.railyard.bootstrap.Bootstraps;
 import org.railyard.bootstrap.StartupTiming;
 import org.railyard.engine.Engine;
+import org.railyard.engine.SettingChecks;
 import org.railyard.engine.NativeSetup;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -184,7 +185,7 @@ public final class Railyard implements AutoCloseable {
      * @throws IllegalArgumentException naming {@code spec} and every accepted form when it is not one
      */
     public static void checkRailPolicy(String spec) {
-        Engine.checkRailPolicy(spec);
+        SettingChecks.railPolicy(spec);
     }
 
     /**
@@ -194,7 +195,7 @@ public final class Railyard implements AutoCloseable {
      * @throws IllegalArgumentException naming the first unknown transport and the available ones
      */
     public static void checkTransports(String list) {
-        Engine.checkTransports(list);
+        SettingChecks.transports(list);
     }
 
     /** Name of the node this process runs on. */

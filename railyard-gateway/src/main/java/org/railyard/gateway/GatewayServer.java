@@ -691,11 +691,4 @@ public final class GatewayServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
     }
-
-    /** Input that closes its connection: the message is the reason, logged and sent in an ERROR. */
-    static final class BadInput extends IOException {
-        BadInput(String why) {
-            super(why);
-        }
-    }
 }

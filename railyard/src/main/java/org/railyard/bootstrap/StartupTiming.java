@@ -20,7 +20,7 @@ import org.railyard.util.Config;
  * note their stages with {@link #mark} (the binding to a processor, the transports started, the
  * address cards fenced, the channels opened) and the native set-up its steps with {@link #step},
  * each with its own duration (steps not done by the end of init are missing):
- * <pre>railyard startup stages: rank R: bootstrap 80.2, binding 95.0, ..., init done 310.4; native cpu binding 41.3 ms, ...</pre>
+ * <pre>railyard startup stages: rank R: bootstrap T, binding T, ..., init done T; native cpu binding T ms, ...</pre>
  * The marks are kept only while timing is on; otherwise {@link #mark} and {@link #step} do nothing.
  */
 public final class StartupTiming {

@@ -231,16 +231,6 @@ public final class Engine implements FrameSink, Transfer.Owner {
         }
     }
 
-    /** Fails naming {@code spec} and every accepted form when it is no rail policy. */
-    public static void checkRailPolicy(String spec) {
-        ChannelTable.checkRailPolicy(spec);
-    }
-
-    /** Fails naming the first unknown transport of {@code list} and the available ones. */
-    public static void checkTransports(String list) {
-        ChannelTable.checkTransports(list);
-    }
-
     /**
      * Starts the engine of this process: the channel floor opens the transports allowed by
      * {@code railyard.transports} and publishes this process's address card; connections open
