@@ -28,20 +28,56 @@ final class HandshakeAcceptor {
         this.conn = conn;
     }
 
-    /** Accepts connections until the connector closes or its listener fails; run on the accept thread. */
+    /** The first pause of the accept thread after a failed accept, and the longest. */
+    static final long ACCEPT_RETRY_FIRST_MILLIS = 10;
+    static final long ACCEPT_RETRY_MAX_MILLIS = 1000;
+
+    /**
+     * Accepts connections until the connector closes or its listener is closed; run on the accept
+     * thread. An accept that fails while the listener stays open (the process out of file
+     * descriptors, a connection reset before it was taken) is retried after a pause that doubles
+     * up to {@link #ACCEPT_RETRY_MAX_MILLIS}: a rank whose listener stopped would leave every later
+     * peer unable to reach it. Each new kind of failure is logged once, with what to do about it.
+     */
     void loop() {
+        long pause = ACCEPT_RETRY_FIRST_MILLIS;
+        String lastFailure = null;
         while (!conn.closing) {
             SocketChannel ch;
             try {
                 ch = conn.server.accept();
+                pause = ACCEPT_RETRY_FIRST_MILLIS;
             } catch (IOException e) {
-                if (!conn.closing) {
-                    LOG.log(System.Logger.Level.ERROR, "rank " + conn.rank + ": handshake listener failed: " + e);
+                if (conn.closing || !conn.server.isOpen()) {
+                    if (!conn.closing) {
+                        LOG.log(System.Logger.Level.ERROR, "rank " + conn.rank + ": handshake listener closed: " + e);
+                    }
+                    return;
                 }
-                return;
+                String failure = String.valueOf(e.getMessage());
+                if (!failure.equals(lastFailure)) {
+                    lastFailure = failure;
+                    LOG.log(System.Logger.Level.ERROR, "rank " + conn.rank + ": handshake listener cannot accept ("
+                            + e + ")" + advice(failure) + "; retrying while it lasts");
+                }
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+                pause = Math.min(2 * pause, ACCEPT_RETRY_MAX_MILLIS);
+                continue;
             }
             Thread.ofVirtual().name("railyard-handshake-" + conn.rank).start(() -> acceptOne(ch));
         }
+    }
+
+    /** What a user can do about an accept's failure, for the log line; empty if nothing is known. */
+    static String advice(String failure) {
+        return failure.contains("Too many open files")
+                ? ": the process reached its limit of open files (ulimit -n; a job of many ranks per process"
+                + " holds a socket per tcp link and one per shm link between processes)"
+                : "";
     }
 
     private void acceptOne(SocketChannel ch) {
@@ -102,8 +138,13 @@ final class HandshakeAcceptor {
                 try {
                     Link link = t.accept(peer, o.parameters(), ch);
                     Handshake.writeAccept(out, new Handshake.Accept(Handshake.OK, t.name(), link.maxFrame(), t.answer(link)));
-                    ch.socket().setSoTimeout(0);
-                    ch.configureBlocking(false);
+                    if (link.holdsHandshake()) {
+                        ch.socket().setSoTimeout(0);
+                        ch.configureBlocking(false);
+                    } else {
+                        // the Accept is flushed: the connector reads it before the end of the stream
+                        Connector.closeQuietly(ch);
+                    }
                     conn.post(new Event(peer, rail, h.rails(), linkEpoch, link, null, false));
                     return;
                 } catch (IOException | RuntimeException e) {

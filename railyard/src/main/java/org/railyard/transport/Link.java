@@ -74,6 +74,16 @@ public interface Link {
         return false;
     }
 
+    /**
+     * True if this link keeps the socket its handshake ran on (a TCP link carries its frames on
+     * it; a shared-memory link between two processes keeps it as the line that tells it of the
+     * peer's death). False lets the handshake's ends close it once the handshake is over: nothing
+     * of the link reads or writes it.
+     */
+    default boolean holdsHandshake() {
+        return true;
+    }
+
     /** Why the link closed: null while open or after an orderly close. */
     String failure();
 

@@ -151,7 +151,9 @@ final class RailDialer {
                 if (acc.status() == Handshake.OK && link == null && t.name().equals(acc.transport())) {
                     ch.socket().setSoTimeout(0);
                     link = t.complete(peer, params.get(i), acc.parameters(), acc.maxFrame(), ch);
-                    ch.configureBlocking(false);
+                    if (link.holdsHandshake()) {
+                        ch.configureBlocking(false);
+                    }
                 } else {
                     t.abandon(peer, params.get(i));
                 }
@@ -175,6 +177,9 @@ final class RailDialer {
             if (link == null) {
                 ch.close();
                 return new Outcome("no common transport (" + Handshake.statusName(acc.status()) + ")", false);
+            }
+            if (!link.holdsHandshake()) {
+                Connector.closeQuietly(ch);
             }
             long e;
             synchronized (conn) {

@@ -10,9 +10,11 @@ import org.railyard.wire.FrameHeader;
 
 /**
  * A link made of two {@link FrameRing}s, one per direction: shared memory between processes of one
- * node (shm), or a process talking to itself (self). For shm, the handshake socket stays open as a
- * liveness line: the kernel closes it when the peer process dies, however it dies, which the
- * shared memory alone would never tell.
+ * node (shm), or a process talking to itself (self). For shm between two processes, the handshake
+ * socket stays open as a liveness line: the kernel closes it when the peer process dies, however it
+ * dies, which the shared memory alone would never tell. Between two ranks of one process (threads
+ * of one JVM) there is no such death to tell and no line: the handshake's ends close its socket
+ * ({@link #holdsHandshake()}), so that a job of N ranks as threads holds no N(N-1) sockets.
  *
  * <p>With a {@link Doorbell}, the link registers the bell of the ring it reads, and rings the
  * peer's bell (the one of the ring it writes) after each frame it publishes, and after a batch of
@@ -51,6 +53,8 @@ public final class RingLink extends AbstractLink {
     }
 
     @Override public int maxFrame() { return out.maxFrame(); }
+
+    @Override public boolean holdsHandshake() { return lifeline != null; }
 
     @Override
     public long tryClaim(int frameLength) {

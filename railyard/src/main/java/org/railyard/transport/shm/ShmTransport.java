@@ -17,6 +17,7 @@ import org.railyard.transport.ring.Doorbell;
 import org.railyard.transport.ring.FrameRing;
 import org.railyard.transport.ring.RingLink;
 import org.railyard.util.Config;
+import org.railyard.util.ProcessToken;
 
 /**
  * Shared memory between processes of one node: a file in {@code /dev/shm} (tmpfs) mapped by both,
@@ -28,6 +29,8 @@ import org.railyard.util.Config;
  * mapped by several processes and cross-memory reads ({@link ShmNodeMemory}).
  */
 public final class ShmTransport implements Transport {
+    /** The acceptor's answer for a connector in its own process. */
+    static final String IN_PROCESS = "in-process";
     private long ringBytes;
     private int maxFrame;
     private Path dir;
@@ -86,21 +89,39 @@ public final class ShmTransport implements Transport {
         return self.node().equals(peer.node()) && self.rank() != peer.rank();
     }
 
+    /** The offer: {@code file|ring bytes|frame bytes|this process's token} ({@link ProcessToken}). */
     @Override
     public String offer(int peer, AddressCard peerCard) throws IOException {
         Path file = dir.resolve(SharedFiles.name(env.jobId(), env.rank() + "-" + peer));
         SharedFiles.create(file, 2 * FrameRing.bytesFor(ringBytes), false);
-        return file + "|" + ringBytes + "|" + maxFrame;
+        return file + "|" + ringBytes + "|" + maxFrame + "|" + ProcessToken.get();
+    }
+
+    /** A connector that does not say whether the acceptor runs in its process: a link between two processes. */
+    @Override
+    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
+        return complete(peer, parameters, "", maxFrame, handshake);
     }
 
     @Override
-    public Link complete(int peer, String parameters, int maxFrame, SocketChannel handshake) throws IOException {
+    public Link complete(int peer, String parameters, String answer, int maxFrame, SocketChannel handshake)
+            throws IOException {
         Path file = Path.of(parameters.split("\\|")[0]);
         try {
-            return map(peer, parameters, handshake, true);
+            return map(peer, parameters, IN_PROCESS.equals(answer) ? null : handshake, true);
         } finally {
             Files.deleteIfExists(file);
         }
+    }
+
+    /**
+     * The acceptor's answer: {@value #IN_PROCESS} when the connector's token is this process's
+     * (ranks as threads of one JVM), so that both ends drop the handshake socket, which would only
+     * tell of a death that cannot part two threads of one process; empty otherwise.
+     */
+    @Override
+    public String answer(Link link) {
+        return link.holdsHandshake() ? "" : IN_PROCESS;
     }
 
     @Override
@@ -114,23 +135,26 @@ public final class ShmTransport implements Transport {
 
     @Override
     public Link accept(int peer, String parameters, SocketChannel handshake) throws IOException {
-        return map(peer, parameters, handshake, false);
+        String[] p = parameters.split("\\|");
+        boolean inProcess = p.length == 4 && p[3].equals(ProcessToken.get());
+        return map(peer, parameters, inProcess ? null : handshake, false);
     }
 
-    private Link map(int peer, String parameters, SocketChannel handshake, boolean connector) throws IOException {
+    /** Maps the offered rings; {@code lifeline} null for a peer in this process (no liveness line). */
+    private Link map(int peer, String parameters, SocketChannel lifeline, boolean connector) throws IOException {
         String[] p = parameters.split("\\|");
         Path file;
         long ring;
         int frame;
         try {
-            if (p.length != 3) {
+            if (p.length != 3 && p.length != 4) {
                 throw new IllegalArgumentException(p.length + " fields");
             }
             file = Path.of(p[0]);
             ring = Long.parseLong(p[1]);
             frame = Integer.parseInt(p[2]);
         } catch (RuntimeException e) {
-            throw new IOException("malformed shm offer '" + parameters + "': expected file|ring bytes|frame bytes");
+            throw new IOException("malformed shm offer '" + parameters + "': expected file|ring bytes|frame bytes[|process token]");
         }
         Path parent = file.getParent();
         if (parent == null || !parent.equals(dir) || !file.getFileName().toString().startsWith("railyard-")) {
@@ -156,7 +180,7 @@ public final class ShmTransport implements Transport {
         }
         FrameRing out = connector ? a : b;
         FrameRing in = connector ? b : a;
-        return new RingLink(this, peer, out, in, handshake, arena::close,
+        return new RingLink(this, peer, out, in, lifeline, arena::close,
                 "shm ring " + (ring >> 10) + " KiB, frames up to " + (frame >> 10) + " KiB", doorbell);
     }
 
