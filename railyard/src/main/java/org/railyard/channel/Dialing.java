@@ -12,6 +12,10 @@ package org.railyard.channel;
  *       peer that only ever receives from another never connects to it, so without this it would
  *       wait forever for a peer that died before connecting. A live peer links as usual (when both
  *       sides connect at once, the lower rank's connection wins); a dead one refuses.</li>
+ *   <li>a wait of a window's synchronisation counts the members as awaited while it lasts
+ *       ({@link #awaited}), with the same delay: a window's receives from every member, posted
+ *       ahead of any need, do not make the channel wanted, or every window that lives longer
+ *       than the delay would link every member to every other.</li>
  * </ul>
  */
 final class Dialing {
@@ -26,6 +30,9 @@ final class Dialing {
     private final long timeoutNanos;
     /** When the channel was first wanted, or 0. */
     private long wantedSince;
+    /** How many waits that depend on the peer are under way ({@link #awaited}), and since when (0: none). */
+    private int awaits;
+    private long awaitedSince;
     private long deadline;
     private int failures;
 
@@ -41,9 +48,26 @@ final class Dialing {
         }
     }
 
-    /** True if a wanted channel has waited long enough that this side asks now (the channel is IDLE). */
+    /**
+     * A wait that depends on the peer began ({@code on}) or ended. Unlike {@link #wanted}, which
+     * lasts, this counts only while such a wait is under way: a receive posted ahead of any need
+     * (a window's standing receive from every member) leaves the channel alone, and the waits
+     * that need the member (a synchronisation of the window) count it wanted while they last.
+     */
+    void awaited(boolean on, long now) {
+        if (on) {
+            if (awaits++ == 0) {
+                awaitedSince = now | 1;
+            }
+        } else if (awaits > 0 && --awaits == 0) {
+            awaitedSince = 0;
+        }
+    }
+
+    /** True if a wanted or awaited channel has waited long enough that this side asks now (the channel is IDLE). */
     boolean askNow(long now) {
-        return wantedSince != 0 && now - wantedSince - WANTED_NANOS > 0;
+        return wantedSince != 0 && now - wantedSince - WANTED_NANOS > 0
+                || awaitedSince != 0 && now - awaitedSince - WANTED_NANOS > 0;
     }
 
     /** The connection was asked for at {@code now}. */

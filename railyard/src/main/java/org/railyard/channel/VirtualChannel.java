@@ -168,6 +168,11 @@ public final class VirtualChannel implements Link.FrameHandler, Sequencer.Delive
         }
     }
 
+    /** A wait that depends on this peer began ({@code on}) or ended: see {@link Dialing#awaited}. Lock held. */
+    public void awaited(boolean on) {
+        dialing.awaited(on, table.nanoTime());
+    }
+
     /** Asks for a connection if there is none yet. */
     public void wake() {
         if (state == State.IDLE) {

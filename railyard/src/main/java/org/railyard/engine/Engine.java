@@ -544,6 +544,10 @@ public final class Engine implements FrameSink, Transfer.Owner {
         return channels;
     }
 
+    PointToPoint pointToPoint() {
+        return p2p;
+    }
+
     /** One duty cycle; the caller holds the progress lock. Returns the work done. */
     int progressOnce() {
         return progress.dutyLocked();

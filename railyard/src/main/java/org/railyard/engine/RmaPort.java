@@ -3,6 +3,7 @@ package org.railyard.engine;
 import org.railyard.engine.request.Transfer;
 import java.util.function.BooleanSupplier;
 import org.railyard.types.Kind;
+import org.railyard.channel.ChannelTable;
 import org.railyard.engine.comm.CommState;
 import org.railyard.engine.rma.RmaServices;
 
@@ -30,6 +31,22 @@ final class RmaPort extends EnginePort implements RmaServices {
     @Override
     public Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int source, int tag) {
         return engine.irecvScheduled(c, c.context(), buf, k, off, count, source, tag);
+    }
+
+    @Override
+    public Transfer irecvStanding(CommState c, Object buf, Kind k, int off, int count, int source, int tag) {
+        return engine.pointToPoint().irecvStanding(c, c.context(), buf, k, off, count, source, tag);
+    }
+
+    @Override
+    public void awaitMembers(CommState c, boolean on) {
+        ChannelTable channels = engine.channels();
+        for (int q = 0; q < c.size(); q++) {
+            int world = c.worldRank(q);
+            if (world != engine.rank()) {
+                channels.channel(world).awaited(on);
+            }
+        }
     }
 
     @Override

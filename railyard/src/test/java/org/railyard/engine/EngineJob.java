@@ -23,6 +23,17 @@ public final class EngineJob {
         e.collectives().assumeNodes(c, nodeOfRank);
     }
 
+    /** How many other ranks {@code e} has a channel to (made by a send, a receive or a link from the peer). */
+    public static int channelsTo(Engine e) {
+        int count = 0;
+        for (int peer = 0; peer < e.size(); peer++) {
+            if (peer != e.rank() && e.channels().existing(peer) != null) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /** Runs {@code body} on {@code n} engines talking over {@code transports}; rethrows the first failure. */
     public static void run(int n, String transports, Body body) throws Exception {
         InMemoryJob.run(n, transports, body::run);

@@ -204,7 +204,7 @@ public final class PointToPoint implements Transfer.Owner {
                 return;
             }
             t = pools.acquireRecv();
-            postRecv(t, c, c.context(), buf, k, off, count, srcWorld, tag);
+            postRecv(t, c, c.context(), buf, k, off, count, srcWorld, tag, false);
         } finally {
             lock.unlock();
         }
@@ -270,15 +270,25 @@ public final class PointToPoint implements Transfer.Owner {
     public Transfer irecv(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
         lock.lock();
         try {
-            return irecvInto(pools.newRecv(), c, ctx, buf, k, off, count, source, tag);
+            return irecvInto(pools.newRecv(), c, ctx, buf, k, off, count, source, tag, false);
         } finally {
             lock.unlock();
         }
     }
 
+    /**
+     * A receive posted ahead of any need (a window's standing receive of each member's headers):
+     * as {@link #irecv}, but it does not make the source's channel wanted (see
+     * {@link org.railyard.channel.VirtualChannel#wanted}); whoever waits on that source marks it
+     * while it waits. Called with the lock held.
+     */
+    public Transfer irecvStanding(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
+        return irecvInto(pools.newRecv(), c, ctx, buf, k, off, count, source, tag, true);
+    }
+
     /** Posts receive {@code t} (complete at once from PROC_NULL); lock held. */
     private RecvTransfer irecvInto(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int source,
-                                   int tag) {
+                                   int tag, boolean standing) {
         if (source == PROC_NULL) {
             t.init(c, ctx, buf, k, off, 0, PROC_NULL, tag);
             t.statusSource = PROC_NULL;
@@ -286,7 +296,7 @@ public final class PointToPoint implements Transfer.Owner {
             t.nothingToDo();
             return t;
         }
-        postRecv(t, c, ctx, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRank(source), tag);
+        postRecv(t, c, ctx, buf, k, off, count, source == ANY_SOURCE ? ANY_SOURCE : c.worldRank(source), tag, standing);
         return t;
     }
 
@@ -305,7 +315,7 @@ public final class PointToPoint implements Transfer.Owner {
 
     /** A receive of a collective schedule, from the pool; as {@link #isendScheduled}. Called with the lock held. */
     public Transfer irecvScheduled(CommState c, int ctx, Object buf, Kind k, int off, int count, int source, int tag) {
-        return irecvInto(pools.acquireRecv(), c, ctx, buf, k, off, count, source, tag);
+        return irecvInto(pools.acquireRecv(), c, ctx, buf, k, off, count, source, tag, false);
     }
 
     /**
@@ -403,7 +413,8 @@ public final class PointToPoint implements Transfer.Owner {
         return mode == MODE_STANDARD && t.capacityBytes <= eagerLimit;
     }
 
-    private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag) {
+    private void postRecv(RecvTransfer t, CommState c, int ctx, Object buf, Kind k, int off, int count, int srcWorld, int tag,
+                          boolean standing) {
         t.init(c, ctx, buf, k, off, count, srcWorld, tag);
         t.nextMatch = null;
         t.prevMatch = null;
@@ -422,11 +433,14 @@ public final class PointToPoint implements Transfer.Owner {
             return;
         }
         if (srcWorld != ANY_SOURCE) {
-            // a peer this rank only ever receives from is connected to after a while all the same,
-            // so that one that died before it ever connected fails this receive instead of hanging it
-            VirtualChannel ch = channels.channel(srcWorld);
-            ch.wanted();
-            if (ch.gone()) {
+            VirtualChannel ch = channels.existing(srcWorld);
+            if (!standing) {
+                // a peer this rank only ever receives from is connected to after a while all the same,
+                // so that one that died before it ever connected fails this receive instead of hanging it
+                ch = channels.channel(srcWorld);
+                ch.wanted();
+            }
+            if (ch != null && ch.gone()) {
                 t.fail(ErrorClass.PEER_FAILED, "cannot receive from rank " + c.localRank(srcWorld) + " of " + c.name()
                         + " (world rank " + srcWorld + "): " + ch.failure());
                 return;

@@ -445,7 +445,14 @@ final class Epochs {
         if (SharedHeader.canSleep()) {
             // polls and yields as the window's WaitPlan says, then sleeps a slice at a time
             fenceStart = System.nanoTime();
-            shared.awaitBarrier(gen, lookAtFence);
+            try {
+                shared.awaitBarrier(gen, lookAtFence);
+            } finally {
+                if (fenceAwaiting) {
+                    fenceAwaiting = false;
+                    out.awaiting(false);
+                }
+            }
         } else if (!shared.sync().plan().pollThenYield(fencePassed)) {
             out.waitUntil(() -> shared.passed(gen) || anyFailed() >= 0, "the other members' fence");
         }
@@ -454,8 +461,19 @@ final class Epochs {
         }
     }
 
-    /** Between two sleeps of the fence's barrier: PEER_FAILED once a member failed, TIMEOUT after the RMA timeout. */
+    /** True while a long fence counts the members as awaited ({@link Outbound#awaiting}). */
+    private boolean fenceAwaiting;
+
+    /**
+     * Between two sleeps of the fence's barrier: the members count as awaited once the fence has
+     * lasted {@link Outbound#AWAIT_MEMBERS_AFTER_NANOS}; PEER_FAILED once a member failed, TIMEOUT
+     * after the RMA timeout.
+     */
     private void lookAtFence() {
+        if (!fenceAwaiting && System.nanoTime() - fenceStart > Outbound.AWAIT_MEMBERS_AFTER_NANOS) {
+            fenceAwaiting = true;
+            out.awaiting(true);
+        }
         if (out.locked(anyFailedLocked) >= 0) {
             throw out.locked(this::membersFailed);
         }

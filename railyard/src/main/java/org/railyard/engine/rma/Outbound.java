@@ -433,9 +433,36 @@ final class Outbound {
     // ================================================================== waiting
 
     void waitUntil(BooleanSupplier done, String what) {
-        if (!s.driveUntil(done, Rma.timeoutNanos())) {
-            throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
-                    + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP + ") for " + what);
+        long first = Math.min(AWAIT_MEMBERS_AFTER_NANOS, Rma.timeoutNanos());
+        if (s.driveUntil(done, first)) {
+            return;
+        }
+        awaiting(true);
+        try {
+            if (!s.driveUntil(done, Rma.timeoutNanos() - first)) {
+                throw new RailyardException(ErrorClass.TIMEOUT, "window " + w.name() + ": waited "
+                        + Rma.timeoutNanos() / 1_000_000_000L + " s (" + Rma.TIMEOUT_PROP + ") for " + what);
+            }
+        } finally {
+            awaiting(false);
+        }
+    }
+
+    /**
+     * How long a wait of the window runs before it counts the members as awaited
+     * ({@link RmaServices#awaitMembers}): a wait that ends sooner (nearly all) costs no look at
+     * every member's channel.
+     */
+    static final long AWAIT_MEMBERS_AFTER_NANOS = 1_000_000_000L;
+
+    /** The members count as awaited from {@code awaiting(true)} to {@code awaiting(false)}; takes the lock. */
+    void awaiting(boolean on) {
+        ReentrantLock lock = s.progressLock();
+        lock.lock();
+        try {
+            s.awaitMembers(comm, on);
+        } finally {
+            lock.unlock();
         }
     }
 

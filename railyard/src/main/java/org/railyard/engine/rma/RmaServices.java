@@ -33,6 +33,21 @@ public interface RmaServices {
     /** A pooled receive on {@code c}'s context from member {@code source}; lock held. */
     Transfer irecv(CommState c, Object buf, Kind k, int off, int count, int source, int tag);
 
+    /**
+     * A receive posted ahead of any need (the target's standing receive of a member's headers):
+     * as {@link #irecv}, but it does not by itself make this rank link to {@code source} (see
+     * {@link #awaitMembers}). Lock held.
+     */
+    Transfer irecvStanding(CommState c, Object buf, Kind k, int off, int count, int source, int tag);
+
+    /**
+     * A wait of the window's synchronisation that depends on the members of {@code c} began
+     * ({@code on}) or ended: while it lasts, a member this rank has no link to is linked to after
+     * the channel floor's delay, so that one that died before it ever linked is found (and fails
+     * the wait with PEER_FAILED) instead of leaving the wait to its timeout. Lock held.
+     */
+    void awaitMembers(CommState c, boolean on);
+
     /** Gives back a completed request of {@link #isend} or {@link #irecv}; lock held. */
     void recycle(Transfer t);
 

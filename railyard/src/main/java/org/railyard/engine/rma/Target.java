@@ -122,7 +122,7 @@ final class Target {
     /** Posts the header receives; lock held. */
     void start() {
         for (int src = 0; src < n; src++) {
-            hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
+            hdr[src] = s.irecvStanding(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
         }
     }
 
@@ -155,7 +155,7 @@ final class Target {
                 hdr[src] = null;
                 records(src, bytes);
                 if (!gone[src]) {
-                    hdr[src] = s.irecv(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
+                    hdr[src] = s.irecvStanding(comm, hdrBuf[src], Kind.LONG, 0, cap, src, TAG_HDR);
                 }
                 work++;
             }

@@ -41,6 +41,16 @@ final class RecordingServices implements RmaServices {
         return t;
     }
 
+    @Override
+    public Transfer irecvStanding(CommState c, Object buf, Kind k, int off, int count, int source, int tag) {
+        return irecv(c, buf, k, off, count, source, tag);
+    }
+
+    /** The calls of {@link #awaitMembers}, in order: true for a wait begun, false for one ended. */
+    final List<Boolean> awaits = new ArrayList<>();
+
+    @Override public void awaitMembers(CommState c, boolean on) { awaits.add(on); }
+
     @Override public void recycle(Transfer t) { }
     @Override public boolean cancel(Transfer t) { return false; }
     @Override public CommState dup(CommState c) { throw new UnsupportedOperationException(); }
