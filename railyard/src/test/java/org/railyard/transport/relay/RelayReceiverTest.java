@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,7 +34,7 @@ class RelayReceiverTest {
     private record Got(int source, long sequence, byte[] frame) { }
 
     private final List<Got> got = new ArrayList<>();
-    private ServerSocketChannel server;
+    private RelayLoopback connection;
     private SocketChannel relaySide;
     private SocketChannel rankSide;
 
@@ -56,17 +54,14 @@ class RelayReceiverTest {
 
     @BeforeEach
     void connect() throws IOException {
-        server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-        rankSide = SocketChannel.open(server.getLocalAddress());
-        relaySide = server.accept();
-        rankSide.configureBlocking(false);
+        connection = RelayLoopback.open();
+        rankSide = connection.rankSide();
+        relaySide = connection.relaySide();
     }
 
     @AfterEach
     void close() throws IOException {
-        rankSide.close();
-        relaySide.close();
-        server.close();
+        connection.close();
     }
 
     private static byte[] frame(byte type, int source, long sequence, byte[] body) {
@@ -93,10 +88,7 @@ class RelayReceiverTest {
         int off = 0;
         while (off < bytes.length) {
             int n = Math.min(bytes.length - off, 1 + random.nextInt(maxPiece));
-            ByteBuffer b = ByteBuffer.wrap(bytes, off, n);
-            while (b.hasRemaining()) {
-                relaySide.write(b);
-            }
+            connection.write(ByteBuffer.wrap(bytes, off, n));
             off += n;
         }
     }
