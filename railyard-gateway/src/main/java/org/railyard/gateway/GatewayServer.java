@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.railyard.bootstrap.JobKeys;
 import org.railyard.transport.gateway.GatewayClient;
+import org.railyard.util.AcceptLoop;
 import org.railyard.util.KeepAlive;
 import org.railyard.wire.GatewayFrame;
 
@@ -179,19 +180,10 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    log.accept("railyard gateway: accept failed: " + e.getMessage());
-                }
-                return;
-            }
+        AcceptLoop.run(server, () -> closed, e -> log.accept("railyard gateway: accept failed: " + e.getMessage()), s -> {
             sockets.add(s);
             Thread.ofPlatform().daemon().name("gateway-conn").start(() -> serve(s));
-        }
+        });
     }
 
     /** One accepted connection, from its first byte to its close. */
