@@ -21,21 +21,13 @@ public class Cartcomm extends Intracomm {
     }
 
     private CartTopology cart() {
-        try {
-            return nat.cart();
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> nat.cart());
     }
 
     /** Collective: a duplicate with the same grid and a new context (Railyard's {@code dup} keeps the topology). */
     @Override
     public Object clone() throws MPIException {
-        try {
-            return new Cartcomm(nat.dup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Cartcomm(nat.dup()));
     }
 
     /** The rank of the process at {@code coords} (wrapped in periodic dimensions). */
@@ -49,11 +41,7 @@ public class Cartcomm extends Intracomm {
 
     /** The coordinates of {@code rank}. */
     public int[] Coords(int rank) throws MPIException {
-        try {
-            return nat.cartCoords(rank);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> nat.cartCoords(rank));
     }
 
     /**
@@ -61,21 +49,13 @@ public class Cartcomm extends Intracomm {
      * {@code direction}: the rank to receive from and the rank to send to.
      */
     public ShiftParms Shift(int direction, int disp) throws MPIException {
-        try {
-            int[] sd = nat.cartShift(direction, disp);
-            return new ShiftParms(Special.rankOut(sd[0]), Special.rankOut(sd[1]));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        int[] sd = MPIException.call(() -> nat.cartShift(direction, disp));
+        return new ShiftParms(Special.rankOut(sd[0]), Special.rankOut(sd[1]));
     }
 
     /** Collective: the sub-grid through this process keeping the dimensions flagged in {@code remain_dims}. */
     public Cartcomm Sub(boolean[] remain_dims) throws MPIException {
-        try {
-            return new Cartcomm(nat.cartSub(remain_dims));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Cartcomm(nat.cartSub(remain_dims)));
     }
 
     /**
@@ -84,12 +64,8 @@ public class Cartcomm extends Intracomm {
      * leaves it out: its own rank, unless its processes span several nodes out of node order.
      */
     public int Map(int[] dims, boolean[] periods) throws MPIException {
-        try {
-            int r = nat.cartMap(dims, periods);
-            return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        int r = MPIException.call(() -> nat.cartMap(dims, periods));
+        return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
     }
 
     /** The grid: dimensions, periodicity, and this process's coordinates. */
@@ -109,11 +85,7 @@ public class Cartcomm extends Intracomm {
      * divide {@code nnodes}.
      */
     public static void Dims_create(int nnodes, int[] dims) throws MPIException {
-        try {
-            int[] out = org.railyard.Comm.dimsCreate(nnodes, dims);
-            System.arraycopy(out, 0, dims, 0, dims.length);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        int[] out = MPIException.call(() -> org.railyard.Comm.dimsCreate(nnodes, dims));
+        System.arraycopy(out, 0, dims, 0, dims.length);
     }
 }

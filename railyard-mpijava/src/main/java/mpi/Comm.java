@@ -81,11 +81,7 @@ public class Comm {
 
     /** The group of the communicator (the local group, for an intercommunicator). */
     public Group Group() throws MPIException {
-        try {
-            return new Group(nat.group());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(nat.group()));
     }
 
     /**
@@ -94,11 +90,7 @@ public class Comm {
      * processes in another order, {@link MPI#UNEQUAL} otherwise.
      */
     public static int Compare(Comm comm1, Comm comm2) throws MPIException {
-        try {
-            return comm1 == comm2 ? MPI.IDENT : Group.result(org.railyard.Comm.compare(comm1.nat, comm2.nat));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> comm1 == comm2 ? MPI.IDENT : Group.result(org.railyard.Comm.compare(comm1.nat, comm2.nat)));
     }
 
     /**
@@ -106,11 +98,7 @@ public class Comm {
      * cannot be freed.
      */
     public void Free() throws MPIException {
-        try {
-            nat.free();
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        MPIException.run(nat::free);
     }
 
     /** True for an intercommunicator. */
@@ -169,11 +157,7 @@ public class Comm {
     /** A duplicate: the same group, a new context (collective). */
     @Override
     public Object clone() throws MPIException {
-        try {
-            return new Comm(nat.dup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Comm(nat.dup()));
     }
 
     // ---------------------------------------------------------------- blocking sends

@@ -1,7 +1,6 @@
 package mpi;
 
 import org.railyard.types.GraphTopology;
-import org.railyard.error.RailyardException;
 
 /**
  * A communicator with a graph topology, in MPI's form: {@code index[i]} is the number of edges of
@@ -19,21 +18,13 @@ public class Graphcomm extends Intracomm {
     }
 
     private GraphTopology graph() {
-        try {
-            return nat.graph();
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> nat.graph());
     }
 
     /** Collective: a duplicate with the same graph and a new context (Railyard's {@code dup} keeps the topology). */
     @Override
     public Object clone() throws MPIException {
-        try {
-            return new Graphcomm(nat.dup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Graphcomm(nat.dup()));
     }
 
     /** The graph: {@code index} and {@code edges}. */
@@ -47,11 +38,7 @@ public class Graphcomm extends Intracomm {
 
     /** The neighbours of {@code rank}, in edge order. */
     public int[] Neighbours(int rank) throws MPIException {
-        try {
-            return graph().neighbours(rank);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> graph().neighbours(rank));
     }
 
     /**
@@ -60,12 +47,8 @@ public class Graphcomm extends Intracomm {
      * {@link MPI#UNDEFINED} if the graph has no node for it.
      */
     public int Map(int[] index, int[] edges) throws MPIException {
-        try {
-            int r = nat.graphMap(index, edges);
-            return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        int r = MPIException.call(() -> nat.graphMap(index, edges));
+        return r == org.railyard.Comm.UNDEFINED ? MPI.UNDEFINED : r;
     }
 
     @Override

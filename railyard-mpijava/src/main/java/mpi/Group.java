@@ -1,6 +1,5 @@
 package mpi;
 
-import org.railyard.error.RailyardException;
 
 /**
  * An ordered set of processes. Purely local: no call here communicates.
@@ -41,11 +40,7 @@ public class Group implements Freeable {
      * {@link MPI#PROC_NULL}.
      */
     public static int[] Translate_ranks(Group group1, int[] ranks1, Group group2) throws MPIException {
-        try {
-            return Special.ranksOut(org.railyard.Group.translateRanks(check(group1), Special.ranksIn(ranks1), check(group2)));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> Special.ranksOut(org.railyard.Group.translateRanks(check(group1), Special.ranksIn(ranks1), check(group2))));
     }
 
     /**
@@ -83,20 +78,12 @@ public class Group implements Freeable {
 
     /** The members with the given ranks, in that order (ranks must be distinct). */
     public Group Incl(int[] ranks) throws MPIException {
-        try {
-            return new Group(check(this).incl(ranks));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(check(this).incl(ranks)));
     }
 
     /** The members other than those with the given ranks, in group order (ranks must be distinct). */
     public Group Excl(int[] ranks) throws MPIException {
-        try {
-            return new Group(check(this).excl(ranks));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(check(this).excl(ranks)));
     }
 
     /**
@@ -106,20 +93,12 @@ public class Group implements Freeable {
      * {@code {5, 8, 2}} in a group of 8 is ranks 5 and 7, although 8 is not a rank.
      */
     public Group Range_incl(int[][] ranges) throws MPIException {
-        try {
-            return new Group(check(this).incl(expand(ranges, Size(), "Range_incl")));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(check(this).incl(expand(ranges, Size(), "Range_incl"))));
     }
 
     /** The members not in the ranges {@code {first, last, stride}}, in group order; ranges as in {@link #Range_incl}. */
     public Group Range_excl(int[][] ranges) throws MPIException {
-        try {
-            return new Group(check(this).excl(expand(ranges, Size(), "Range_excl")));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(check(this).excl(expand(ranges, Size(), "Range_excl"))));
     }
 
     /** The ranks the ranges produce, in range order; each must be in {@code [0, size)} and produced once. */

@@ -26,11 +26,7 @@ public class Intercomm extends Comm {
         if (local == null || local.Test_inter()) {
             throw MPIException.error("Create_intercomm: the local communicator must be an intracommunicator");
         }
-        try {
-            return new Intercomm(local.nat.createIntercomm(localLeader, peer.nat, remoteLeader, tag));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Intercomm(local.nat.createIntercomm(localLeader, peer.nat, remoteLeader, tag)));
     }
 
     /** Number of processes of the remote group. */
@@ -44,11 +40,7 @@ public class Intercomm extends Comm {
 
     /** The remote group. */
     public Group Remote_group() throws MPIException {
-        try {
-            return new Group(nat.remoteGroup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Group(nat.remoteGroup()));
     }
 
     /**
@@ -57,21 +49,13 @@ public class Intercomm extends Comm {
      * group whose first process has the lower world rank comes first.
      */
     public Intracomm Merge(boolean high) throws MPIException {
-        try {
-            return new Intracomm(nat.merge(high));
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Intracomm(nat.merge(high)));
     }
 
     /** Collective: a duplicate intercommunicator (same groups, new context). */
     @Override
     public Object clone() throws MPIException {
-        try {
-            return new Intercomm(nat.dup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Intercomm(nat.dup()));
     }
 
     @Override

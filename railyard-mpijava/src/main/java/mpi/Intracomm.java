@@ -41,12 +41,8 @@ public class Intracomm extends Comm {
      * rank here. A process passing {@link MPI#UNDEFINED} gets null ({@link MPI#COMM_NULL}).
      */
     public Intracomm Split(int colour, int key) throws MPIException {
-        try {
-            org.railyard.Comm c = nat.split(colour == MPI.UNDEFINED ? org.railyard.Comm.UNDEFINED : colour, key);
-            return c == null ? null : new Intracomm(c);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        org.railyard.Comm c = MPIException.call(() -> nat.split(colour == MPI.UNDEFINED ? org.railyard.Comm.UNDEFINED : colour, key));
+        return c == null ? null : new Intracomm(c);
     }
 
     /** Collective: a duplicate with the same group and a new context. */
@@ -57,11 +53,7 @@ public class Intracomm extends Comm {
 
     /** Collective: a duplicate with the same group and a new context (what {@link #clone()} returns, typed). */
     public Intracomm Dup() throws MPIException {
-        try {
-            return new Intracomm(nat.dup());
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        return MPIException.call(() -> new Intracomm(nat.dup()));
     }
 
     /**
@@ -69,12 +61,8 @@ public class Intracomm extends Comm {
      * group, the same at every process), in group order; null at processes not in it.
      */
     public Intracomm Create(Group group) throws MPIException {
-        try {
-            org.railyard.Comm c = nat.create(group.nat);
-            return c == null ? null : new Intracomm(c);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        org.railyard.Comm c = MPIException.call(() -> nat.create(group.nat));
+        return c == null ? null : new Intracomm(c);
     }
 
     /**
@@ -83,12 +71,8 @@ public class Intracomm extends Comm {
      * (a valid placement whatever {@code reorder} says); null at the others.
      */
     public Cartcomm Create_cart(int[] dims, boolean[] periods, boolean reorder) throws MPIException {
-        try {
-            org.railyard.Comm c = nat.createCart(dims, periods, reorder);
-            return c == null ? null : new Cartcomm(c);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        org.railyard.Comm c = MPIException.call(() -> nat.createCart(dims, periods, reorder));
+        return c == null ? null : new Cartcomm(c);
     }
 
     /**
@@ -97,12 +81,8 @@ public class Intracomm extends Comm {
      * at the others.
      */
     public Graphcomm Create_graph(int[] index, int[] edges, boolean reorder) {
-        try {
-            org.railyard.Comm c = nat.createGraph(index, edges, reorder);
-            return c == null ? null : new Graphcomm(c);
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
+        org.railyard.Comm c = MPIException.call(() -> nat.createGraph(index, edges, reorder));
+        return c == null ? null : new Graphcomm(c);
     }
 
     // ---------------------------------------------------------------- barrier, broadcast

@@ -1,5 +1,6 @@
 package mpi;
 
+import java.util.function.Supplier;
 import org.railyard.error.RailyardException;
 
 /**
@@ -46,6 +47,28 @@ public class MPIException extends RuntimeException {
             return raise(new MPIException("MPI.Finalize was called (" + describe(e) + ")", e));
         }
         return raise(new MPIException(e));
+    }
+
+    /**
+     * The result of {@code body}, a call of the library whose errors arrive translated ({@link #of}).
+     * For the facade's calls that make or describe communicators, groups and windows: the lambda is
+     * an object per call, so the calls on a message's path translate with a try block of their own.
+     */
+    static <T> T call(Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (RailyardException e) {
+            throw of(e);
+        }
+    }
+
+    /** Runs {@code body}, a call of the library whose errors arrive translated; as {@link #call}. */
+    static void run(Runnable body) {
+        try {
+            body.run();
+        } catch (RailyardException e) {
+            throw of(e);
+        }
     }
 
     /** An error found by the facade itself. */

@@ -1,5 +1,8 @@
 package mpi;
 
+import static mpi.MPIException.call;
+import static mpi.MPIException.run;
+
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.function.Supplier;
@@ -409,22 +412,6 @@ public class Win implements Freeable {
             throw MPIException.error(call + ": the group is null");
         }
         return g.nat;
-    }
-
-    private static <T> T call(Supplier<T> body) {
-        try {
-            return body.get();
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
-    }
-
-    private static void run(Runnable body) {
-        try {
-            body.run();
-        } catch (RailyardException e) {
-            throw MPIException.of(e);
-        }
     }
 
     private static Request request(Supplier<org.railyard.Request> body) {

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.railyard.bootstrap.JobKeys;
 import org.railyard.transport.gateway.GatewayClient;
+import org.railyard.util.AcceptLoop;
 import org.railyard.util.KeepAlive;
 import org.railyard.wire.GatewayFrame;
 
@@ -179,19 +180,10 @@ public final class GatewayServer implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    log.accept("railyard gateway: accept failed: " + e.getMessage());
-                }
-                return;
-            }
+        AcceptLoop.run(server, () -> closed, e -> log.accept("railyard gateway: accept failed: " + e.getMessage()), s -> {
             sockets.add(s);
             Thread.ofPlatform().daemon().name("gateway-conn").start(() -> serve(s));
-        }
+        });
     }
 
     /** One accepted connection, from its first byte to its close. */
@@ -315,16 +307,16 @@ public final class GatewayServer implements AutoCloseable {
         byte flag = (byte) (h.flags() & GatewayFrame.FLAG_GATEWAY);
         ep.send(GatewayFrame.CHALLENGE, (byte) (flag | (known == null ? GatewayFrame.FLAG_NEW_JOB : 0)),
                 GatewayFrame.challengeBody(nonceG, mac));
-        GatewayFrame.Header p;
-        byte[] body;
+        GatewayFrame.Frame proof;
         try {
-            p = GatewayFrame.readHeader(in, scratch, GatewayFrame.MAX_TEXT);
-            body = GatewayFrame.readBody(in, p);
+            proof = GatewayFrame.readFrame(in, scratch, GatewayFrame.MAX_TEXT);
         } catch (SocketTimeoutException e) {
             throw new BadInput("no PROOF within " + settings.patience().toSeconds() + " s");
         } catch (IOException e) {
             throw new BadInput(e.getMessage());
         }
+        GatewayFrame.Header p = proof.header();
+        byte[] body = proof.body();
         if (p.type() != GatewayFrame.PROOF) {
             throw new BadInput("sent " + GatewayFrame.typeName(p.type()) + " where PROOF was due");
         }
@@ -628,11 +620,9 @@ public final class GatewayServer implements AutoCloseable {
             }
             return;
         }
-        GatewayFrame.Header t;
-        byte[] body;
+        GatewayFrame.Frame end;
         try {
-            t = GatewayFrame.readHeader(in, chunk, GatewayFrame.MAX_TEXT);
-            body = GatewayFrame.readBody(in, t);
+            end = GatewayFrame.readFrame(in, chunk, GatewayFrame.MAX_TEXT);
         } catch (IOException e) {
             if (dst != null) {
                 abort(dst, h, 0, chunk, "the gateway of site '" + counters.siteName(src.peerSite)
@@ -640,6 +630,7 @@ public final class GatewayServer implements AutoCloseable {
             }
             throw e instanceof java.net.SocketException ? e : new BadInput(e.getMessage());
         }
+        GatewayFrame.Header t = end.header();
         if ((t.type() != GatewayFrame.END && t.type() != GatewayFrame.ABORT) || !t.source().equals(h.source())
                 || !t.destination().equals(h.destination())) {
             if (dst != null) {
@@ -651,7 +642,7 @@ public final class GatewayServer implements AutoCloseable {
                     + " was due");
         }
         if (dst != null) {
-            dst.sendQuietly(t.type(), t.source(), t.destination(), body);
+            dst.sendQuietly(t.type(), t.source(), t.destination(), end.body());
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.railyard.bootstrap.JobKeys;
+import org.railyard.util.AcceptLoop;
 import org.railyard.util.KeepAlive;
 import org.railyard.wire.RelayFrame;
 
@@ -196,20 +197,11 @@ public final class RelayServer implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!closing) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                if (!closing) {
-                    say.accept("relay: accepting failed: " + e);
-                }
-                return;
-            }
+        AcceptLoop.run(server, () -> closing, e -> say.accept("relay: accepting failed: " + e), s -> {
             counters.connections.incrementAndGet();
             open.add(s);
             Thread.ofPlatform().daemon().name("relay-conn").start(() -> serve(s));
-        }
+        });
     }
 
     /** One connection, from its first frame to its close. */

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.railyard.util.AcceptLoop;
 
 /**
  * The key-value server of one job, run by the launcher; {@link KvBootstrap} is its client and
@@ -139,20 +140,12 @@ public final class KvServer implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = listener.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    log.accept("railyard: key-value server stopped accepting connections: " + e.getMessage());
-                }
-                return;
-            }
-            open.add(s);
-            // One virtual thread per connection: a rank blocked in a fence costs no platform thread.
-            Thread.ofVirtual().name("railyard-kv-conn").start(() -> serve(s));
-        }
+        AcceptLoop.run(listener, () -> closed,
+                e -> log.accept("railyard: key-value server stopped accepting connections: " + e.getMessage()), s -> {
+                    open.add(s);
+                    // One virtual thread per connection: a rank blocked in a fence costs no platform thread.
+                    Thread.ofVirtual().name("railyard-kv-conn").start(() -> serve(s));
+                });
     }
 
     private void serve(Socket s) {

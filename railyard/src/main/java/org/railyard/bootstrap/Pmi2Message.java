@@ -1,7 +1,5 @@
 package org.railyard.bootstrap;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -70,8 +68,7 @@ final class Pmi2Message extends PmiAttributes {
      * @throws RailyardException BOOTSTRAP quoting the body if it is not {@code cmd=NAME;[k=v;]...}
      */
     static Pmi2Message parse(String body, String from) {
-        Map<String, String> attrs = new LinkedHashMap<>();
-        String cmd = null;
+        Reading read = new Reading();
         StringBuilder token = new StringBuilder();
         int i = 0;
         int n = body.length();
@@ -82,7 +79,7 @@ final class Pmi2Message extends PmiAttributes {
                 i++;
                 continue;
             }
-            if (cmd != null && i + 1 < n && body.charAt(i + 1) == ';' && token.indexOf("=") > 0) {
+            if (read.cmd() != null && i + 1 < n && body.charAt(i + 1) == ';' && token.indexOf("=") > 0) {
                 token.append(';'); // ";;" stands for one ';' inside a value
                 i += 2;
                 continue;
@@ -95,24 +92,18 @@ final class Pmi2Message extends PmiAttributes {
                 throw malformed(body, from, t.isEmpty() ? "it holds an empty attribute (';;' outside a value)"
                         : "'" + t + "' is not key=value (a value with a ';' in it?)");
             }
-            String key = t.substring(0, eq);
-            String value = t.substring(eq + 1);
-            if (cmd == null) {
-                if (!key.equals("cmd") || value.isEmpty()) {
-                    throw malformed(body, from, "it does not start with cmd=NAME");
-                }
-                cmd = value;
-            } else if (attrs.putIfAbsent(key, value) != null) {
-                throw malformed(body, from, "attribute '" + key + "' appears twice");
+            String problem = read.add(t.substring(0, eq), t.substring(eq + 1));
+            if (problem != null) {
+                throw malformed(body, from, problem);
             }
         }
         if (!token.isEmpty()) {
             throw malformed(body, from, "it does not end with ';' (a length field that is too short cuts a message)");
         }
-        if (cmd == null) {
+        if (read.cmd() == null) {
             throw malformed(body, from, "it is empty");
         }
-        return new Pmi2Message(body, cmd, Collections.unmodifiableMap(attrs));
+        return new Pmi2Message(body, read.cmd(), read.attrs());
     }
 
     private static RailyardException malformed(String body, String from, String why) {

@@ -1,5 +1,7 @@
 package org.railyard.bootstrap;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -72,5 +74,38 @@ abstract class PmiAttributes {
     @Override
     public final String toString() {
         return text;
+    }
+
+    /**
+     * What a parser of either protocol has read of a message so far, attribute by attribute: the
+     * first must be {@code cmd=NAME}, and no key may come twice. {@link #add} says why an attribute
+     * breaks that rule, for the parser's own error message.
+     */
+    static final class Reading {
+        private String cmd;
+        private final Map<String, String> attrs = new LinkedHashMap<>();
+
+        /** Takes the next attribute; null, or the reason the message is malformed. */
+        String add(String key, String value) {
+            if (cmd == null) {
+                if (!key.equals("cmd") || value.isEmpty()) {
+                    return "it does not start with cmd=NAME";
+                }
+                cmd = value;
+            } else if (attrs.putIfAbsent(key, value) != null) {
+                return "attribute '" + key + "' appears twice";
+            }
+            return null;
+        }
+
+        /** The command; null while nothing was read. */
+        String cmd() {
+            return cmd;
+        }
+
+        /** The attributes after the command, in order, unmodifiable. */
+        Map<String, String> attrs() {
+            return Collections.unmodifiableMap(attrs);
+        }
     }
 }

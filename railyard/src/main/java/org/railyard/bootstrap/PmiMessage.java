@@ -1,7 +1,5 @@
 package org.railyard.bootstrap;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import org.railyard.error.ErrorClass;
 import org.railyard.error.RailyardException;
@@ -28,28 +26,21 @@ final class PmiMessage extends PmiAttributes {
      * @throws RailyardException (BOOTSTRAP) quoting the line if it is not {@code cmd=NAME [k=v ...]}
      */
     static PmiMessage parse(String line, String from) {
-        Map<String, String> attrs = new LinkedHashMap<>();
-        String cmd = null;
+        Reading read = new Reading();
         for (String token : line.trim().split(" +")) {
             int eq = token.indexOf('=');
             if (eq <= 0) {
                 throw malformed(line, from, "'" + token + "' is not key=value");
             }
-            String key = token.substring(0, eq);
-            String value = token.substring(eq + 1);
-            if (cmd == null) {
-                if (!key.equals("cmd") || value.isEmpty()) {
-                    throw malformed(line, from, "it does not start with cmd=NAME");
-                }
-                cmd = value;
-            } else if (attrs.putIfAbsent(key, value) != null) {
-                throw malformed(line, from, "attribute '" + key + "' appears twice");
+            String problem = read.add(token.substring(0, eq), token.substring(eq + 1));
+            if (problem != null) {
+                throw malformed(line, from, problem);
             }
         }
-        if (cmd == null) {
+        if (read.cmd() == null) {
             throw malformed(line, from, "it is empty");
         }
-        return new PmiMessage(line, cmd, Collections.unmodifiableMap(attrs));
+        return new PmiMessage(line, read.cmd(), read.attrs());
     }
 
     private static RailyardException malformed(String line, String from, String why) {

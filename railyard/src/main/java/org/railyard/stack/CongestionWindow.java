@@ -26,6 +26,17 @@ abstract class CongestionWindow extends MicroProtocol {
         }
     }
 
+    /** Only the sending end has a window: the receiving end ignores every signal. */
+    @Override
+    protected final void onSignal(Signal signal, long arg) {
+        if (session.sender()) {
+            onSenderSignal(signal, arg);
+        }
+    }
+
+    /** A signal at the sending end: opens or closes the window. */
+    protected abstract void onSenderSignal(Signal signal, long arg);
+
     /** Opens the window for {@code acked} segments acknowledged. */
     protected final void grow(long acked) {
         double max = session.settings.window();

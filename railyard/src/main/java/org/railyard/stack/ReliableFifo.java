@@ -69,12 +69,7 @@ public final class ReliableFifo extends MicroProtocol {
 
     @Override
     protected void onClose() {
-        for (int i = 0; i < buffer.length; i++) {
-            if (buffer[i] != null) {
-                buffer[i].release();
-                buffer[i] = null;
-            }
-        }
+        Segment.releaseAll(buffer);
         held = 0;
     }
 

@@ -155,12 +155,7 @@ public final class Retransmit extends MicroProtocol {
 
     @Override
     protected void onClose() {
-        for (int i = 0; i < ring.length; i++) {
-            if (ring[i] != null) {
-                ring[i].release();
-                ring[i] = null;
-            }
-        }
+        Segment.releaseAll(ring);
         held = 0;
     }
 

@@ -101,6 +101,16 @@ public final class Segment {
         }
     }
 
+    /** Releases the segment in every non-null slot of {@code slots} and empties the slot. */
+    static void releaseAll(Segment[] slots) {
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null) {
+                slots[i].release();
+                slots[i] = null;
+            }
+        }
+    }
+
     /** True while someone holds a reference (always for a borrowed segment). */
     public boolean live() {
         return pool == null || refs > 0;

@@ -27,10 +27,7 @@ public final class TcpCongAvoid extends CongestionWindow {
     }
 
     @Override
-    protected void onSignal(Signal signal, long arg) {
-        if (!session.sender()) {
-            return;
-        }
+    protected void onSenderSignal(Signal signal, long arg) {
         switch (signal) {
             case ACKED -> grow(arg);
             case LOSS -> {

@@ -39,10 +39,7 @@ public final class TcpNewRenoCa extends CongestionWindow {
     }
 
     @Override
-    protected void onSignal(Signal signal, long arg) {
-        if (!session.sender()) {
-            return;
-        }
+    protected void onSenderSignal(Signal signal, long arg) {
         double max = session.settings.window();
         switch (signal) {
             case ACKED -> {

@@ -165,6 +165,9 @@ public final class GatewayFrame {
         }
     }
 
+    /** A whole frame as read: its header and the body that followed it. */
+    public record Frame(Header header, byte[] body) { }
+
     /** What a HELLO carries besides the header's job and source. */
     public record Hello(int stripe, int jobSize, byte[] nonce, String jobId, String site) { }
 
@@ -343,6 +346,12 @@ public final class GatewayFrame {
     /** Reads the body that follows {@code h}; a stream that ends first is a truncated frame. */
     public static byte[] readBody(DataInputStream in, Header h) throws IOException {
         return FramePrefix.readBody(in, h.bodyLength(), typeName(h.type()));
+    }
+
+    /** Reads one whole frame, its header ({@link #readHeader}) then its body ({@link #readBody}). */
+    public static Frame readFrame(DataInputStream in, byte[] scratch, int maxBody) throws IOException {
+        Header h = readHeader(in, scratch, maxBody);
+        return new Frame(h, readBody(in, h));
     }
 
     /** Writes one frame (header, then {@code body}); does not flush. */

@@ -37,12 +37,11 @@ class GatewayFrameTest {
     /** Reads one frame as a gateway would: header, body, and the HELLO's own checks. */
     private static GatewayFrame.Header decode(byte[] bytes) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
-        GatewayFrame.Header h = GatewayFrame.readHeader(in, new byte[GatewayFrame.HEADER], MAX_BODY);
-        byte[] body = GatewayFrame.readBody(in, h);
-        if (h.type() == GatewayFrame.HELLO) {
-            GatewayFrame.hello(h, body);
+        GatewayFrame.Frame f = GatewayFrame.readFrame(in, new byte[GatewayFrame.HEADER], MAX_BODY);
+        if (f.header().type() == GatewayFrame.HELLO) {
+            GatewayFrame.hello(f.header(), f.body());
         }
-        return h;
+        return f.header();
     }
 
     @Test

@@ -3,11 +3,6 @@ package org.railyard.transport.relay;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,35 +23,24 @@ class RelayInputSleepTest {
     /** A bound long enough that a sleep which reaches it has missed what should have ended it. */
     private static final long LONG_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private ServerSocketChannel server;
-    private SocketChannel relaySide;
-    private SocketChannel rankSide;
+    private RelayLoopback connection;
     private RelayReceiver receiver;
     private final AtomicInteger delivered = new AtomicInteger();
 
     @BeforeEach
     void connect() throws IOException {
-        server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-        rankSide = SocketChannel.open(server.getLocalAddress());
-        relaySide = server.accept();
-        rankSide.configureBlocking(false);
-        receiver = new RelayReceiver(rankSide, new byte[0], 4096, (h, body) -> delivered.incrementAndGet());
+        connection = RelayLoopback.open();
+        receiver = new RelayReceiver(connection.rankSide(), new byte[0], 4096, (h, body) -> delivered.incrementAndGet());
     }
 
     @AfterEach
     void close() throws IOException {
         receiver.close();
-        relaySide.close();
-        server.close();
+        connection.close();
     }
 
     private void deliver(long sequence) throws IOException {
-        byte[] f = new byte[RelayFrame.HEADER + 8];
-        RelayFrame.writeHeader(MemorySegment.ofArray(f), 0, f.length, RelayFrame.DELIVER, (byte) 0, 1, 0, sequence);
-        ByteBuffer b = ByteBuffer.wrap(f);
-        while (b.hasRemaining()) {
-            relaySide.write(b);
-        }
+        connection.writeFrame(RelayFrame.DELIVER, 1, 0, sequence, 8);
     }
 
     @Test
@@ -182,32 +166,23 @@ class RelayInputSleepTest {
     }
 
     /** A second connection, as a sending port's: its STOREDs counted, and a writer for its relay side. */
-    private record Sending(ServerSocketChannel server, SocketChannel relaySide, RelayReceiver receiver,
-                           AtomicInteger stored) implements AutoCloseable {
+    private record Sending(RelayLoopback connection, RelayReceiver receiver, AtomicInteger stored)
+            implements AutoCloseable {
         static Sending open() throws IOException {
-            ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-            SocketChannel rank = SocketChannel.open(server.getLocalAddress());
-            SocketChannel relay = server.accept();
-            rank.configureBlocking(false);
+            RelayLoopback connection = RelayLoopback.open();
             AtomicInteger stored = new AtomicInteger();
-            return new Sending(server, relay, new RelayReceiver(rank, new byte[0], 4096, (h, body) -> stored.incrementAndGet()),
-                    stored);
+            return new Sending(connection, new RelayReceiver(connection.rankSide(), new byte[0], 4096,
+                    (h, body) -> stored.incrementAndGet()), stored);
         }
 
         void stored(long sequence) throws IOException {
-            byte[] f = new byte[RelayFrame.HEADER];
-            RelayFrame.writeHeader(MemorySegment.ofArray(f), 0, f.length, RelayFrame.STORED, (byte) 0, 0, 1, sequence);
-            ByteBuffer b = ByteBuffer.wrap(f);
-            while (b.hasRemaining()) {
-                relaySide.write(b);
-            }
+            connection.writeFrame(RelayFrame.STORED, 0, 1, sequence, 0);
         }
 
         @Override
         public void close() throws IOException {
             receiver.close();
-            relaySide.close();
-            server.close();
+            connection.close();
         }
     }
 

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,7 +34,7 @@ class RelayReceiverTest {
     private record Got(int source, long sequence, byte[] frame) { }
 
     private final List<Got> got = new ArrayList<>();
-    private ServerSocketChannel server;
+    private RelayLoopback connection;
     private SocketChannel relaySide;
     private SocketChannel rankSide;
 
@@ -56,17 +54,14 @@ class RelayReceiverTest {
 
     @BeforeEach
     void connect() throws IOException {
-        server = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-        rankSide = SocketChannel.open(server.getLocalAddress());
-        relaySide = server.accept();
-        rankSide.configureBlocking(false);
+        connection = RelayLoopback.open();
+        rankSide = connection.rankSide();
+        relaySide = connection.relaySide();
     }
 
     @AfterEach
     void close() throws IOException {
-        rankSide.close();
-        relaySide.close();
-        server.close();
+        connection.close();
     }
 
     private static byte[] frame(byte type, int source, long sequence, byte[] body) {
@@ -82,6 +77,27 @@ class RelayReceiverTest {
         return b;
     }
 
+    /**
+     * {@code frames} random bodies from {@code seed}, mostly small (under {@code smallMax} bytes); every
+     * {@code largeEvery}-th one is 10 000 to 10 000 + {@code largeSpread} bytes, past the 4 KiB the
+     * receiver's buffer starts with.
+     */
+    private static List<byte[]> bodies(long seed, int frames, int largeEvery, int largeSpread, int smallMax) {
+        Random random = new Random(seed);
+        List<byte[]> bodies = new ArrayList<>();
+        for (int i = 0; i < frames; i++) {
+            bodies.add(body(random, i % largeEvery == 0 ? 10_000 + random.nextInt(largeSpread) : random.nextInt(smallMax)));
+        }
+        return bodies;
+    }
+
+    /** {@code g} is frame {@code i} as {@link #writeDelivers} wrote it: from source i % 3, sequence i / 3 + 1, body i. */
+    private static void assertWritten(Got g, int i, List<byte[]> sent) {
+        assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
+        assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
+        assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
+    }
+
     private int count() {
         synchronized (got) {
             return got.size();
@@ -93,10 +109,7 @@ class RelayReceiverTest {
         int off = 0;
         while (off < bytes.length) {
             int n = Math.min(bytes.length - off, 1 + random.nextInt(maxPiece));
-            ByteBuffer b = ByteBuffer.wrap(bytes, off, n);
-            while (b.hasRemaining()) {
-                relaySide.write(b);
-            }
+            connection.write(ByteBuffer.wrap(bytes, off, n));
             off += n;
         }
     }
@@ -117,14 +130,9 @@ class RelayReceiverTest {
 
     @Test
     void framesCutAnywhereArriveWholeAndInOrderThroughPolls() throws Exception {
-        Random random = new Random(22);
         RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
         int frames = 300;
-        List<byte[]> sent = new ArrayList<>();
-        for (int i = 0; i < frames; i++) {
-            // mostly small, some past the 4 KiB the buffer starts with
-            sent.add(body(random, i % 37 == 0 ? 10_000 + random.nextInt(30_000) : random.nextInt(300)));
-        }
+        List<byte[]> sent = bodies(22, frames, 37, 30_000, 300);
         Thread writer = writeDelivers(sent, 7);
         Await.awaitUntil(() -> {
             r.poll();
@@ -133,22 +141,15 @@ class RelayReceiverTest {
         writer.join();
         assertThat(r.broken()).isNull();
         for (int i = 0; i < frames; i++) {
-            Got g = got.get(i);
-            assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
-            assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
-            assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
+            assertWritten(got.get(i), i, sent);
         }
     }
 
     @Test
     void aPollsDirectTakesTheDeliversItWantsFromTheBufferAndTheSinkGetsTheRest() throws Exception {
-        Random random = new Random(23);
         RelayReceiver r = new RelayReceiver(rankSide, new byte[0], 4096, handler);
         int frames = 300;
-        List<byte[]> sent = new ArrayList<>();
-        for (int i = 0; i < frames; i++) {
-            sent.add(body(random, i % 41 == 0 ? 10_000 + random.nextInt(20_000) : random.nextInt(200)));
-        }
+        List<byte[]> sent = bodies(23, frames, 41, 20_000, 200);
         List<Got> direct = new ArrayList<>();
         int[] nested = {0};
         RelayReceiver.Direct takeSourceOne = (h, segment, offset, length) -> {
@@ -172,10 +173,7 @@ class RelayReceiverTest {
         int d = 0;
         int s = 0;
         for (int i = 0; i < frames; i++) {
-            Got g = i % 3 == 1 ? direct.get(d++) : got.get(s++);
-            assertThat(g.source()).as("frame %d", i).isEqualTo(i % 3);
-            assertThat(g.sequence()).as("frame %d", i).isEqualTo(i / 3 + 1);
-            assertThat(g.frame()).as("frame %d", i).isEqualTo(sent.get(i));
+            assertWritten(i % 3 == 1 ? direct.get(d++) : got.get(s++), i, sent);
         }
     }
 
