@@ -9,6 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 import org.railyard.transport.Connector.State;
 import org.railyard.transport.LinkSource.Event;
+import org.railyard.util.AcceptLoop;
 import org.railyard.wire.Handshake;
 
 /**
@@ -28,25 +29,20 @@ final class HandshakeAcceptor {
         this.conn = conn;
     }
 
-    /** The first pause of the accept thread after a failed accept, and the longest. */
-    static final long ACCEPT_RETRY_FIRST_MILLIS = 10;
-    static final long ACCEPT_RETRY_MAX_MILLIS = 1000;
-
     /**
      * Accepts connections until the connector closes or its listener is closed; run on the accept
      * thread. An accept that fails while the listener stays open (the process out of file
-     * descriptors, a connection reset before it was taken) is retried after a pause that doubles
-     * up to {@link #ACCEPT_RETRY_MAX_MILLIS}: a rank whose listener stopped would leave every later
-     * peer unable to reach it. Each new kind of failure is logged once, with what to do about it.
+     * descriptors) is retried after {@link AcceptLoop.Retry}'s pause: a rank whose listener
+     * stopped would leave every later peer unable to reach it. Each new kind of failure is logged
+     * once, with what to do about it.
      */
     void loop() {
-        long pause = ACCEPT_RETRY_FIRST_MILLIS;
-        String lastFailure = null;
+        AcceptLoop.Retry retry = new AcceptLoop.Retry();
         while (!conn.closing) {
             SocketChannel ch;
             try {
                 ch = conn.server.accept();
-                pause = ACCEPT_RETRY_FIRST_MILLIS;
+                retry.reset();
             } catch (IOException e) {
                 if (conn.closing || !conn.server.isOpen()) {
                     if (!conn.closing) {
@@ -54,30 +50,17 @@ final class HandshakeAcceptor {
                     }
                     return;
                 }
-                String failure = String.valueOf(e.getMessage());
-                if (!failure.equals(lastFailure)) {
-                    lastFailure = failure;
-                    LOG.log(System.Logger.Level.ERROR, "rank " + conn.rank + ": handshake listener cannot accept ("
-                            + e + ")" + advice(failure) + "; retrying while it lasts");
+                String news = retry.news(e);
+                if (news != null) {
+                    LOG.log(System.Logger.Level.ERROR, "rank " + conn.rank + ": handshake listener cannot accept: " + news);
                 }
-                try {
-                    Thread.sleep(pause);
-                } catch (InterruptedException stop) {
+                if (!retry.pause()) {
                     return;
                 }
-                pause = Math.min(2 * pause, ACCEPT_RETRY_MAX_MILLIS);
                 continue;
             }
             Thread.ofVirtual().name("railyard-handshake-" + conn.rank).start(() -> acceptOne(ch));
         }
-    }
-
-    /** What a user can do about an accept's failure, for the log line; empty if nothing is known. */
-    static String advice(String failure) {
-        return failure.contains("Too many open files")
-                ? ": the process reached its limit of open files (ulimit -n; a job of many ranks per process"
-                + " holds a socket per tcp link and one per shm link between processes)"
-                : "";
     }
 
     private void acceptOne(SocketChannel ch) {
