@@ -17,8 +17,8 @@
 #
 # Usage: bench/rma-sweep.sh [--quick] [--repeat N] [--only LIST] [--benches LIST] [--sync LIST]
 #                           [--sizes LIST] [--iters N] [--op OP[:TYPE]] [--out DIR] [--fresh] [--estimate]
-#   --quick       sizes 1,8,256,4k,64k,1m,4m and --iters 1000 (about 15 minutes on an idle 2-core
-#                 machine); its default OUT is bench/out/rma-sweep-quick
+#   --quick       sizes 1,8,256,4k,64k,1m,4m and --iters 1000 (the estimate printed first says how
+#                 long); its default OUT is bench/out/rma-sweep-quick
 #   --repeat N    rounds (default 1); each round runs the whole matrix
 #   --only LIST   paths: shm,tcp (default both)
 #   --benches L   default all: put_latency,get_latency,put_bw,get_bw,acc_latency,fop_latency,
@@ -62,7 +62,7 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1; shift ;;
     --fresh) FRESH=1; shift ;;
     --estimate) ESTIMATE=1; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
@@ -111,9 +111,10 @@ matrix() {
   done
 }
 
-# Seconds a group should take on an idle 2-core machine: a model from runs of this matrix there
-# (a JVM pair's start and JIT settling per size for Railyard; the timed and warm-up operations at
-# each path's typical cost per operation and per byte for both). Printed as a guide, not a bound.
+# Seconds a group should take on an idle 2-core machine, by a rough model whose constants are
+# guesses for such a machine (a JVM pair's start and JIT settling per size for Railyard; the timed
+# and warm-up operations at a typical cost per operation and per byte of each path for both; Railyard
+# runs its loop at least twice, the JIT passes and the timed one). A guide, not a bound.
 estimate() { # sizes... on stdin as group lines
   awk -v iters="$ITERS" -v bytes_k=1024 -v bytes_m=1048576 '
     function b(s) { if (s ~ /[kK]$/) return s * bytes_k; if (s ~ /[mM]$/) return s * bytes_m; return s + 0 }

@@ -21,8 +21,8 @@ import org.railyard.types.Reduction;
  * {@link RealExtremes}); MAXLOC and MINLOC compare pair by pair. A block of fewer than
  * {@link #SHORT_BLOCK} values takes one loop of its own for every kind instead ({@link #few}): the
  * JIT compiles a loop for the trip counts its profile saw, and a per-kind loop first run on blocks
- * of one or two values is later compiled without unrolling or vector instructions, which every
- * long block of that kind then pays for. The caller
+ * of one or two values stays compiled for those, slow for every long block of that kind after
+ * them (docs/rma.md, rma28). The caller
  * holds the target's accumulate lock exclusively ({@link SharedAccess}). The memory holds values
  * little endian at any alignment, as {@link Kind#wire} does.
  */
