@@ -23,7 +23,7 @@
 #   --sizes SPEC  sizes as the programs take them (default 8,1k,64k,1m,4m)
 #   --iters N     latency iterations up to 8 KiB (default 10000; everything else scales with it)
 #   --op OP[:TYPE]  acc_latency's operation, to both programs: sum (default), prod, max, min or bor, of
-#                 int (default) or double values, e.g. max:double
+#                 int (default), long, float or double values, e.g. max:float (bor: integers only)
 #   --no-jit-warmup  Railyard skips its untimed JIT passes before each size (bench/README.md)
 #   --out DIR     where the build, the raw TSV, the tables and the plots go (default
 #                 bench/out/compare-rma-<time>)
@@ -40,6 +40,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROG=compare-rma.sh
 # shellcheck source=bench/compare.sh
 source "$ROOT/bench/compare.sh" # its helpers only: need_*, build_railyard, tsv_only
+# shellcheck source=bench/rma-common.sh
+source "$ROOT/bench/rma-common.sh"
 
 REPEAT=3
 ONLY="shm,tcp"
@@ -54,26 +56,15 @@ FROM=""
 STEP_TIMEOUT=${STEP_TIMEOUT:-1800}
 
 while [ $# -gt 0 ]; do
+  if [ $# -ge 2 ] && rma_option "$1" "$2"; then shift 2; continue; fi
   case "$1" in
-    --repeat) REPEAT="$2"; shift 2 ;;
-    --only) ONLY="$2"; shift 2 ;;
-    --benches) BENCHES="$2"; shift 2 ;;
-    --sync) SYNC="$2"; shift 2 ;;
-    --sizes) SIZES="$2"; shift 2 ;;
-    --iters) ITERS="$2"; shift 2 ;;
-    --op) OP="$2"; shift 2 ;;
     --no-jit-warmup) JIT="--no-jit-warmup"; shift ;;
-    --out) OUT="$2"; shift 2 ;;
     --tables-from) FROM="$2"; shift 2 ;;
     -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) fail "unknown argument '$1' (try --help)" ;;
   esac
 done
-case "$REPEAT" in ''|*[!0-9]*|0) fail "--repeat needs a positive number" ;; esac
-if [ -n "$ITERS" ] && ! [[ "$ITERS" =~ ^[1-9][0-9]*$ ]]; then fail "--iters needs a positive number"; fi
-for p in ${ONLY//,/ }; do
-  case "$p" in shm|tcp) ;; *) fail "--only: unknown path '$p' (shm or tcp)" ;; esac
-done
+rma_check_options
 
 # shellcheck source=bin/jdk.sh
 source "$ROOT/bin/jdk.sh"
@@ -109,13 +100,8 @@ OMPI_BENCHES=$(echo ",$BENCHES," | sed 's/,shared_copy,/,/g; s/^,//; s/,$//')
 iters_args() { if [ -n "$ITERS" ]; then echo "--iters $ITERS"; fi; }
 
 run_ompi() { # path
-  local mca
-  case "$1" in
-    shm) mca=(--mca btl self,vader --mca osc sm) ;;
-    tcp) mca=(--mca btl self,tcp --mca osc pt2pt) ;;
-  esac
-  timeout "$STEP_TIMEOUT" mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 --mca pml ob1 "${mca[@]}" \
-    "$OUT/ry_rma" "$OMPI_BENCHES" --sync "$SYNC" --sizes "$SIZES" --op "$OP" --transport "$1" $(iters_args) | tsv_only
+  # shellcheck disable=SC2046
+  rma_run_ompi "$OUT/ry_rma" "$1" "$OMPI_BENCHES" "$SYNC" "$SIZES" $(iters_args) | tsv_only
 }
 
 # shared_copy needs a shared window (allocateShared), which tcp alone cannot map: Railyard's list
@@ -126,10 +112,8 @@ TCP_BENCHES=$(echo ",$BENCHES," | sed 's/,all,/,put_latency,get_latency,put_bw,g
 run_railyard() { # path
   local benches=$BENCHES
   if [ "$1" = tcp ]; then benches=$TCP_BENCHES; fi
-  # RAILYARD_CMD is a command line split at blanks, its words not expanded as file names (a class path 'lib/*')
-  # shellcheck disable=SC2086
-  (set -f; timeout "$STEP_TIMEOUT" $RAILYARD_CMD bench rma "$benches" --sync "$SYNC" --sizes "$SIZES" --op "$OP" \
-    --transports "$1" --timeout "${STEP_TIMEOUT}s" $(iters_args) $JIT) | tsv_only
+  # shellcheck disable=SC2046,SC2086
+  rma_run_railyard "$1" "$benches" "$SYNC" "$SIZES" $(iters_args) $JIT | tsv_only
 }
 
 RAW="$OUT/raw.tsv"

@@ -13,8 +13,9 @@
  *               consecutive displacements, then their completion; a sample is one window, reported
  *               per operation, and MB/s counts the bytes of the timed windows over their time;
  *               acc_latency: MPI_Accumulate(MPI_SUM) of S/4 ints of value 1 (sizes under 4 skipped);
- *               --op OP[:TYPE] chooses another operation (sum, prod, max, min, bor) or doubles
- *               (S/8 values of 1.0, sizes under 8 skipped); the target starts at 0, and the row is
+ *               --op OP[:TYPE] chooses another operation (sum, prod, max, min, bor) or another
+ *               type (long: int64_t, float, double; S/size values of 1, sizes under one value
+ *               skipped; bor takes integers only); the target starts at 0, and the row is
  *               named acc_OP_TYPE_latency unless the operation is the default sum:int;
  *               fop_latency: MPI_Fetch_and_op(MPI_SUM) of one 8-byte integer;
  *               cas_latency: MPI_Compare_and_swap of one 8-byte integer (always succeeds: the
@@ -41,7 +42,7 @@
  *               operation; percentiles nearest-rank over the samples; MB/s is 10^6 bytes/s.
  *
  * Usage: mpirun -np 2 ry_rma [BENCH|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC]
- *                            [--iters N] [--op OP[:int|double]] [--transport LABEL]
+ *                            [--iters N] [--op OP[:int|long|float|double]] [--transport LABEL]
  *   BENCH  put_latency, get_latency, put_bw, get_bw, acc_latency, fop_latency, cas_latency
  *   SPEC   comma-separated items, each a size (8, 64k, 4m) or a range LO:HI of powers of two;
  *          default 1:4m.
@@ -147,13 +148,49 @@ static void iterations(enum bench b, long size, long *ops, long *iters, long *wa
 
 
 
-/* acc_latency's operation (--op): the MPI operation, its name, and doubles instead of ints. */
+/* acc_latency's operation (--op): the MPI operation, its name, and the type of its values. */
+enum acc_type { ACC_INT, ACC_LONG, ACC_FLOAT, ACC_DOUBLE, NACC_TYPE };
+static const char *const ACC_TYPE_NAMES[] = {"int", "long", "float", "double"};
 static MPI_Op acc_op = MPI_SUM;
 static const char *acc_name = "sum";
-static int acc_double = 0;
+static enum acc_type acc_type = ACC_INT;
 static char acc_label[64] = "acc_latency";
 
-static int acc_bytes(void) { return acc_double ? (int) sizeof(double) : (int) sizeof(int); }
+static int acc_bytes(void) {
+    static const int bytes[] = {sizeof(int), sizeof(int64_t), sizeof(float), sizeof(double)};
+    return bytes[acc_type];
+}
+
+static MPI_Datatype acc_mpi_type(void) {
+    switch (acc_type) {
+    case ACC_LONG: return MPI_INT64_T;
+    case ACC_FLOAT: return MPI_FLOAT;
+    case ACC_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_INT;
+    }
+}
+
+/* Value i of a window of acc_type, as a double (a float counts exactly up to 2^24). */
+static double acc_value(const void *base, long i) {
+    switch (acc_type) {
+    case ACC_LONG: return (double) ((const int64_t *) base)[i];
+    case ACC_FLOAT: return ((const float *) base)[i];
+    case ACC_DOUBLE: return ((const double *) base)[i];
+    default: return ((const int *) base)[i];
+    }
+}
+
+/* Fills n bytes of buf with values of 1 of acc_type. */
+static void acc_ones(void *buf, long n) {
+    for (long i = 0; i < n / acc_bytes(); i++) {
+        switch (acc_type) {
+        case ACC_LONG: ((int64_t *) buf)[i] = 1; break;
+        case ACC_FLOAT: ((float *) buf)[i] = 1.0f; break;
+        case ACC_DOUBLE: ((double *) buf)[i] = 1.0; break;
+        default: ((int *) buf)[i] = 1; break;
+        }
+    }
+}
 
 /* Each target value after n >= 1 accumulates of 1 into 0. */
 static long acc_expected(long n) {
@@ -213,11 +250,8 @@ static void issue(struct run *r, int peer) {
         }
         break;
     case ACC_LAT:
-        if (acc_double) {
-            MPI_Accumulate(r->sbuf, (int) (n / 8), MPI_DOUBLE, peer, 0, (int) (n / 8), MPI_DOUBLE, acc_op, r->win);
-        } else {
-            MPI_Accumulate(r->sbuf, (int) (n / 4), MPI_INT, peer, 0, (int) (n / 4), MPI_INT, acc_op, r->win);
-        }
+        MPI_Accumulate(r->sbuf, (int) (n / acc_bytes()), acc_mpi_type(), peer, 0, (int) (n / acc_bytes()),
+                       acc_mpi_type(), acc_op, r->win);
         break;
     case FOP_LAT: {
         static const int64_t one = 1;
@@ -354,7 +388,7 @@ static void check(struct run *r) {
         if (was_target) {
             long want = acc_expected(total);
             for (long i = 0; i < r->size / acc_bytes(); i++) {
-                double v = acc_double ? ((double *) r->base)[i] : ((int *) r->base)[i];
+                double v = acc_value(r->base, i);
                 if (v != (double) want) {
                     fail_check("accumulate: window value", i, want, (long) v);
                 }
@@ -394,12 +428,7 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
     MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, r.win);
     if (b == ACC_LAT || b == FOP_LAT || b == CAS_LAT) {
         memset(r.base, 0, (size_t) n);
-        for (long i = 0; i < n / 4; i++) {
-            ((int *) r.sbuf)[i] = 1;
-        }
-        for (long i = 0; acc_double && i < n / 8; i++) {
-            ((double *) r.sbuf)[i] = 1.0;
-        }
+        acc_ones(r.sbuf, n);
     } else {
         for (long i = 0; i < n; i++) {
             r.base[i] = pattern(i, rank);
@@ -424,7 +453,7 @@ static void run_one(enum bench b, enum sync s, long size, double *samples) {
     free(r.rbuf);
 }
 
-/* --op OP[:int|double], as RmaBenchRank.AccOp: sets acc_op, acc_name, acc_double and acc_label. */
+/* --op OP[:int|long|float|double], as RmaBenchRank.AccOp: sets acc_op, acc_name, acc_type and acc_label. */
 static void parse_op(const char *spec) {
     static const char *const names[] = {"sum", "prod", "max", "min", "bor"};
     const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN, MPI_BOR};
@@ -437,21 +466,29 @@ static void parse_op(const char *spec) {
         }
     }
     if (found < 0) {
-        die("--op: unknown operation; expected sum, prod, max, min or bor, optionally :int or :double");
+        die("--op: unknown operation; expected sum, prod, max, min or bor, optionally :int, :long, :float or :double");
     }
-    if (colon && strcasecmp(colon + 1, "double") != 0 && strcasecmp(colon + 1, "int") != 0) {
-        die("--op: unknown type; expected :int or :double");
+    int type = colon ? -1 : ACC_INT;
+    for (int k = 0; colon && k < NACC_TYPE; k++) {
+        if (strcasecmp(colon + 1, ACC_TYPE_NAMES[k]) == 0) {
+            type = k;
+        }
+    }
+    if (type < 0) {
+        die("--op: unknown type; expected :int, :long, :float or :double");
     }
     acc_op = ops[found];
     acc_name = names[found];
-    acc_double = colon && strcasecmp(colon + 1, "double") == 0;
-    if (acc_double && acc_op == MPI_BOR) {
-        die("--op: bor takes no doubles (MPI_BOR is for integers)");
+    acc_type = (enum acc_type) type;
+    if ((acc_type == ACC_FLOAT || acc_type == ACC_DOUBLE) && acc_op == MPI_BOR) {
+        char msg[80];
+        snprintf(msg, sizeof msg, "--op: bor takes no %ss (MPI_BOR is for integers)", ACC_TYPE_NAMES[acc_type]);
+        die(msg);
     }
-    if (acc_op == MPI_SUM && !acc_double) {
+    if (acc_op == MPI_SUM && acc_type == ACC_INT) {
         snprintf(acc_label, sizeof acc_label, "acc_latency");
     } else {
-        snprintf(acc_label, sizeof acc_label, "acc_%s_%s_latency", acc_name, acc_double ? "double" : "int");
+        snprintf(acc_label, sizeof acc_label, "acc_%s_%s_latency", acc_name, ACC_TYPE_NAMES[acc_type]);
     }
 }
 

@@ -23,7 +23,7 @@ import org.railyard.Window;
  *
  * <pre>
  * railyard run -np 2 org.railyard.bench.RmaBenchRank [BENCH|all][,...] [--sync flush,lock,fence,pscw]
- *     [--sizes 1:4m] [--iters N] [--op OP[:int|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]
+ *     [--sizes 1:4m] [--iters N] [--op OP[:int|long|float|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]
  * </pre>
  *
  * <p>Ranks 0 and 1 take part (others only join the split that leaves them out). For each
@@ -97,21 +97,66 @@ public final class RmaBenchRank {
 
     /**
      * The accumulate of acc_latency ({@code --op OP[:TYPE]}, as the C twin): {@code op} over values of
-     * 1 (int, or double with {@code dbl}) from the origin into a target that starts at 0. The default,
-     * SUM of ints, is the OSU method's; its row keeps the name {@code acc_latency}, any other is named
+     * 1 of {@code type} from the origin into a target that starts at 0. The default, SUM of ints, is
+     * the OSU method's; its row keeps the name {@code acc_latency}, any other is named
      * {@code acc_OP_TYPE_latency}.
      */
-    record AccOp(String name, Op op, boolean dbl) {
-        static final AccOp DEFAULT = new AccOp("sum", Op.SUM, false);
-        static final String NAMES = "sum, prod, max, min or bor, optionally :int (the default) or :double";
+    record AccOp(String name, Op op, Type type) {
+        static final AccOp DEFAULT = new AccOp("sum", Op.SUM, Type.INT);
+        static final String NAMES = "sum, prod, max, min or bor, optionally :int (the default), :long, :float or :double";
 
-        /** @throws IllegalArgumentException naming the operation or type it does not know */
+        /** The value types, as the C twin's (int, int64_t, float, double). */
+        enum Type {
+            INT(Integer.BYTES, false), LONG(Long.BYTES, false), FLOAT(Float.BYTES, true), DOUBLE(Double.BYTES, true);
+
+            final int bytes;
+            final boolean real;
+
+            Type(int bytes, boolean real) {
+                this.bytes = bytes;
+                this.real = real;
+            }
+
+            String label() {
+                return name().toLowerCase(Locale.ROOT);
+            }
+
+            /** An array of {@code n} ones of this type, the origin's data. */
+            Object ones(int n) {
+                return switch (this) {
+                    case INT -> filled(new int[n], a -> java.util.Arrays.fill(a, 1));
+                    case LONG -> filled(new long[n], a -> java.util.Arrays.fill(a, 1L));
+                    case FLOAT -> filled(new float[n], a -> java.util.Arrays.fill(a, 1f));
+                    case DOUBLE -> filled(new double[n], a -> java.util.Arrays.fill(a, 1d));
+                };
+            }
+
+            private static <A> A filled(A array, java.util.function.Consumer<A> fill) {
+                fill.accept(array);
+                return array;
+            }
+
+            /** Value {@code i} of a window of this type, as a double (a float counts exactly up to 2^24). */
+            double at(MemorySegment mem, long i) {
+                return switch (this) {
+                    case INT -> mem.getAtIndex(ValueLayout.JAVA_INT, i);
+                    case LONG -> mem.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    case FLOAT -> mem.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                    case DOUBLE -> mem.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                };
+            }
+        }
+
+        /** @throws IllegalArgumentException naming the operation or type it does not know, or a pair MPI refuses */
         static AccOp parse(String spec) {
             String[] p = spec.toLowerCase(Locale.ROOT).split(":", -1);
-            if (p.length > 2 || (p.length == 2 && !p[1].equals("int") && !p[1].equals("double"))) {
+            Type type = Type.INT;
+            if (p.length == 2) {
+                type = java.util.Arrays.stream(Type.values()).filter(t -> t.label().equals(p[1])).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("--op: '" + spec + "' has an unknown type; expected " + NAMES));
+            } else if (p.length > 2) {
                 throw new IllegalArgumentException("--op: '" + spec + "' has an unknown type; expected " + NAMES);
             }
-            boolean dbl = p.length == 2 && p[1].equals("double");
             Op op = switch (p[0]) {
                 case "sum" -> Op.SUM;
                 case "prod" -> Op.PROD;
@@ -120,18 +165,18 @@ public final class RmaBenchRank {
                 case "bor" -> Op.BOR;
                 default -> throw new IllegalArgumentException("--op: unknown operation '" + p[0] + "'; expected " + NAMES);
             };
-            if (dbl && op == Op.BOR) {
-                throw new IllegalArgumentException("--op: bor takes no doubles (MPI_BOR is for integers)");
+            if (type.real && op == Op.BOR) {
+                throw new IllegalArgumentException("--op: bor takes no " + type.label() + "s (MPI_BOR is for integers)");
             }
-            return new AccOp(p[0], op, dbl);
+            return new AccOp(p[0], op, type);
         }
 
         int bytes() {
-            return dbl ? Double.BYTES : Integer.BYTES;
+            return type.bytes;
         }
 
         String label() {
-            return equals(DEFAULT) ? "acc_latency" : "acc_" + name + "_" + (dbl ? "double" : "int") + "_latency";
+            return equals(DEFAULT) ? "acc_latency" : "acc_" + name + "_" + type.label() + "_latency";
         }
 
         /** Each target value after {@code n >= 1} accumulates of 1 into 0. */
@@ -149,7 +194,7 @@ public final class RmaBenchRank {
                    boolean jitWarmup, boolean alloc, boolean heap, AccOp acc) {
         static final String USAGE = "usage: RmaBenchRank [put_latency|get_latency|put_bw|get_bw|acc_latency|"
                 + "fop_latency|cas_latency|all][,...] [--sync flush,lock,fence,pscw] [--sizes SPEC] [--iters N] "
-                + "[--op OP[:int|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]";
+                + "[--op OP[:int|long|float|double]] [--transport LABEL] [--no-jit-warmup] [--alloc] [--heap]";
 
         /** @throws IllegalArgumentException with a message fit for the user on a bad argument */
         static Options parse(String... args) {
@@ -254,8 +299,7 @@ public final class RmaBenchRank {
     private final byte[] mine;
     private final byte[] theirs;
     private final byte[] rbuf;
-    private final int[] ones;
-    private final double[] onesDouble;
+    private final Object accOnes;
     private final long[] one = {1};
     private final long[] swap = new long[1];
     private final long[] compare = new long[1];
@@ -282,10 +326,7 @@ public final class RmaBenchRank {
         mine = pattern((int) max, rank);
         theirs = pattern((int) max, peer);
         rbuf = new byte[(int) max];
-        ones = new int[(int) largest / Integer.BYTES];
-        java.util.Arrays.fill(ones, 1);
-        onesDouble = new double[opt.acc().dbl() ? (int) largest / Double.BYTES : 0];
-        java.util.Arrays.fill(onesDouble, 1);
+        accOnes = opt.acc().type().ones((int) largest / opt.acc().bytes());
     }
 
     static byte[] pattern(int n, int seed) {
@@ -559,11 +600,7 @@ public final class RmaBenchRank {
                 }
                 case ACC_LATENCY -> {
                     AccOp acc = opt.acc();
-                    if (acc.dbl()) {
-                        win.accumulate(onesDouble, 0, size / Double.BYTES, to, 0, acc.op());
-                    } else {
-                        win.accumulate(ones, 0, size / Integer.BYTES, to, 0, acc.op());
-                    }
+                    win.accumulate(accOnes, 0, size / acc.bytes(), to, 0, acc.op());
                 }
                 case FOP_LATENCY -> win.fetchAndOp(one, 0, fetched, 0, to, 0, Op.SUM);
                 case CAS_LATENCY -> {
@@ -613,7 +650,7 @@ public final class RmaBenchRank {
                     AccOp acc = opt.acc();
                     long want = acc.expected(total);
                     for (int i = 0; wasTarget && i < r.size / acc.bytes(); i++) {
-                        double v = acc.dbl() ? mem.getAtIndex(ValueLayout.JAVA_DOUBLE, i) : mem.getAtIndex(ValueLayout.JAVA_INT, i);
+                        double v = acc.type().at(mem, i);
                         if (v != want) {
                             throw new IllegalStateException(what + "value " + i + " is " + v + ", expected " + want);
                         }

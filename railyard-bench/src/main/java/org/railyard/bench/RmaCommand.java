@@ -49,8 +49,8 @@ public final class RmaCommand implements Callable<Integer> {
     Long iters;
 
     @Option(names = "--op", paramLabel = "OP[:TYPE]", defaultValue = "sum",
-            description = "acc_latency's operation: sum, prod, max, min or bor, of int (default) or double values, "
-                    + "e.g. max:double; default: ${DEFAULT-VALUE}")
+            description = "acc_latency's operation: sum, prod, max, min or bor, of int (default), long, float or "
+                    + "double values, e.g. max:float (bor: integers only); default: ${DEFAULT-VALUE}")
     String op = "sum";
 
     @Option(names = "--no-jit-warmup", description = "skip the untimed passes before each size that let the JIT settle")

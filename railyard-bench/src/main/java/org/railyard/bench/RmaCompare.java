@@ -28,7 +28,8 @@ import java.util.TreeMap;
  * flush at most 1.0x, under fence at most 1.2x, bandwidth (flush) at least 1.0x; on tcp, put and
  * get latency (flush) at most 1.0x and bandwidth (flush) at least 0.9x. Railyard's
  * {@code shared_copy-direct} rows (no Open MPI side) are judged against its {@code local_copy-direct}
- * rows of the same size: at least 80%.
+ * rows of the same size: at least 80%. The tables end with the count of cells that met their
+ * target and the list of those that missed it.
  *
  * <p>Usage: {@code RmaCompare RAW_TSV OUT_DIR}: writes {@code OUT_DIR/tables.md} (also on standard
  * output) and, per path and synchronisation mode, {@code OUT_DIR/rma-PATH-MODE.png} (the medians,
@@ -194,7 +195,21 @@ public final class RmaCompare {
             }
         }
         b.append(String.format(Locale.ROOT, "%n%nTargets met in %d of %d cells.%n", met, judged));
+        b.append(missed(cells));
         return b.toString();
+    }
+
+    /** The cells with a target that missed it, one line each (the shared window's are in their lines above). */
+    static String missed(List<Cell> cells) {
+        StringBuilder b = new StringBuilder();
+        for (Cell c : cells) {
+            if (!Double.isNaN(c.target()) && !c.met()) {
+                b.append(String.format(Locale.ROOT, "- %s %s %s: %s (target %s %.1fx)%n", c.path(), c.benchmark(),
+                        Sizes.label(c.bytes()), Double.isNaN(c.ratio()) ? "no ratio (a side did not run)"
+                                : String.format(Locale.ROOT, "%.2fx", c.ratio()), c.bandwidth() ? ">=" : "<=", c.target()));
+            }
+        }
+        return b.isEmpty() ? "" : "\nMissed:\n" + b;
     }
 
     private static String cell(String fmt, double v) {

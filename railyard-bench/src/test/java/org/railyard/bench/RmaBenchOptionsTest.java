@@ -97,7 +97,7 @@ class RmaBenchOptionsTest {
         assertThat(Options.parse().acc()).isEqualTo(AccOp.DEFAULT);
         assertThat(AccOp.DEFAULT.label()).isEqualTo("acc_latency");
         AccOp max = Options.parse("acc_latency", "--op", "MAX:double").acc();
-        assertThat(max).isEqualTo(new AccOp("max", Op.MAX, true));
+        assertThat(max).isEqualTo(new AccOp("max", Op.MAX, AccOp.Type.DOUBLE));
         assertThat(max.label()).isEqualTo("acc_max_double_latency");
         assertThat(AccOp.parse("bor").label()).isEqualTo("acc_bor_int_latency");
         assertThat(AccOp.parse("sum:int")).isEqualTo(AccOp.DEFAULT);
@@ -108,11 +108,38 @@ class RmaBenchOptionsTest {
         assertThat(AccOp.parse("max").expected(7)).isEqualTo(1);
         assertThat(AccOp.parse("bor").expected(7)).isEqualTo(1);
         assertThatThrownBy(() -> AccOp.parse("xor")).hasMessageContaining("unknown operation 'xor'");
-        assertThatThrownBy(() -> AccOp.parse("max:float")).hasMessageContaining("unknown type");
+        assertThatThrownBy(() -> AccOp.parse("max:short")).hasMessageContaining("unknown type")
+                .hasMessageContaining(":long, :float or :double");
+        assertThatThrownBy(() -> AccOp.parse("max:int:long")).hasMessageContaining("unknown type");
         assertThatThrownBy(() -> AccOp.parse("bor:double")).hasMessageContaining("bor takes no doubles");
         RmaCommand cmd = new RmaCommand();
         new CommandLine(cmd).parseArgs("acc_latency", "--op", "min:double", "--transports", "shm");
         assertThat(cmd.jobs().get(0).args()).containsSubsequence("--op", "min:double");
+    }
+
+    @Test
+    void longAndFloatAccumulatesAsTheCTwinAndBorOnIntegersOnly() {
+        AccOp minFloat = AccOp.parse("MIN:Float");
+        assertThat(minFloat).isEqualTo(new AccOp("min", Op.MIN, AccOp.Type.FLOAT));
+        assertThat(minFloat.label()).isEqualTo("acc_min_float_latency");
+        assertThat(minFloat.bytes()).isEqualTo(4);
+        AccOp sumLong = Options.parse("acc_latency", "--op", "sum:long").acc();
+        assertThat(sumLong.type()).isEqualTo(AccOp.Type.LONG);
+        assertThat(sumLong.label()).isEqualTo("acc_sum_long_latency");
+        assertThat(AccOp.parse("bor:long").label()).isEqualTo("acc_bor_long_latency");
+        assertThat(Bench.ACC_LATENCY.accepts(4, sumLong)).isFalse();
+        assertThat(Bench.ACC_LATENCY.accepts(8, sumLong)).isTrue();
+        assertThat(Bench.ACC_LATENCY.accepts(4, minFloat)).isTrue();
+        assertThatThrownBy(() -> AccOp.parse("bor:float")).hasMessageContaining("bor takes no floats")
+                .hasMessageContaining("MPI_BOR is for integers");
+        assertThatThrownBy(() -> Options.parse("--op", "bor:float")).hasMessageContaining("bor takes no floats");
+        // the origin's values, of the type's array, all 1
+        assertThat((long[]) AccOp.Type.LONG.ones(3)).containsExactly(1, 1, 1);
+        assertThat((float[]) AccOp.Type.FLOAT.ones(2)).containsExactly(1f, 1f);
+        java.lang.foreign.MemorySegment mem = java.lang.foreign.MemorySegment.ofArray(new float[] {0, 7});
+        assertThat(AccOp.Type.FLOAT.at(mem, 1)).isEqualTo(7.0);
+        mem = java.lang.foreign.MemorySegment.ofArray(new long[] {0, 1L << 40});
+        assertThat(AccOp.Type.LONG.at(mem, 1)).isEqualTo(0x1p40);
     }
 
     @Test

@@ -46,6 +46,9 @@ class RmaCompareTest {
         assertThat(c.ratio()).isEqualTo(0.85);
         assertThat(c.target()).isEqualTo(0.9);
         assertThat(c.met()).isFalse();
+        assertThat(RmaCompare.missed(List.of(c))).isEqualTo("\nMissed:\n- tcp get_bw-flush 1m: 0.85x (target >= 0.9x)\n");
+        RmaCompare.Cell oneSided = new RmaCompare.Cell("tcp", "get_bw-flush", 8, 1, Double.NaN, 5, Double.NaN);
+        assertThat(RmaCompare.missed(List.of(oneSided))).contains("8: no ratio (a side did not run)");
     }
 
     @Test
@@ -82,7 +85,9 @@ class RmaCompareTest {
         String md = Files.readString(dir.resolve("tables.md"));
         assertThat(md).contains("| put_latency-flush | 8 | 1 | 1.000 us | 2.000 us | 2.00 | <= 1.0x: MISSED |")
                 .contains("| put_bw-fence | 64k | 1 | 6000.0 MB/s | 3000.0 MB/s | 0.50 |  |")
-                .contains("Targets met in 0 of 1 cells.");
+                .contains("Targets met in 0 of 1 cells.")
+                .contains("Missed:\n- shm put_latency-flush 8: 2.00x (target <= 1.0x)\n");
+        assertThat(md).doesNotContain("put_bw-fence 64k:");
         assertThat(dir.resolve("rma-shm-flush.png")).isNotEmptyFile();
         assertThat(dir.resolve("rma-shm-fence.png")).isNotEmptyFile();
     }

@@ -18,7 +18,11 @@ import org.railyard.types.Reduction;
  * <p>Each kind has a method of its own with one counted loop over the memory, the operation chosen
  * per value by a test that is the same for the whole loop: the integer kinds and booleans in long
  * arithmetic, float and double in their own (MIN and MAX of a block without NaN on the values' bits,
- * {@link RealExtremes}); MAXLOC and MINLOC compare pair by pair. The caller
+ * {@link RealExtremes}); MAXLOC and MINLOC compare pair by pair. A block of fewer than
+ * {@link #SHORT_BLOCK} values takes one loop of its own for every kind instead ({@link #few}): the
+ * JIT compiles a loop for the trip counts its profile saw, and a per-kind loop first run on blocks
+ * of one or two values stays compiled for those, slow for every long block of that kind after
+ * them (docs/rma.md, rma28). The caller
  * holds the target's accumulate lock exclusively ({@link SharedAccess}). The memory holds values
  * little endian at any alignment, as {@link Kind#wire} does.
  */
@@ -37,6 +41,9 @@ final class Combine {
     private static final Reduction[] CODES = {Reduction.SUM, Reduction.PROD, Reduction.MIN, Reduction.MAX,
         Reduction.BAND, Reduction.BOR, Reduction.BXOR, Reduction.LAND, Reduction.LOR, Reduction.LXOR, Reduction.MAXLOC,
         Reduction.MINLOC};
+
+    /** Blocks of fewer values than this are combined by {@link #few}, not by their kind's loop. */
+    static final int SHORT_BLOCK = 16;
 
     private Combine() {
     }
@@ -63,6 +70,10 @@ final class Combine {
         }
         if (c == MAXLOC || c == MINLOC) {
             pairs(seg, off, k, c == MAXLOC, len, in, inOff);
+            return true;
+        }
+        if (len < SHORT_BLOCK) {
+            few(seg, off, k, c, len, in, inOff);
             return true;
         }
         switch (k) {
@@ -146,6 +157,22 @@ final class Combine {
             return;
         }
         for (int i = 0; i < len; i++) { long at = off + 8L * i; seg.set(F64, at, f(c, a[o + i], seg.get(F64, at))); }
+    }
+
+    /**
+     * A short block of any kind, value by value, with the results of the kinds' own loops: floats
+     * and doubles in their own arithmetic (MIN and MAX as {@link Math#min} and {@link Math#max},
+     * which {@link RealExtremes} gives bit for bit), the others in long arithmetic, stored narrowed.
+     */
+    private static void few(MemorySegment seg, long off, Kind k, int c, int len, Object in, int inOff) {
+        for (int i = 0; i < len; i++) {
+            long at = off + (long) k.size * i;
+            switch (k) {
+                case FLOAT -> seg.set(F32, at, f(c, ((float[]) in)[inOff + i], seg.get(F32, at)));
+                case DOUBLE -> seg.set(F64, at, f(c, ((double[]) in)[inOff + i], seg.get(F64, at)));
+                default -> store(seg, at, k, f(c, origin(k, in, inOff + i), load(seg, at, k)));
+            }
+        }
     }
 
     private static float f(int c, float x, float y) {

@@ -30,36 +30,39 @@ class CombineTest {
     /** Odd, so that MAXLOC and MINLOC leave a last unpaired value, and longer than a vector. */
     private static final int N = 1001;
 
+    /** Every operation and kind, at an aligned and an odd byte, as a long block and a short one ({@link Combine#few}). */
     static Stream<Arguments> cases() {
         List<Arguments> all = new ArrayList<>();
         for (Reduction op : OPS) {
             for (Kind k : Kind.values()) {
                 for (long at : new long[] {0, 3}) {
-                    all.add(Arguments.of(op, k, at));
+                    for (int n : new int[] {N, Combine.SHORT_BLOCK - 1}) {
+                        all.add(Arguments.of(op, k, at, n));
+                    }
                 }
             }
         }
         return all.stream();
     }
 
-    @ParameterizedTest(name = "{0} {1} at byte {2}")
+    @ParameterizedTest(name = "{0} {1} at byte {2}, {3} values")
     @MethodSource("cases")
-    void combinesInPlaceAsTheReferenceDoesOrDeclinesUntouched(Reduction op, Kind k, long at) {
-        Random rnd = new Random(31L * op.name().hashCode() + k.ordinal());
-        Object target = KindValues.random(k, N, rnd);
-        Object in = KindValues.random(k, N + 5, rnd);
+    void combinesInPlaceAsTheReferenceDoesOrDeclinesUntouched(Reduction op, Kind k, long at, int n) {
+        Random rnd = new Random(31L * op.name().hashCode() + k.ordinal() + n);
+        Object target = KindValues.random(k, n, rnd);
+        Object in = KindValues.random(k, n + 5, rnd);
         int inOff = 5;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment seg = arena.allocate(at + (long) N * k.size + 16, 8);
-            k.copyOut(target, 0, 0, seg, at, (long) N * k.size);
-            Object inView = k.newArray(N);
-            System.arraycopy(in, inOff, inView, 0, N);
-            boolean took = Combine.inPlace(seg, at, k, op, N, in, inOff, new ArrayView());
-            Object now = k.newArray(N);
-            k.copyIn(seg, at, now, 0, 0, (long) N * k.size);
+            MemorySegment seg = arena.allocate(at + (long) n * k.size + 16, 8);
+            k.copyOut(target, 0, 0, seg, at, (long) n * k.size);
+            Object inView = k.newArray(n);
+            System.arraycopy(in, inOff, inView, 0, n);
+            boolean took = Combine.inPlace(seg, at, k, op, n, in, inOff, new ArrayView());
+            Object now = k.newArray(n);
+            k.copyIn(seg, at, now, 0, 0, (long) n * k.size);
             if (KindValues.accepts(op, k)) {
                 assertThat(took).as("every combination apply takes is combined in place").isTrue();
-                assertThat(now).isEqualTo(KindValues.combined(op, k, inView, target, N));
+                assertThat(now).isEqualTo(KindValues.combined(op, k, inView, target, n));
             } else {
                 assertThat(took).isFalse();
                 assertThat(now).isEqualTo(target);
