@@ -155,16 +155,11 @@ public final class FrameRing {
         if (claimPadding < 0) {
             RECORD_WORD.setRelease(seg, claimRecord, claimLength);
         } else {
-            publishAfterPadding();
+            seg.set(INT, claimRecord, claimLength);
+            RECORD_WORD.setRelease(seg, claimPadding, claimSkip);
         }
         tail = claimTail;
         LONG.setRelease(seg, TAIL, tail);
-    }
-
-    /** The reader reaches a record at the start only through the padding before it: that goes last. */
-    private void publishAfterPadding() {
-        seg.set(INT, claimRecord, claimLength);
-        RECORD_WORD.setRelease(seg, claimPadding, claimSkip);
     }
 
     /** Consumer: true if a frame (or padding) is waiting. */
@@ -201,9 +196,7 @@ public final class FrameRing {
 
     /** Consumer: frees the frame returned by {@link #peek}, whose length is {@code frameLength}. */
     public void release(int frameLength) {
-        // int arithmetic (a frame is at most a quarter of the capacity): the method stays small
-        // enough for the JIT to inline into the reader's loop
-        head += (frameLength + (RECORD + RECORD_ALIGN - 1)) & -RECORD_ALIGN;
+        head += align(RECORD + (long) frameLength);
         LONG.setRelease(seg, HEAD, head);
     }
 
