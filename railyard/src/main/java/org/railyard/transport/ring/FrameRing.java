@@ -7,10 +7,9 @@ import java.nio.ByteOrder;
 
 /**
  * A single-producer single-consumer ring of frames in a {@link MemorySegment}: shared memory between
- * two processes (a mapped file) or plain memory within one. Frames are stored whole and contiguous,
- * each in a record that starts on a cache line ({@link #RECORD_ALIGN}), so a reader hands each to
- * the engine in place; a frame that would straddle the end is preceded by a padding record and
- * written at the start instead.
+ * two processes (a mapped file) or plain memory within one. Frames are stored whole and contiguous
+ * (8-byte aligned), so a reader hands each to the engine in place; a frame that would straddle the
+ * end is preceded by a padding record and written at the start instead.
  *
  * <pre>
  * offset 0    producer position (i64, release-stored after each frame is published; read when a
@@ -24,7 +23,7 @@ import java.nio.ByteOrder;
  * record      +0 i32 n &gt; 0: a frame of n bytes follows at +8 | n &lt; 0: padding, skip -n bytes
  *                    to the end of the data | 0: nothing published here yet
  *             +4 i32 unused
- *             +8 the frame (its first int is its length, n), up to the next multiple of 64
+ *             +8 the frame (its first int is its length, n), up to the next multiple of 8
  * </pre>
  *
  * Positions only grow; index = position &amp; (capacity - 1). The consumer polls the record word at
@@ -43,8 +42,6 @@ public final class FrameRing {
     public static final int HEADER = 256;
     /** Bytes of a record before its frame: the record word and four unused bytes. */
     public static final int RECORD = 8;
-    /** Records start on a cache line: a frame of up to 56 bytes and its word share one line. */
-    public static final int RECORD_ALIGN = 64;
     private static final long TAIL = 0;
     private static final long HEAD = 128;
     private static final long BELL = 192;
@@ -123,7 +120,7 @@ public final class FrameRing {
      * -1 when full. The room includes the record word and the zero word after the record.
      */
     public long tryClaim(int frameLength) {
-        long aligned = align(RECORD + (long) frameLength);
+        long aligned = align(RECORD + frameLength);
         long index = tail & mask;
         long toEnd = capacity - index;
         long need = aligned <= toEnd ? aligned : toEnd + aligned;
@@ -196,7 +193,7 @@ public final class FrameRing {
 
     /** Consumer: frees the frame returned by {@link #peek}, whose length is {@code frameLength}. */
     public void release(int frameLength) {
-        head += align(RECORD + (long) frameLength);
+        head += align(RECORD + frameLength);
         LONG.setRelease(seg, HEAD, head);
     }
 
@@ -222,7 +219,7 @@ public final class FrameRing {
                 && RECORD + (long) frameLength <= capacity - (head & mask);
     }
 
-    private static long align(long n) {
-        return (n + RECORD_ALIGN - 1) & -RECORD_ALIGN;
+    private static long align(int n) {
+        return (n + 7L) & ~7L;
     }
 }
