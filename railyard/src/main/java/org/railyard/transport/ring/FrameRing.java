@@ -12,45 +12,28 @@ import java.nio.ByteOrder;
  * end is preceded by a padding record and written at the start instead.
  *
  * <pre>
- * offset 0    producer position (i64, release-stored after each frame is published; read when a
- *             ring is wrapped over memory in use, never by the polling consumer)
+ * offset 0    producer position (i64, release-stored after each frame is written)
  * offset 128  consumer position (i64, release-stored after each frame is consumed)
  * offset 192  the consumer's bell (i32, 1 while it may sleep on it; see Doorbell)
  * offset 196  the producer waits for room (i32, set to 1 when a claim finds the ring full; the
  *             consumer clears it when it frees room, and then rings the producer)
  * offset 256  data, {@code capacity} bytes (a power of two)
- *
- * record      +0 i32 n &gt; 0: a frame of n bytes follows at +8 | n &lt; 0: padding, skip -n bytes
- *                    to the end of the data | 0: nothing published here yet
- *             +4 i32 unused
- *             +8 the frame (its first int is its length, n), up to the next multiple of 8
+ * record      a frame (its first int is its positive length), or an int -n: skip n bytes
  * </pre>
  *
- * Positions only grow; index = position &amp; (capacity - 1). The consumer polls the record word at
- * its own position, so a small frame costs it the one cache line that holds both the word and the
- * frame (a tail counter on a line of its own would cost a second transfer before the first).
- * Rules that make the word trustworthy: the producer writes the frame, then zero into the word
- * of the record after it (a plain store; the claim keeps room for those 8 bytes), and publishes
- * the word last with a release store; for a frame behind padding, the padding word is the one
- * published last. So the word at the consumer's position is either the zero written with the
- * record before it (or the zeroed memory of a fresh ring) or a published record, never bytes of
- * an earlier lap. The producer and consumer positions sit on separate cache lines (two apart,
- * against adjacent-line prefetch), and the producer keeps a cached copy of the consumer's
- * position so that it reads the shared one only when the ring looks full.
+ * Positions only grow; index = position &amp; (capacity - 1). The producer and consumer sit on
+ * separate cache lines (two apart, against adjacent-line prefetch), and each keeps a cached copy of
+ * the other's position so that it reads the shared one only when it must.
  */
 public final class FrameRing {
     public static final int HEADER = 256;
-    /** Bytes of a record before its frame: the record word and four unused bytes. */
-    public static final int RECORD = 8;
     private static final long TAIL = 0;
     private static final long HEAD = 128;
     private static final long BELL = 192;
     private static final long ROOM_WANTED = 196;
     private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
-    private static final VarHandle RECORD_WORD = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong ZERO_WORD = ValueLayout.JAVA_LONG;
 
     private final MemorySegment seg;
     private final long capacity;
@@ -61,15 +44,9 @@ public final class FrameRing {
     private long tail;
     private long headCache;
     private long claimTail;
-    /** Offset of the last claim's record word, its frame length, and of the padding before it (-1: none). */
-    private long claimRecord;
-    private int claimLength;
-    private long claimPadding;
-    private int claimSkip;
     // consumer side
     private long head;
-    /** The record word of the frame {@link #peek} returned last. */
-    private int recordLength;
+    private long tailCache;
 
     /** Bytes of memory a ring of {@code capacity} data bytes needs. */
     public static long bytesFor(long capacity) {
@@ -100,6 +77,7 @@ public final class FrameRing {
                     + " (producer) are not multiples of 8 at most " + capacity + " apart");
         }
         this.headCache = head;
+        this.tailCache = tail;
     }
 
     public MemorySegment segment() {
@@ -115,18 +93,15 @@ public final class FrameRing {
         return seg.asSlice(BELL, 4);
     }
 
-    /**
-     * Producer: reserves room for a frame; the offset in {@link #segment()} where its bytes go, or
-     * -1 when full. The room includes the record word and the zero word after the record.
-     */
+    /** Producer: reserves room for a frame; the offset in {@link #segment()}, or -1 when full. */
     public long tryClaim(int frameLength) {
-        long aligned = align(RECORD + frameLength);
+        long aligned = align(frameLength);
         long index = tail & mask;
         long toEnd = capacity - index;
         long need = aligned <= toEnd ? aligned : toEnd + aligned;
-        if (tail + need + RECORD - headCache > capacity) {
+        if (tail + need - headCache > capacity) {
             headCache = (long) LONG.getAcquire(seg, HEAD);
-            if (tail + need + RECORD - headCache > capacity) {
+            if (tail + need - headCache > capacity) {
                 // the consumer rings the producer's bell once it frees room (roomWanted); the
                 // producer looks at the ring again after arming its bell, so room freed before it
                 // sleeps is seen there
@@ -134,34 +109,27 @@ public final class FrameRing {
                 return -1;
             }
         }
-        claimPadding = -1;
         if (aligned > toEnd) {
-            claimPadding = HEADER + index;
-            claimSkip = (int) -toEnd;
+            seg.set(INT, HEADER + index, (int) -toEnd);
             index = 0;
         }
-        claimRecord = HEADER + index;
-        claimLength = frameLength;
         claimTail = tail + need;
-        return claimRecord + RECORD;
+        return HEADER + index;
     }
 
     /** Producer: publishes the frame written into the last claim. */
     public void commit() {
-        seg.set(ZERO_WORD, HEADER + (claimTail & mask), 0L);
-        if (claimPadding < 0) {
-            RECORD_WORD.setRelease(seg, claimRecord, claimLength);
-        } else {
-            seg.set(INT, claimRecord, claimLength);
-            RECORD_WORD.setRelease(seg, claimPadding, claimSkip);
-        }
         tail = claimTail;
         LONG.setRelease(seg, TAIL, tail);
     }
 
     /** Consumer: true if a frame (or padding) is waiting. */
     public boolean hasData() {
-        return (int) RECORD_WORD.getAcquire(seg, HEADER + (head & mask)) != 0;
+        if (head != tailCache) {
+            return true;
+        }
+        tailCache = (long) LONG.getAcquire(seg, TAIL);
+        return head != tailCache;
     }
 
     /**
@@ -169,31 +137,28 @@ public final class FrameRing {
      * frame's first int is its length; call {@link #release} once done with it.
      */
     public long peek() {
-        long index = head & mask;
-        int word = (int) RECORD_WORD.getAcquire(seg, HEADER + index);
-        if (word < 0 && index != 0 && -(long) word == capacity - index) {
-            // padding, which runs exactly to the end of the data from anywhere but its start
-            head += capacity - index;
-            index = 0;
-            word = (int) RECORD_WORD.getAcquire(seg, HEADER);
+        while (hasData()) {
+            long index = head & mask;
+            long off = HEADER + index;
+            int len = seg.get(INT, off);
+            if (len < 0) {
+                // padding runs exactly to the end of the data and is followed by a published frame;
+                // any other is corrupt, and is returned so that the caller finds its length implausible
+                long skip = -(long) len;
+                if (skip != capacity - index || skip >= tailCache - head) {
+                    return off;
+                }
+                head += skip;
+                continue;
+            }
+            return off;
         }
-        if (word == 0) {
-            return -1;
-        }
-        if (word < 0 || index > capacity - RECORD - 8) {
-            // corrupt: other padding, or a record with no room for a frame after it. Handed over at
-            // the record word itself, with no length a frame could have, so that the caller finds
-            // whatever length it reads there implausible
-            recordLength = 0;
-            return HEADER + index;
-        }
-        recordLength = word;
-        return HEADER + index + RECORD;
+        return -1;
     }
 
     /** Consumer: frees the frame returned by {@link #peek}, whose length is {@code frameLength}. */
     public void release(int frameLength) {
-        head += align(RECORD + frameLength);
+        head += align(frameLength);
         LONG.setRelease(seg, HEAD, head);
     }
 
@@ -210,13 +175,13 @@ public final class FrameRing {
 
     /**
      * Consumer: true if {@code frameLength}, read at the offset {@link #peek} returned, can be a
-     * frame: positive, at most the frame limit, the length its record announced, and contiguous
-     * before the end of the data. A corrupt ring (a peer that wrote over it) must not send the
-     * reader off the end of the memory or past what was published.
+     * frame: positive, at most the frame limit, published whole, and contiguous before the end of
+     * the data. A corrupt ring (a peer that wrote over it) must not send the reader off the end of
+     * the memory or past what was published.
      */
     public boolean plausible(int frameLength) {
-        return frameLength > 0 && frameLength == recordLength && frameLength <= maxFrame
-                && RECORD + (long) frameLength <= capacity - (head & mask);
+        return frameLength > 0 && frameLength <= maxFrame && frameLength <= tailCache - head
+                && frameLength <= capacity - (head & mask);
     }
 
     private static long align(int n) {
