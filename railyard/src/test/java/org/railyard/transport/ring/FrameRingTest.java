@@ -24,7 +24,7 @@ class FrameRingTest {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    private final Arena arena = Arena.ofConfined();
+    private final Arena arena = Arena.ofShared();
     private final MemorySegment memory = arena.allocate(FrameRing.bytesFor(CAPACITY), 4096);
     private final FrameRing writer = new FrameRing(memory, CAPACITY, MAX_FRAME);
     private final FrameRing reader = new FrameRing(memory, CAPACITY, MAX_FRAME);
@@ -146,6 +146,55 @@ class FrameRingTest {
             }
         }
         assertThat(memory.get(LONG, 0)).as("positions only grow, far past the capacity").isGreaterThan(100 * CAPACITY);
+    }
+
+    @Test
+    void aWriterAndAReaderOnTwoThreadsPassEveryFrameWholeAndInOrder() throws Exception {
+        // the reader takes a frame only once all of it is written: a position published before the
+        // frame, or a wrap that reuses unread room, would show here as a torn or foreign frame
+        int frames = 20_000;
+        Thread producer = new Thread(() -> {
+            Random random = new Random(3);
+            for (int i = 0; i < frames; i++) {
+                int len = 8 + 8 * random.nextInt(20);
+                long off;
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while ((off = writer.tryClaim(len)) < 0) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("no room for frame " + i + " within 60 s");
+                    }
+                    Thread.yield(); // a loaded machine may run both threads on one processor
+                }
+                memory.set(INT, off + 4, i);
+                for (int b = 8; b < len; b += 8) {
+                    memory.set(LONG, off + b, ((long) i << 32) | b);
+                }
+                memory.set(INT, off, len);
+                writer.commit();
+            }
+        });
+        producer.start();
+        Random random = new Random(3);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        for (int i = 0; i < frames; i++) {
+            int expected = 8 + 8 * random.nextInt(20);
+            long off;
+            while ((off = reader.peek()) < 0) {
+                assertThat(System.nanoTime()).as("frame " + i + " within 60 s").isLessThan(deadline);
+                Thread.yield();
+            }
+            int len = memory.get(INT, off);
+            assertThat(len).as("length of frame " + i).isEqualTo(expected);
+            assertThat(reader.plausible(len)).isTrue();
+            assertThat(memory.get(INT, off + 4)).as("number of frame " + i).isEqualTo(i);
+            for (int b = 8; b < len; b += 8) {
+                assertThat(memory.get(LONG, off + b)).as("frame " + i + " at " + b).isEqualTo(((long) i << 32) | b);
+            }
+            reader.release(len);
+        }
+        producer.join(60_000);
+        assertThat(producer.isAlive()).isFalse();
+        assertThat(reader.peek()).isEqualTo(-1);
     }
 
     @Test
