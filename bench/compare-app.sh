@@ -111,6 +111,9 @@ suite() { [ "$SUITE" = all ] || [ "$SUITE" = "$1" ]; }
 
 # shellcheck source=bin/jdk.sh
 source "$ROOT/bin/jdk.sh"
+# shellcheck source=bench/ompi-env.sh
+source "$ROOT/bench/ompi-env.sh"
+ompi_munge_guard "$PROG"
 JDK=$(find_jdk) || fail "no JDK 25 or newer: install one (apt-get install temurin-25-jdk or openjdk-25-jdk)"
 LIB="$ROOT/railyard-cli/target/lib"
 

@@ -71,6 +71,9 @@ for n in $SIZES; do [[ "$n" =~ ^[1-9][0-9]*$ ]] || fail "--sizes holds '$n', not
 
 # shellcheck source=bin/jdk.sh
 source "$ROOT/bin/jdk.sh"
+# shellcheck source=bench/ompi-env.sh
+source "$ROOT/bench/ompi-env.sh"
+ompi_munge_guard "$PROG"
 JDK=$(find_jdk) || fail "no JDK 25 or newer (JAVA_HOME or /usr/lib/jvm)"
 JAVA="$JDK/bin/java"
 # The jars measured: railyard-cli/target/lib, or RAILYARD_LIB (another build's, e.g. a copy of
