@@ -17,6 +17,8 @@ import java.nio.ByteOrder;
  * offset 192  the consumer's bell (i32, 1 while it may sleep on it; see Doorbell)
  * offset 196  the producer waits for room (i32, set to 1 when a claim finds the ring full; the
  *             consumer clears it when it frees room, and then rings the producer)
+ * offset 200  the producer closed its end (i32, 1 once its link closed; read by the consumer of
+ *             a link that has no liveness socket, see RingLink)
  * offset 256  data, {@code capacity} bytes (a power of two)
  * record      a frame (its first int is its positive length), or an int -n: skip n bytes
  * </pre>
@@ -31,6 +33,7 @@ public final class FrameRing {
     private static final long HEAD = 128;
     private static final long BELL = 192;
     private static final long ROOM_WANTED = 196;
+    private static final long CLOSED = 200;
     private static final VarHandle WORD = ValueLayout.JAVA_INT.varHandle();
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -171,6 +174,16 @@ public final class FrameRing {
     public boolean roomWanted() {
         VarHandle.fullFence();
         return (int) WORD.getVolatile(seg, ROOM_WANTED) != 0 && WORD.compareAndSet(seg, ROOM_WANTED, 1, 0);
+    }
+
+    /** Producer: its end of the link is closed; written once, last, by the link's release. */
+    public void markClosed() {
+        WORD.setRelease(seg, CLOSED, 1);
+    }
+
+    /** Consumer: true once the producer closed its end ({@link #markClosed}). */
+    public boolean closedByProducer() {
+        return (int) WORD.getAcquire(seg, CLOSED) != 0;
     }
 
     /**

@@ -54,6 +54,27 @@ class ShmInProcessTest {
     }
 
     @Test
+    void aPeerThatClosesItsEndIsToldByTheRingWithoutASocket() throws IOException {
+        String job = "inproc-close-" + ProcessHandle.current().pid();
+        ShmTransport a = started(0, job);
+        ShmTransport b = started(1, job);
+        String offer = a.offer(1, new AddressCard(1, "node-a", ProcessHandle.current().pid(), List.of(), List.of("shm")));
+        try (Sockets s = new Sockets()) {
+            Link accepted = b.accept(0, offer, s.acceptor);
+            Link completed = a.complete(1, offer, b.answer(accepted), accepted.maxFrame(), s.connector);
+            assertThat(completed.holdsHandshake()).isFalse();
+            completed.close();
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (accepted.isOpen() && System.nanoTime() < end) {
+                accepted.poll((link, seg, off, len) -> true, 16);
+                Thread.onSpinWait();
+            }
+            assertThat(accepted.isOpen()).as("the acceptor's link, after the connector's closed").isFalse();
+            assertThat(accepted.failure()).contains("peer closed its end");
+        }
+    }
+
+    @Test
     void anOfferFromAnotherProcessKeepsTheLivenessLine() throws IOException {
         String job = "xproc-" + ProcessHandle.current().pid();
         ShmTransport a = started(0, job);
