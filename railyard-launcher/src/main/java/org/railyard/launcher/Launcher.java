@@ -70,7 +70,8 @@ public final class Launcher {
     static final String NATIVE_ACCESS = "--enable-native-access=ALL-UNNAMED";
     /**
      * A rank's JVM ends without waiting for threads blocked in native code (the JDK's socket
-     * poller, a futex wait) to leave it: JDK 25 otherwise waits (its default attempts of 10 ms) at every exit, for
+     * poller, a futex wait) to leave it: JDK 25 otherwise waits for them at every exit
+     * ({@code UserThreadWaitAttemptsAtExit}), for
      * threads whose work is over. Given before the spec's JVM options, so a job can ask otherwise.
      * What it saves at a job's end: docs/slurm.md, "What is left" of the threads25 pass.
      */

@@ -54,9 +54,9 @@ public final class AcceptLoop {
     }
 
     /**
-     * The pauses of an accepting thread whose accepts fail while its listener is open: 10 ms,
-     * doubling up to 1 s, back to 10 ms after an accept that worked; and which failures are new
-     * enough to report.
+     * The pauses of an accepting thread whose accepts fail while its listener is open:
+     * {@link #FIRST_MILLIS}, doubling up to {@link #MAX_MILLIS}, back to the first after an accept
+     * that worked; and which failures are new enough to report.
      */
     public static final class Retry {
         static final long FIRST_MILLIS = 10;

@@ -14,10 +14,10 @@ import org.railyard.wire.FrameHeader;
  * socket stays open as a liveness line: the kernel closes it when the peer process dies, however it
  * dies, which the shared memory alone would never tell. Between two ranks of one process (threads
  * of one JVM) there is no such death to tell and no line: the handshake's ends close its socket
- * ({@link #holdsHandshake()}), so that a job of N ranks as threads holds no N(N-1) sockets. Such a
- * link learns that the peer closed its end (its rank finalized or left) from the flag the peer's
- * release sets in the ring it writes ({@link FrameRing#markClosed}), looked at as the socket would
- * be.
+ * ({@link #holdsHandshake()}), so that a job of N ranks as threads holds no N(N-1) sockets. A link
+ * without the line (these, and a self link, whose peer is itself) learns that the peer closed its
+ * end (its rank finalized or left) from the flag the peer's release sets in the ring it writes
+ * ({@link FrameRing#markClosed}), looked at as the socket would be.
  *
  * <p>With a {@link Doorbell}, the link registers the bell of the ring it reads, and rings the
  * peer's bell (the one of the ring it writes) after each frame it publishes, and after a batch of
@@ -31,8 +31,6 @@ public final class RingLink extends AbstractLink {
     private final FrameRing out;
     private final FrameRing in;
     private final SocketChannel lifeline;
-    /** True for an shm link between two ranks of one process: the peer's close is told by the ring's flag. */
-    private final boolean inProcess;
     private final Runnable onClose;
     private final Doorbell doorbell;
     private final MemorySegment myBell;
@@ -48,7 +46,6 @@ public final class RingLink extends AbstractLink {
         this.out = out;
         this.in = in;
         this.lifeline = lifeline;
-        this.inProcess = lifeline == null && transport != null && !"self".equals(transport.name());
         this.onClose = onClose;
         this.doorbell = doorbell != null && doorbell.enabled() ? doorbell : null;
         this.myBell = in.bell();
@@ -112,7 +109,7 @@ public final class RingLink extends AbstractLink {
         if (n > 0 && doorbell != null && isOpen() && in.roomWanted()) {
             Doorbell.ring(peerBell);
         }
-        if (n == 0 && (lifeline != null || inProcess) && (++pollsSinceCheck >= LIVENESS_EVERY
+        if (n == 0 && (++pollsSinceCheck >= LIVENESS_EVERY
                 || (doorbell != null && doorbell.quiet() != seenQuiet))) {
             pollsSinceCheck = 0;
             seenQuiet = doorbell == null ? 0 : doorbell.quiet();
@@ -150,7 +147,7 @@ public final class RingLink extends AbstractLink {
     @Override
     protected void release() {
         out.markClosed();
-        if (doorbell != null && inProcess) {
+        if (doorbell != null) {
             Doorbell.ring(peerBell); // a peer asleep on its bell looks at the flag now
         }
         if (doorbell != null) {
